@@ -1,0 +1,148 @@
+//! Typed errors of the storage layer. Messages say what went wrong and what to do about it.
+
+use std::path::PathBuf;
+
+/// Result of a storage operation.
+pub type KvResult<T> = Result<T, KvError>;
+
+/// Everything a store can report. Backends map their native errors onto these variants.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum KvError {
+    /// `insert` found the key already present (put-if-absent semantics).
+    #[error("duplicate entry in table `{table}`: key {key} already exists")]
+    DuplicateEntry {
+        /// Table name.
+        table: String,
+        /// The key, hex-encoded.
+        key: String,
+    },
+
+    /// A table name that the store was not opened with.
+    #[error("unknown table `{name}`; this store declares: {known}")]
+    UnknownTable {
+        /// The name asked for.
+        name: String,
+        /// The declared names, comma-separated.
+        known: String,
+    },
+
+    /// A table handle from another store.
+    #[error("table handle {index} does not belong to this store, which declares {count} tables")]
+    BadTableHandle {
+        /// The handle's index.
+        index: usize,
+        /// How many tables this store declares.
+        count: usize,
+    },
+
+    /// The list of tables given at open is unusable.
+    #[error("invalid table declaration: {0}")]
+    InvalidTables(String),
+
+    /// A profile name that does not exist.
+    #[error("unknown backend profile `{name}`; valid profiles: {valid}")]
+    UnknownProfile {
+        /// The name given.
+        name: String,
+        /// Every valid name, comma-separated.
+        valid: String,
+    },
+
+    /// A profile that exists but whose backend was not compiled in.
+    #[error("backend profile `{profile}` is not compiled in: rebuild with `--features {feature}`")]
+    ProfileNotEnabled {
+        /// The profile's name.
+        profile: &'static str,
+        /// The cargo feature that enables it.
+        feature: &'static str,
+    },
+
+    /// A file-backed profile was opened without a directory.
+    #[error("backend profile `{profile}` stores files and needs a directory (--dir)")]
+    DirectoryRequired {
+        /// The profile's name.
+        profile: &'static str,
+    },
+
+    /// A filesystem operation failed (missing or unwritable directory, full disk, ...).
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        /// What was being done, e.g. "create directory".
+        action: &'static str,
+        /// The path involved.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// LMDB's memory map has no room left for this transaction.
+    #[error(
+        "LMDB map is full ({map_size} bytes): reopen with a larger map size \
+         (BackendSpec::lmdb_map_size, or TRIEBENCH_LMDB_MAP_SIZE=<bytes>); \
+         the failed transaction was rolled back"
+    )]
+    MapFull {
+        /// The map size in force.
+        map_size: usize,
+    },
+
+    /// The database files exist but are not a valid database of this backend.
+    #[error("{backend} database at {} is corrupt or not a {backend} database: {detail}", path.display())]
+    Corrupt {
+        /// Backend name.
+        backend: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// What the backend said.
+        detail: String,
+    },
+
+    /// `redis-server` is needed (no `REDIS_URL` given) but not on PATH.
+    #[error(
+        "redis-server not found on PATH: install the Debian/Ubuntu package `redis-server` \
+         (scripts/setup.sh does), or set REDIS_URL=redis://host:port to use an existing server"
+    )]
+    RedisServerMissing,
+
+    /// A managed redis-server did not start or answer in time.
+    #[error("redis-server failed to start: {0}")]
+    RedisServerStart(String),
+
+    /// Any other backend failure, with the backend's own message.
+    #[error("{backend}: {message}")]
+    Backend {
+        /// Backend name.
+        backend: &'static str,
+        /// The backend's message.
+        message: String,
+    },
+}
+
+impl KvError {
+    /// Builds a [`KvError::Io`] from an action, a path and an OS error.
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        KvError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// Builds a [`KvError::Backend`] from anything printable.
+    pub fn backend(backend: &'static str, message: impl std::fmt::Display) -> Self {
+        KvError::Backend {
+            backend,
+            message: message.to_string(),
+        }
+    }
+
+    /// Builds a [`KvError::DuplicateEntry`].
+    pub fn duplicate(table: &str, key: &[u8]) -> Self {
+        KvError::DuplicateEntry {
+            table: table.to_string(),
+            key: hex::encode(key),
+        }
+    }
+}

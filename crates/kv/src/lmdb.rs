@@ -1,0 +1,1 @@
+//! The `lmdb` and `lmdb-async` profiles (in progress).

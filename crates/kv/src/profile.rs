@@ -1,0 +1,191 @@
+//! Backend profiles: one name per backend configuration, accepted by the CLI and the benches.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::KvError;
+
+/// What a committed transaction survives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Durability {
+    /// Lost when the process (or the Redis server) stops.
+    Volatile,
+    /// Survives a crash of the process; a power loss or kernel crash can lose recent commits.
+    ProcessCrash,
+    /// Survives power loss: each commit is fsynced before `commit` returns.
+    PowerLoss,
+}
+
+/// A backend configuration, selected by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Profile {
+    /// In-memory `BTreeMap`; nothing persists.
+    Btree,
+    /// LMDB with default flags: fsync at every commit.
+    Lmdb,
+    /// LMDB with Transact's flags (WRITEMAP, MAPASYNC, NORDAHEAD, NOSUBDIR): no fsync.
+    LmdbAsync,
+    /// SQLite, `journal_mode=WAL`, `synchronous=NORMAL`: fsync only at checkpoints.
+    SqliteWal,
+    /// SQLite, `journal_mode=WAL`, `synchronous=FULL`: the WAL is fsynced at every commit.
+    SqliteWalFull,
+    /// SQLite, `journal_mode=DELETE`, `synchronous=FULL`: rollback journal, several fsyncs.
+    SqliteRollback,
+    /// redis-server without persistence.
+    Redis,
+    /// redis-server with `appendonly yes`, `appendfsync always`, files in the directory under test.
+    RedisAof,
+}
+
+impl Profile {
+    /// Every profile, in the order tables list them.
+    pub const ALL: [Profile; 8] = [
+        Profile::Btree,
+        Profile::Lmdb,
+        Profile::LmdbAsync,
+        Profile::SqliteWal,
+        Profile::SqliteWalFull,
+        Profile::SqliteRollback,
+        Profile::Redis,
+        Profile::RedisAof,
+    ];
+
+    /// The profile's name as given on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Btree => "btree",
+            Profile::Lmdb => "lmdb",
+            Profile::LmdbAsync => "lmdb-async",
+            Profile::SqliteWal => "sqlite-wal",
+            Profile::SqliteWalFull => "sqlite-wal-full",
+            Profile::SqliteRollback => "sqlite-rollback",
+            Profile::Redis => "redis",
+            Profile::RedisAof => "redis-aof",
+        }
+    }
+
+    /// The cargo feature that compiles this profile's backend in (`None` for always-on btree).
+    pub fn feature(self) -> Option<&'static str> {
+        match self {
+            Profile::Btree => None,
+            Profile::Lmdb | Profile::LmdbAsync => Some("lmdb"),
+            Profile::SqliteWal | Profile::SqliteWalFull | Profile::SqliteRollback => {
+                Some("sqlite-db")
+            }
+            Profile::Redis | Profile::RedisAof => Some("redis-db"),
+        }
+    }
+
+    /// Whether this build includes the profile's backend.
+    pub fn is_enabled(self) -> bool {
+        match self.feature() {
+            None => true,
+            Some("lmdb") => cfg!(feature = "lmdb"),
+            Some("sqlite-db") => cfg!(feature = "sqlite-db"),
+            Some("redis-db") => cfg!(feature = "redis-db"),
+            Some(_) => false,
+        }
+    }
+
+    /// The profiles this build includes.
+    pub fn enabled() -> Vec<Profile> {
+        Profile::ALL
+            .into_iter()
+            .filter(|p| p.is_enabled())
+            .collect()
+    }
+
+    /// What a commit survives under this profile.
+    pub fn durability(self) -> Durability {
+        match self {
+            Profile::Btree | Profile::Redis => Durability::Volatile,
+            Profile::LmdbAsync | Profile::SqliteWal => Durability::ProcessCrash,
+            Profile::Lmdb
+            | Profile::SqliteWalFull
+            | Profile::SqliteRollback
+            | Profile::RedisAof => Durability::PowerLoss,
+        }
+    }
+
+    /// Whether every commit is fsynced (the column reports print as "durable").
+    pub fn fsyncs_each_commit(self) -> bool {
+        self.durability() == Durability::PowerLoss
+    }
+
+    /// One line on what the profile does per commit, for tables and `--help`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Profile::Btree => "in-memory BTreeMap; nothing persists",
+            Profile::Lmdb => "LMDB, default flags; fsync per commit",
+            Profile::LmdbAsync => {
+                "LMDB with Transact's flags (WRITEMAP|MAPASYNC|NORDAHEAD|NOSUBDIR); no fsync"
+            }
+            Profile::SqliteWal => "SQLite WAL, synchronous=NORMAL; fsync at checkpoints only",
+            Profile::SqliteWalFull => "SQLite WAL, synchronous=FULL; WAL fsynced per commit",
+            Profile::SqliteRollback => {
+                "SQLite rollback journal (DELETE), synchronous=FULL; several fsyncs per commit"
+            }
+            Profile::Redis => "redis-server, no persistence",
+            Profile::RedisAof => "redis-server, appendonly + appendfsync always; fsync per commit",
+        }
+    }
+
+    /// Whether the profile keeps its data in files under a directory.
+    pub fn needs_dir(self) -> bool {
+        !matches!(self, Profile::Btree)
+    }
+
+    /// Every valid name, comma-separated, for error messages.
+    pub fn valid_names() -> String {
+        Profile::ALL.map(Profile::name).join(", ")
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Profile {
+    type Err = KvError;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Profile::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| KvError::UnknownProfile {
+                name: name.to_string(),
+                valid: Profile::valid_names(),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_list_the_valid_ones() {
+        for p in Profile::ALL {
+            assert_eq!(p.name().parse::<Profile>().unwrap(), p);
+        }
+        let err = "sqlite".parse::<Profile>().unwrap_err().to_string();
+        assert!(err.contains("unknown backend profile `sqlite`"), "{err}");
+        assert!(err.contains("sqlite-wal-full"), "{err}");
+        assert!(err.contains("redis-aof"), "{err}");
+    }
+
+    #[test]
+    fn durable_profiles_are_the_fsyncing_ones() {
+        let durable: Vec<_> = Profile::ALL
+            .into_iter()
+            .filter(|p| p.fsyncs_each_commit())
+            .map(Profile::name)
+            .collect();
+        assert_eq!(
+            durable,
+            ["lmdb", "sqlite-wal-full", "sqlite-rollback", "redis-aof"]
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! One backend specification shared by the CLI, the benches and the tests: a profile name plus
+//! a directory, opened into a concrete store and handed to generic code.
+
+use std::path::{Path, PathBuf};
+
+use crate::{btree::BTreeStore, KvError, KvResult, Profile, Store};
+
+/// Default LMDB map size: 1 TiB of address space (sparse; only used pages cost disk).
+pub const DEFAULT_LMDB_MAP_SIZE: usize = 1 << 40;
+
+/// Generic code that runs on whichever store a [`BackendSpec`] opens.
+///
+/// This is how a runtime choice of profile reaches statically dispatched code: the spec opens the
+/// concrete store and calls `visit` with it, monomorphised per backend.
+pub trait StoreVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Runs on the opened store.
+    fn visit<S: Store>(self, store: S) -> Self::Output;
+}
+
+/// A backend profile plus where it keeps its files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackendSpec {
+    /// Which backend configuration.
+    pub profile: Profile,
+    /// Directory for the store's files (ignored by `btree`; `--dir` of a managed redis-server).
+    pub dir: Option<PathBuf>,
+    /// LMDB map size in bytes.
+    pub lmdb_map_size: usize,
+    /// An existing Redis server to use instead of starting one (`REDIS_URL`).
+    pub redis_url: Option<String>,
+}
+
+impl BackendSpec {
+    /// A spec for `profile` in `dir`, with defaults taken from the environment:
+    /// `TRIEBENCH_LMDB_MAP_SIZE` (bytes) and `REDIS_URL`.
+    pub fn new(profile: Profile, dir: Option<PathBuf>) -> KvResult<Self> {
+        let lmdb_map_size = match std::env::var("TRIEBENCH_LMDB_MAP_SIZE") {
+            Ok(text) => text.trim().parse().map_err(|_| {
+                KvError::backend(
+                    "lmdb",
+                    format!("TRIEBENCH_LMDB_MAP_SIZE must be a byte count, got `{text}`"),
+                )
+            })?,
+            Err(_) => DEFAULT_LMDB_MAP_SIZE,
+        };
+        let redis_url = std::env::var("REDIS_URL").ok().filter(|u| !u.is_empty());
+        Ok(BackendSpec {
+            profile,
+            dir,
+            lmdb_map_size,
+            redis_url,
+        })
+    }
+
+    /// Parses a profile name (an unknown name lists the valid ones) into a spec for `dir`.
+    pub fn parse(name: &str, dir: Option<PathBuf>) -> KvResult<Self> {
+        Self::new(name.parse()?, dir)
+    }
+
+    /// The directory, or an error for profiles that need one.
+    fn require_dir(&self) -> KvResult<&Path> {
+        self.dir.as_deref().ok_or(KvError::DirectoryRequired {
+            profile: self.profile.name(),
+        })
+    }
+
+    /// Opens the store with `tables` and runs `visitor` on it.
+    pub fn open<V: StoreVisitor>(&self, tables: &[&str], visitor: V) -> KvResult<V::Output> {
+        if !self.profile.is_enabled() {
+            return Err(KvError::ProfileNotEnabled {
+                profile: self.profile.name(),
+                feature: self.profile.feature().unwrap_or("default"),
+            });
+        }
+        match self.profile {
+            Profile::Btree => Ok(visitor.visit(BTreeStore::open(tables)?)),
+            #[cfg(feature = "lmdb")]
+            Profile::Lmdb | Profile::LmdbAsync => {
+                let options = crate::lmdb::LmdbOptions {
+                    map_size: self.lmdb_map_size,
+                    transact_flags: self.profile == Profile::LmdbAsync,
+                };
+                let store = crate::lmdb::LmdbStore::open(self.require_dir()?, tables, options)?;
+                Ok(visitor.visit(store))
+            }
+            #[cfg(feature = "sqlite-db")]
+            Profile::SqliteWal | Profile::SqliteWalFull | Profile::SqliteRollback => {
+                let mode = match self.profile {
+                    Profile::SqliteWal => crate::sqlite::SqliteMode::Wal,
+                    Profile::SqliteWalFull => crate::sqlite::SqliteMode::WalFull,
+                    _ => crate::sqlite::SqliteMode::Rollback,
+                };
+                let store = crate::sqlite::SqliteStore::open(self.require_dir()?, tables, mode)?;
+                Ok(visitor.visit(store))
+            }
+            #[cfg(feature = "redis-db")]
+            Profile::Redis | Profile::RedisAof => {
+                let options = crate::redis::RedisOptions {
+                    url: self.redis_url.clone(),
+                    append_only: self.profile == Profile::RedisAof,
+                };
+                let store = crate::redis::RedisStore::open(self.require_dir()?, tables, options)?;
+                Ok(visitor.visit(store))
+            }
+            #[allow(unreachable_patterns)]
+            other => Err(KvError::ProfileNotEnabled {
+                profile: other.name(),
+                feature: other.feature().unwrap_or("default"),
+            }),
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The sqlite backend (in progress).

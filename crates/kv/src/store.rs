@@ -1,0 +1,157 @@
+//! The storage trait: a store of named tables, many readers, one writer at a time.
+
+use std::ops::ControlFlow;
+
+use crate::{KeyRange, KvResult};
+
+/// A handle to one of the tables a store declared when it was opened.
+///
+/// Handles are cheap indices obtained from [`Store::table`]; resolving the name once keeps
+/// string comparisons off the per-operation path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Table(pub(crate) u16);
+
+impl Table {
+    /// The table's position in the list of names the store was opened with.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// A key-value store with named tables, declared at open.
+///
+/// Readers may be opened concurrently from several threads (`Store: Sync`). Only one writer
+/// exists at a time: [`Store::writer`] blocks until the previous writer commits or is dropped.
+pub trait Store: Send + Sync {
+    /// A read transaction borrowing the store.
+    type Reader<'s>: ReadTx
+    where
+        Self: 's;
+    /// The write transaction borrowing the store.
+    type Writer<'s>: WriteTx
+    where
+        Self: 's;
+
+    /// Opens a read transaction. Where the backend offers snapshots (see each backend's docs)
+    /// the reader sees the state as of this call, whatever is committed later.
+    fn reader(&self) -> KvResult<Self::Reader<'_>>;
+
+    /// Opens the write transaction, waiting for any other writer to finish first.
+    fn writer(&self) -> KvResult<Self::Writer<'_>>;
+
+    /// The table names this store was opened with, in declaration order.
+    fn table_names(&self) -> &[String];
+
+    /// Resolves a declared table name to a handle.
+    fn table(&self, name: &str) -> KvResult<Table> {
+        let names = self.table_names();
+        match names.iter().position(|n| n == name) {
+            // Declaration checks (`validate_tables`) cap the count well below u16::MAX.
+            Some(i) => Ok(Table(i as u16)),
+            None => Err(crate::KvError::UnknownTable {
+                name: name.to_string(),
+                known: names.join(", "),
+            }),
+        }
+    }
+}
+
+/// Reads, available on read transactions and (seeing its own pending changes) on the writer.
+pub trait ReadTx {
+    /// Looks `key` up in `table` and hands the value to `f` without copying it where the
+    /// backend allows (LMDB and BTree pass a borrowed slice).
+    fn get_with<R, F>(&self, table: Table, key: &[u8], f: F) -> KvResult<Option<R>>
+    where
+        F: FnOnce(&[u8]) -> R;
+
+    /// Number of entries in `table`.
+    fn count(&self, table: Table) -> KvResult<u64>;
+
+    /// Visits the entries of `table` whose keys fall in `range`, in ascending byte order of the
+    /// key, until `visit` returns [`ControlFlow::Break`].
+    fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
+    where
+        F: FnMut(&[u8], &[u8]) -> ControlFlow<()>;
+
+    /// Looks `key` up and returns an owned copy of its value.
+    fn get(&self, table: Table, key: &[u8]) -> KvResult<Option<Vec<u8>>> {
+        self.get_with(table, key, <[u8]>::to_vec)
+    }
+
+    /// Whether `key` is present in `table`.
+    fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+        Ok(self.get_with(table, key, |_| ())?.is_some())
+    }
+
+    /// Collects the entries of `range` in key order.
+    fn collect(&self, table: Table, range: &KeyRange) -> KvResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut out = Vec::new();
+        self.scan(table, range, |k, v| {
+            out.push((k.to_vec(), v.to_vec()));
+            ControlFlow::Continue(())
+        })?;
+        Ok(out)
+    }
+}
+
+/// The single write transaction. Its reads see its own pending changes.
+///
+/// Nothing is visible to readers until [`WriteTx::commit`]; dropping the writer without
+/// committing rolls every change back.
+pub trait WriteTx: ReadTx {
+    /// Puts `value` under `key` only if the key is absent. An existing key is a
+    /// [`KvError::DuplicateEntry`](crate::KvError::DuplicateEntry). Backends that cannot check
+    /// without a server round trip (Redis) report a clash with committed data from `commit`
+    /// instead; either way, nothing of the transaction is applied.
+    fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()>;
+
+    /// Puts `value` under `key`, replacing any previous value.
+    fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()>;
+
+    /// Removes `key`; removing an absent key is not an error.
+    fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()>;
+
+    /// Makes every change of this transaction visible at once, with the durability of the
+    /// store's profile (see [`Profile::durability`](crate::Profile::durability)).
+    fn commit(self) -> KvResult<()>;
+}
+
+/// Checks a list of table names given at open: non-empty, unique, not too many.
+pub(crate) fn validate_tables(tables: &[&str]) -> KvResult<Vec<String>> {
+    const MAX_TABLES: usize = 64;
+    if tables.is_empty() || tables.len() > MAX_TABLES {
+        return Err(crate::KvError::InvalidTables(format!(
+            "declare between 1 and {MAX_TABLES} tables, got {}",
+            tables.len()
+        )));
+    }
+    let mut names: Vec<String> = Vec::with_capacity(tables.len());
+    for name in tables {
+        let valid = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !valid {
+            return Err(crate::KvError::InvalidTables(format!(
+                "table name `{name}` must be non-empty ASCII letters, digits, `_` or `-`"
+            )));
+        }
+        if names.iter().any(|n| n == name) {
+            return Err(crate::KvError::InvalidTables(format!(
+                "table `{name}` is declared twice"
+            )));
+        }
+        names.push((*name).to_string());
+    }
+    Ok(names)
+}
+
+/// Resolves a handle against a store's table list, for backends that index by position.
+pub(crate) fn check_table(table: Table, count: usize) -> KvResult<usize> {
+    let index = table.index();
+    if index < count {
+        Ok(index)
+    } else {
+        Err(crate::KvError::BadTableHandle { index, count })
+    }
+}

@@ -1,0 +1,13 @@
+//! The conformance suite on the `btree` profile.
+
+use triebench_kv::btree::BTreeStore;
+use triebench_kv::conformance::{Capabilities, TABLES};
+
+triebench_kv::conformance_tests!(
+    Capabilities {
+        persistent: false,
+        snapshot_reads: true,
+        deferred_duplicate_check: false,
+    },
+    |_dir: &std::path::Path| BTreeStore::open(TABLES)
+);
