@@ -416,7 +416,11 @@ pub fn readers_while_writing<S: Store>(open: &dyn Fn() -> KvResult<S>, caps: Cap
             });
         }
         start.wait();
-        for i in 1..=COMMITS {
+        // Keep committing until the readers have had a chance to read (a fast backend can
+        // otherwise finish before any reader thread is scheduled).
+        let mut i = 0;
+        while i < COMMITS || (reads.load(Ordering::Relaxed) < READERS as u64 && i < 100 * COMMITS) {
+            i += 1;
             let mut w = store.writer().expect("writer");
             w.put(t, b"left", &i.to_be_bytes()).expect("put");
             w.put(log, &i.to_be_bytes(), b"entry").expect("put");
@@ -426,10 +430,11 @@ pub fn readers_while_writing<S: Store>(open: &dyn Fn() -> KvResult<S>, caps: Cap
         done.store(true, Ordering::Release);
     });
     assert!(reads.load(Ordering::Relaxed) > 0, "no reads happened");
-    assert_eq!(decode(read(&store, t, b"left")), COMMITS);
+    let commits = decode(read(&store, t, b"left"));
+    assert!(commits >= COMMITS, "only {commits} commits landed");
     assert_eq!(
         store.reader().expect("reader").count(log).expect("count"),
-        COMMITS
+        commits
     );
 
     // Only one writer at a time: a second one waits for the first to finish.

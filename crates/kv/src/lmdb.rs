@@ -1,1 +1,303 @@
-//! The `lmdb` and `lmdb-async` profiles (in progress).
+//! The `lmdb` and `lmdb-async` profiles, on LMDB through `lmdb-rkv`.
+//!
+//! - `lmdb`: default flags. Every commit writes its pages and fsyncs the data file before
+//!   returning: durable against power loss. Files: `<dir>/lmdb/data.mdb` and `lock.mdb`.
+//! - `lmdb-async`: the flags Transact uses (`WRITEMAP | MAPASYNC | NORDAHEAD | NOSUBDIR`), so
+//!   the published runs can be reproduced. Commits write into the shared memory map and the
+//!   kernel flushes it when it pleases: a crashed process loses nothing, a power loss can lose
+//!   recent commits. File: `<dir>/triebench.lmdb` (plus `-lock`).
+//!
+//! Both add `NOTLS`, so a thread may hold several readers at once (the trait allows it).
+//! Readers are LMDB read transactions: true snapshots, never blocked by the writer. LMDB itself
+//! admits one write transaction at a time; a second `writer()` waits for the first.
+//!
+//! The map size bounds the database; a transaction that outgrows it fails with
+//! [`KvError::MapFull`] and is rolled back. Opening a file that is not an LMDB database, or one
+//! truncated below the pages its metadata claims, is [`KvError::Corrupt`] (LMDB itself would
+//! crash with SIGBUS on the missing pages).
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use lmdb::{
+    Cursor, Database, DatabaseFlags, Environment, EnvironmentFlags, RoTransaction, RwTransaction,
+    Transaction, WriteFlags,
+};
+
+use crate::store::{check_table, validate_tables};
+use crate::{KeyRange, KvError, KvResult, ReadTx, Store, Table, WriteTx};
+
+const BACKEND: &str = "lmdb";
+
+/// How to open an LMDB store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LmdbOptions {
+    /// Maximum database size in bytes (address space reserved for the memory map).
+    pub map_size: usize,
+    /// Use Transact's flags (`lmdb-async`) instead of the defaults (`lmdb`).
+    pub transact_flags: bool,
+}
+
+/// An LMDB environment with one named database per declared table.
+#[derive(Debug)]
+pub struct LmdbStore {
+    env: Environment,
+    dbs: Vec<Database>,
+    names: Vec<String>,
+    map_size: usize,
+}
+
+impl LmdbStore {
+    /// Opens (creating if needed) the store under `dir`.
+    pub fn open(dir: &Path, tables: &[&str], options: LmdbOptions) -> KvResult<Self> {
+        let names = validate_tables(tables)?;
+        std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
+        let mut flags = EnvironmentFlags::NO_TLS;
+        let (env_path, data_file) = if options.transact_flags {
+            flags |= EnvironmentFlags::WRITE_MAP
+                | EnvironmentFlags::MAP_ASYNC
+                | EnvironmentFlags::NO_READAHEAD
+                | EnvironmentFlags::NO_SUB_DIR;
+            let file = dir.join("triebench.lmdb");
+            (file.clone(), file)
+        } else {
+            let sub = dir.join("lmdb");
+            std::fs::create_dir_all(&sub).map_err(|e| KvError::io("create directory", &sub, e))?;
+            (sub.clone(), sub.join("data.mdb"))
+        };
+        // Measured before LMDB opens it: with WRITEMAP, opening extends the file to the map size.
+        let existing_len = match std::fs::metadata(&data_file) {
+            Ok(meta) => Some(meta.len()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(KvError::io("inspect", &data_file, e)),
+        };
+        let max_dbs = u32::try_from(names.len()).unwrap_or(u32::MAX);
+        let env = Environment::new()
+            .set_flags(flags)
+            .set_max_dbs(max_dbs)
+            .set_map_size(options.map_size)
+            .open(&env_path)
+            .map_err(|e| open_error(e, &env_path))?;
+        if let Some(len) = existing_len {
+            check_not_truncated(&env, len, &data_file)?;
+        }
+        let mut dbs = Vec::with_capacity(names.len());
+        for name in &names {
+            let db = env
+                .create_db(Some(name), DatabaseFlags::empty())
+                .map_err(|e| open_error(e, &env_path))?;
+            dbs.push(db);
+        }
+        Ok(LmdbStore {
+            env,
+            dbs,
+            names,
+            map_size: options.map_size,
+        })
+    }
+
+    fn db(&self, table: Table) -> KvResult<Database> {
+        Ok(self.dbs[check_table(table, self.dbs.len())?])
+    }
+
+    fn error(&self, err: lmdb::Error) -> KvError {
+        match err {
+            lmdb::Error::MapFull => KvError::MapFull {
+                map_size: self.map_size,
+            },
+            other => KvError::backend(BACKEND, other),
+        }
+    }
+}
+
+/// Maps an error from opening the environment: not-an-LMDB-file is corruption, errno is I/O.
+fn open_error(err: lmdb::Error, path: &Path) -> KvError {
+    match err {
+        lmdb::Error::Invalid
+        | lmdb::Error::Corrupted
+        | lmdb::Error::PageNotFound
+        | lmdb::Error::VersionMismatch => KvError::Corrupt {
+            backend: BACKEND,
+            path: path.to_path_buf(),
+            detail: err.to_string(),
+        },
+        lmdb::Error::Other(errno) => KvError::io(
+            "open LMDB environment",
+            path,
+            std::io::Error::from_raw_os_error(errno),
+        ),
+        other => KvError::backend(BACKEND, format!("opening {}: {other}", path.display())),
+    }
+}
+
+/// Refuses a data file shorter than the pages its metadata says are in use.
+fn check_not_truncated(env: &Environment, file_len: u64, path: &Path) -> KvResult<()> {
+    let info = env.info().map_err(|e| KvError::backend(BACKEND, e))?;
+    let page_size = env
+        .stat()
+        .map_err(|e| KvError::backend(BACKEND, e))?
+        .page_size();
+    let needed = (info.last_pgno() as u64 + 1) * u64::from(page_size);
+    if file_len < needed {
+        return Err(KvError::Corrupt {
+            backend: BACKEND,
+            path: PathBuf::from(path),
+            detail: format!(
+                "file is {file_len} bytes but its metadata uses {needed} bytes (truncated?)"
+            ),
+        });
+    }
+    Ok(())
+}
+
+fn get_in<T: Transaction, R, F: FnOnce(&[u8]) -> R>(
+    store: &LmdbStore,
+    txn: &T,
+    table: Table,
+    key: &[u8],
+    f: F,
+) -> KvResult<Option<R>> {
+    match txn.get(store.db(table)?, &key) {
+        Ok(value) => Ok(Some(f(value))),
+        Err(lmdb::Error::NotFound) => Ok(None),
+        Err(e) => Err(store.error(e)),
+    }
+}
+
+fn count_in<T: Transaction>(store: &LmdbStore, txn: &T, table: Table) -> KvResult<u64> {
+    let stat = txn.stat(store.db(table)?).map_err(|e| store.error(e))?;
+    Ok(stat.entries() as u64)
+}
+
+fn scan_in<T: Transaction, F: FnMut(&[u8], &[u8]) -> ControlFlow<()>>(
+    store: &LmdbStore,
+    txn: &T,
+    table: Table,
+    range: &KeyRange,
+    mut visit: F,
+) -> KvResult<()> {
+    let mut cursor = txn
+        .open_ro_cursor(store.db(table)?)
+        .map_err(|e| store.error(e))?;
+    // LMDB rejects zero-length lookup keys, so an open start uses iter_start.
+    let iter = if range.start.is_empty() {
+        cursor.iter_start()
+    } else {
+        cursor.iter_from(&range.start)
+    };
+    for item in iter {
+        let (key, value) = match item {
+            Ok(pair) => pair,
+            Err(lmdb::Error::NotFound) => break,
+            Err(e) => return Err(store.error(e)),
+        };
+        if range.is_past_end(key) || visit(key, value).is_break() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// A read transaction on an [`LmdbStore`]: an LMDB snapshot.
+pub struct LmdbReader<'s> {
+    store: &'s LmdbStore,
+    txn: RoTransaction<'s>,
+}
+
+impl ReadTx for LmdbReader<'_> {
+    fn get_with<R, F>(&self, table: Table, key: &[u8], f: F) -> KvResult<Option<R>>
+    where
+        F: FnOnce(&[u8]) -> R,
+    {
+        get_in(self.store, &self.txn, table, key, f)
+    }
+
+    fn count(&self, table: Table) -> KvResult<u64> {
+        count_in(self.store, &self.txn, table)
+    }
+
+    fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
+    where
+        F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
+    {
+        scan_in(self.store, &self.txn, table, range, visit)
+    }
+}
+
+/// The write transaction on an [`LmdbStore`]; dropping it aborts.
+pub struct LmdbWriter<'s> {
+    store: &'s LmdbStore,
+    txn: RwTransaction<'s>,
+}
+
+impl ReadTx for LmdbWriter<'_> {
+    fn get_with<R, F>(&self, table: Table, key: &[u8], f: F) -> KvResult<Option<R>>
+    where
+        F: FnOnce(&[u8]) -> R,
+    {
+        get_in(self.store, &self.txn, table, key, f)
+    }
+
+    fn count(&self, table: Table) -> KvResult<u64> {
+        count_in(self.store, &self.txn, table)
+    }
+
+    fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
+    where
+        F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
+    {
+        scan_in(self.store, &self.txn, table, range, visit)
+    }
+}
+
+impl WriteTx for LmdbWriter<'_> {
+    fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        let db = self.store.db(table)?;
+        match self.txn.put(db, &key, &value, WriteFlags::NO_OVERWRITE) {
+            Ok(()) => Ok(()),
+            Err(lmdb::Error::KeyExist) => {
+                Err(KvError::duplicate(&self.store.names[table.index()], key))
+            }
+            Err(e) => Err(self.store.error(e)),
+        }
+    }
+
+    fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        let db = self.store.db(table)?;
+        self.txn
+            .put(db, &key, &value, WriteFlags::empty())
+            .map_err(|e| self.store.error(e))
+    }
+
+    fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
+        let db = self.store.db(table)?;
+        match self.txn.del(db, &key, None) {
+            Ok(()) | Err(lmdb::Error::NotFound) => Ok(()),
+            Err(e) => Err(self.store.error(e)),
+        }
+    }
+
+    fn commit(self) -> KvResult<()> {
+        let store = self.store;
+        self.txn.commit().map_err(|e| store.error(e))
+    }
+}
+
+impl Store for LmdbStore {
+    type Reader<'s> = LmdbReader<'s>;
+    type Writer<'s> = LmdbWriter<'s>;
+
+    fn reader(&self) -> KvResult<LmdbReader<'_>> {
+        let txn = self.env.begin_ro_txn().map_err(|e| self.error(e))?;
+        Ok(LmdbReader { store: self, txn })
+    }
+
+    fn writer(&self) -> KvResult<LmdbWriter<'_>> {
+        let txn = self.env.begin_rw_txn().map_err(|e| self.error(e))?;
+        Ok(LmdbWriter { store: self, txn })
+    }
+
+    fn table_names(&self) -> &[String] {
+        &self.names
+    }
+}

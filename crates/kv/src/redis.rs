@@ -1,1 +1,0 @@
-//! The redis backend (in progress).

@@ -1,0 +1,148 @@
+//! Reads of committed state over a leased connection: lookups, counts and paged ordered scans,
+//! shared by readers and the writer.
+
+use std::collections::VecDeque;
+
+use redis::Value;
+
+use super::conn::{Lease, Pool};
+use super::namespace::TableKeys;
+use super::scripts::{self, Scripts};
+use crate::{KeyRange, KvError, KvResult};
+
+/// Keys fetched per scan page at most.
+const PAGE_KEYS: usize = 1000;
+/// Bytes (keys + values) per scan page, beyond which a page ends early (at least one entry).
+const PAGE_BYTES: usize = 4 << 20;
+
+/// What readers and the writer share: table names and keys, connections, scripts.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub names: Vec<String>,
+    pub keys: Vec<TableKeys>,
+    pub pool: Pool,
+    pub scripts: Scripts,
+}
+
+impl Shared {
+    /// The committed value of `key` in table `table`.
+    pub fn get(&self, lease: &Lease<'_>, table: usize, key: &[u8]) -> KvResult<Option<Vec<u8>>> {
+        lease.run("HGET", |con| {
+            redis::cmd("HGET")
+                .arg(&self.keys[table].values)
+                .arg(key)
+                .query(con)
+        })
+    }
+
+    /// The committed number of entries of `table`.
+    pub fn count(&self, lease: &Lease<'_>, table: usize) -> KvResult<u64> {
+        lease.run("HLEN", |con| {
+            redis::cmd("HLEN").arg(&self.keys[table].values).query(con)
+        })
+    }
+
+    /// The committed entries of `range`, fetched a page at a time.
+    pub fn pages<'a>(&'a self, lease: &'a Lease<'a>, table: usize, range: &KeyRange) -> Pages<'a> {
+        let empty = range
+            .end
+            .as_deref()
+            .is_some_and(|end| end <= range.start.as_slice());
+        let min = if range.start.is_empty() {
+            b"-".to_vec()
+        } else {
+            bound(b'[', &range.start)
+        };
+        let max = match &range.end {
+            Some(end) => bound(b'(', end),
+            None => b"+".to_vec(),
+        };
+        Pages {
+            shared: self,
+            lease,
+            table,
+            next_min: (!empty).then_some(min),
+            max,
+            buffered: VecDeque::new(),
+        }
+    }
+}
+
+/// A `ZRANGEBYLEX` bound: `[key` (inclusive) or `(key` (exclusive).
+fn bound(kind: u8, key: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(key.len() + 1);
+    out.push(kind);
+    out.extend_from_slice(key);
+    out
+}
+
+/// A stream of committed entries in key order. Each page is one atomic script call, so a page is
+/// a consistent cut; consecutive pages may straddle a commit (read-committed).
+pub(crate) struct Pages<'a> {
+    shared: &'a Shared,
+    lease: &'a Lease<'a>,
+    table: usize,
+    /// Lower bound of the next page, `None` once the range is exhausted.
+    next_min: Option<Vec<u8>>,
+    max: Vec<u8>,
+    buffered: VecDeque<(Vec<u8>, Vec<u8>)>,
+}
+
+impl Pages<'_> {
+    /// The next entry's key, fetching a page if needed.
+    pub fn peek_key(&mut self) -> KvResult<Option<&[u8]>> {
+        self.fill()?;
+        Ok(self.buffered.front().map(|(k, _)| k.as_slice()))
+    }
+
+    /// The next entry, fetching a page if needed.
+    pub fn next_entry(&mut self) -> KvResult<Option<(Vec<u8>, Vec<u8>)>> {
+        self.fill()?;
+        Ok(self.buffered.pop_front())
+    }
+
+    fn fill(&mut self) -> KvResult<()> {
+        while self.buffered.is_empty() {
+            let Some(min) = self.next_min.take() else {
+                return Ok(());
+            };
+            let keys = &self.shared.keys[self.table];
+            let script = &self.shared.scripts.scan_page;
+            let mut cmd = scripts::evalsha(script, &[&keys.order, &keys.values]);
+            cmd.arg(min)
+                .arg(self.max.as_slice())
+                .arg(PAGE_KEYS)
+                .arg(PAGE_BYTES);
+            let reply = self
+                .lease
+                .run("scan", |con| scripts::run(script, &cmd, con))?;
+            let mut items = match reply {
+                Value::Array(items) if items.len() >= 2 && items.len() % 2 == 0 => items,
+                other => return Err(unexpected("scan", &other)),
+            }
+            .into_iter()
+            .map(|item| match item {
+                Value::BulkString(bytes) => Ok(bytes),
+                other => Err(unexpected("scan", &other)),
+            });
+            let done = items.next().transpose()?.unwrap_or_default();
+            let last = items.next().transpose()?.unwrap_or_default();
+            while let Some(key) = items.next().transpose()? {
+                let value = items.next().transpose()?.unwrap_or_default();
+                self.buffered.push_back((key, value));
+            }
+            if done != b"1" && !last.is_empty() {
+                self.next_min = Some(bound(b'(', &last));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An error for a script reply of the wrong shape.
+pub(crate) fn unexpected(action: &str, reply: &Value) -> KvError {
+    KvError::backend(
+        "redis",
+        format!("{action}: unexpected reply from the server: {reply:?}"),
+    )
+}

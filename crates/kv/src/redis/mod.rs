@@ -1,0 +1,236 @@
+//! The `redis` and `redis-aof` profiles: tables kept in a Redis server.
+//!
+//! # Server
+//!
+//! By default the store starts its own `redis-server` ([`RedisServer`]) on a free loopback port
+//! with `--dir` set to the store's directory, and kills it when the store drops. With
+//! [`RedisOptions::url`] (`REDIS_URL`) it connects to an existing server instead.
+//!
+//! # Durability
+//!
+//! - `redis`: no persistence (`--save ""`, `--appendonly no`). Everything is lost when the server
+//!   stops, which for a managed server is when the store drops: reopening starts empty.
+//! - `redis-aof`: `--appendonly yes --appendfsync always`. The server appends each commit to its
+//!   AOF (`<dir>/appendonlydir/`) and fsyncs it before answering, so a commit that returned `Ok`
+//!   survives power loss; reopening the directory starts a server that replays the AOF. With
+//!   `REDIS_URL`, the store checks at open that the server runs with those two settings and
+//!   refuses it otherwise.
+//!
+//! # Data model
+//!
+//! Keys of a store live under a namespace derived from its canonical directory path,
+//! `tb:{<16 hex>}:`, so stores sharing a server do not collide and reopening a directory finds its
+//! data. Per table, `<ns><table>:v` is a HASH key -> value (`get` = `HGET`, `count` = `HLEN`) and
+//! `<ns><table>:k` a ZSET of the keys, all scored 0, walked in byte order with `ZRANGEBYLEX`.
+//!
+//! # Transactions
+//!
+//! The writer (one at a time per store, by a mutex) buffers changes in an ordered in-memory
+//! overlay. `commit` is one round trip: a Lua script that first checks that every key `insert`ed
+//! in the transaction is absent (else it applies nothing and the commit returns
+//! [`KvError::DuplicateEntry`]), then applies every put (`HSET` + `ZADD`) and delete (`HDEL` +
+//! `ZREM`). Scripts run atomically, so no client ever sees half a commit. An `insert` of a key
+//! the same transaction already put fails at once. Dropping the writer discards the overlay.
+//!
+//! A commit whose connection fails (server killed, timeout) returns an error; whether the server
+//! applied it before failing cannot be known. A script stopped midway by the server (for example
+//! by `maxmemory`) may have applied part of a commit: Redis does not roll scripts back.
+//!
+//! # Readers
+//!
+//! Redis has no snapshots: readers are read-committed. A single call (`get`, `count`, one scan
+//! page of up to 1000 keys or 4 MiB) sees whole commits only, but two calls of one reader may
+//! straddle a commit. Opening a reader costs no round trip.
+//!
+//! # Failures
+//!
+//! Connections have a 5 s connect timeout and 30 s read/write timeouts, so a dead or stuck
+//! server yields [`KvError::Backend`] naming the server and what to check, never a hang. A store
+//! whose managed server has exited refuses new readers and writers.
+
+mod committed;
+mod conn;
+mod namespace;
+mod overlay;
+mod reader;
+mod scripts;
+mod server;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+pub use reader::RedisReader;
+pub use server::RedisServer;
+pub use writer::RedisWriter;
+
+use committed::Shared;
+use conn::{Lease, Origin, Pool};
+use overlay::TableOverlay;
+use scripts::Scripts;
+
+use crate::store::validate_tables;
+use crate::{KvError, KvResult, Store};
+
+/// How to reach the Redis server of a store.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedisOptions {
+    /// An existing server (`REDIS_URL`, e.g. `redis://127.0.0.1:6379/`); `None` starts a managed
+    /// `redis-server` with its data in the store's directory.
+    pub url: Option<String>,
+    /// The `redis-aof` profile: `appendonly yes` and `appendfsync always` (fsync per commit).
+    /// A managed server is started so; a server given by `url` must already run so.
+    pub append_only: bool,
+}
+
+/// A store kept in Redis (profiles `redis` and `redis-aof`); see the [module docs](self).
+#[derive(Debug)]
+pub struct RedisStore {
+    shared: Shared,
+    writer_lock: Mutex<()>,
+    dir: PathBuf,
+    prefix: String,
+    url: String,
+    /// The managed server, if any: declared last so it outlives the connections.
+    server: Option<RedisServer>,
+}
+
+impl RedisStore {
+    /// Opens the store for directory `dir` (created if missing) with `tables`.
+    ///
+    /// Without `options.url`, starts a managed `redis-server` in `dir`
+    /// ([`KvError::RedisServerMissing`] if it is not installed). With it, connects to that
+    /// server and checks that it answers. The directory names the store's key namespace either
+    /// way.
+    pub fn open(dir: &Path, tables: &[&str], options: RedisOptions) -> KvResult<RedisStore> {
+        let names = validate_tables(tables)?;
+        std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
+        let dir = dir
+            .canonicalize()
+            .map_err(|e| KvError::io("resolve directory", dir, e))?;
+        let (server, url, origin) = match &options.url {
+            Some(url) => (None, url.clone(), Origin::Url(conn::redact(url))),
+            None => {
+                let server = RedisServer::start(&dir, options.append_only)?;
+                let url = server.url().to_string();
+                let origin = Origin::Managed {
+                    url: url.clone(),
+                    pid: server.pid(),
+                    log: server.log_path().display().to_string(),
+                };
+                (Some(server), url, origin)
+            }
+        };
+        let prefix = namespace::prefix_for(&dir);
+        let keys = namespace::table_keys(&prefix, &names);
+        let pool = Pool::new(&url, origin)?;
+        let scripts = Scripts::new();
+        {
+            let lease = Lease::new(&pool)?;
+            if options.url.is_some() && options.append_only {
+                verify_append_only(&lease, &url)?;
+            }
+            lease.run("load scripts", |con| scripts.load(con))?;
+        }
+        Ok(RedisStore {
+            shared: Shared {
+                names,
+                keys,
+                pool,
+                scripts,
+            },
+            writer_lock: Mutex::new(()),
+            dir,
+            prefix,
+            url: conn::redact(&url),
+            server,
+        })
+    }
+
+    /// The managed server, or `None` when the store uses a server given by URL.
+    pub fn server(&self) -> Option<&RedisServer> {
+        self.server.as_ref()
+    }
+
+    /// The store's directory (canonical path), which also names its key namespace.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The prefix of every Redis key of this store, `tb:{<16 hex>}:`.
+    pub fn key_prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The server's URL (any password redacted).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn check_server(&self) -> KvResult<()> {
+        match &self.server {
+            Some(server) => server.check_running(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Store for RedisStore {
+    type Reader<'s> = RedisReader<'s>;
+    type Writer<'s> = RedisWriter<'s>;
+
+    fn reader(&self) -> KvResult<RedisReader<'_>> {
+        self.check_server()?;
+        Ok(RedisReader {
+            shared: &self.shared,
+            lease: Lease::new(&self.shared.pool)?,
+        })
+    }
+
+    fn writer(&self) -> KvResult<RedisWriter<'_>> {
+        // A writer that panicked left nothing behind on the server (its overlay is dropped), so a
+        // poisoned lock is safe to take over.
+        let exclusive = self
+            .writer_lock
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.check_server()?;
+        Ok(RedisWriter {
+            shared: &self.shared,
+            lease: Lease::new(&self.shared.pool)?,
+            overlay: (0..self.shared.names.len())
+                .map(|_| TableOverlay::default())
+                .collect(),
+            _exclusive: exclusive,
+        })
+    }
+
+    fn table_names(&self) -> &[String] {
+        &self.shared.names
+    }
+}
+
+/// Refuses an external server that would not make `redis-aof` commits durable.
+fn verify_append_only(lease: &Lease<'_>, url: &str) -> KvResult<()> {
+    let setting = |name: &'static str| {
+        lease.run("CONFIG GET", |con| {
+            let pair: Vec<String> = redis::cmd("CONFIG").arg("GET").arg(name).query(con)?;
+            Ok(pair.get(1).cloned().unwrap_or_default())
+        })
+    };
+    let appendonly = setting("appendonly")?;
+    let appendfsync = setting("appendfsync")?;
+    if appendonly == "yes" && appendfsync == "always" {
+        return Ok(());
+    }
+    Err(KvError::backend(
+        "redis",
+        format!(
+            "profile redis-aof needs a server with appendonly=yes and appendfsync=always, but \
+             {} has appendonly={appendonly} appendfsync={appendfsync}: run \
+             `CONFIG SET appendonly yes` and `CONFIG SET appendfsync always` on it, or unset \
+             REDIS_URL to let triebench start its own server",
+            conn::redact(url)
+        ),
+    ))
+}

@@ -1,0 +1,149 @@
+//! The Lua scripts the backend runs on the server, and how they are called.
+//!
+//! A script runs atomically: no other command runs while it does, so a commit is all-or-nothing
+//! for every client, and one scan page is a consistent cut. Scripts are sent by hash
+//! (`EVALSHA`) and loaded (`SCRIPT LOAD`) only when the server does not know them yet.
+//!
+//! Arguments are passed as `ARGV` and walked with loops, never `unpack`, which is limited by
+//! Lua's C stack (about 8000 values) while a commit may carry far more.
+
+use redis::{Cmd, Connection, RedisError, Script, ServerErrorKind, Value};
+
+/// Applies a transaction: checks that every put-if-absent key is absent, then applies all puts
+/// and deletes, or applies nothing and names the clashing key.
+///
+/// `KEYS`: for each changed table `j`, `KEYS[2j-1]` is its value HASH and `KEYS[2j]` its key ZSET.
+/// `ARGV`: for each table in the same order, `n_check n_put n_delete`, then `n_check` keys that
+/// must be absent, `n_put` key/value pairs, `n_delete` keys.
+/// Returns `{}` when applied, `{j, key}` when `key` of table `j` already exists.
+const COMMIT: &str = r"
+local plans = {}
+local pos = 1
+for j = 1, #KEYS / 2 do
+  local values = KEYS[2 * j - 1]
+  local n_check = tonumber(ARGV[pos])
+  local n_put = tonumber(ARGV[pos + 1])
+  local n_delete = tonumber(ARGV[pos + 2])
+  pos = pos + 3
+  for i = pos, pos + n_check - 1 do
+    if redis.call('HEXISTS', values, ARGV[i]) == 1 then
+      return {tostring(j), ARGV[i]}
+    end
+  end
+  pos = pos + n_check
+  plans[j] = {pos, n_put, n_delete}
+  pos = pos + 2 * n_put + n_delete
+end
+for j = 1, #KEYS / 2 do
+  local values = KEYS[2 * j - 1]
+  local order = KEYS[2 * j]
+  local p = plans[j][1]
+  for i = 1, plans[j][2] do
+    redis.call('HSET', values, ARGV[p], ARGV[p + 1])
+    redis.call('ZADD', order, 0, ARGV[p])
+    p = p + 2
+  end
+  for i = 1, plans[j][3] do
+    redis.call('HDEL', values, ARGV[p])
+    redis.call('ZREM', order, ARGV[p])
+    p = p + 1
+  end
+end
+return {}
+";
+
+/// One page of an ordered scan.
+///
+/// `KEYS[1]` is the key ZSET, `KEYS[2]` the value HASH; `ARGV` = `min max limit budget`, with
+/// `min`/`max` in `ZRANGEBYLEX` syntax. Returns `{done, last, k1, v1, k2, v2, ...}`: the entries
+/// of up to `limit` keys, stopping early once `budget` bytes are collected (always at least one
+/// entry); `last` is the last key examined, `done` is `1` when the range holds no more keys.
+const SCAN_PAGE: &str = r"
+local keys = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+local budget = tonumber(ARGV[4])
+local out = {'1', ''}
+local bytes = 0
+for i = 1, #keys do
+  out[2] = keys[i]
+  local value = redis.call('HGET', KEYS[2], keys[i])
+  if value then
+    out[#out + 1] = keys[i]
+    out[#out + 1] = value
+    bytes = bytes + #keys[i] + #value
+    if bytes >= budget and i < #keys then
+      out[1] = '0'
+      return out
+    end
+  end
+end
+if #keys >= tonumber(ARGV[3]) then
+  out[1] = '0'
+end
+return out
+";
+
+/// The number of entries a table would have after the writer's pending changes.
+///
+/// `KEYS[1]` is the value HASH; `ARGV` = pairs `key flag`, flag `1` for a pending put and `0` for
+/// a pending delete.
+const COUNT_WITH_PENDING: &str = r"
+local n = redis.call('HLEN', KEYS[1])
+for i = 1, #ARGV, 2 do
+  local exists = redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1
+  local put = ARGV[i + 1] == '1'
+  if put and not exists then
+    n = n + 1
+  elseif exists and not put then
+    n = n - 1
+  end
+end
+return n
+";
+
+/// The backend's scripts, hashed once per store.
+#[derive(Debug)]
+pub(crate) struct Scripts {
+    pub commit: Script,
+    pub scan_page: Script,
+    pub count_with_pending: Script,
+}
+
+impl Scripts {
+    pub fn new() -> Scripts {
+        Scripts {
+            commit: Script::new(COMMIT),
+            scan_page: Script::new(SCAN_PAGE),
+            count_with_pending: Script::new(COUNT_WITH_PENDING),
+        }
+    }
+
+    /// Loads every script into the server's cache, so the first commit is sent only once.
+    pub fn load(&self, con: &mut Connection) -> Result<(), RedisError> {
+        for script in [&self.commit, &self.scan_page, &self.count_with_pending] {
+            script.load(con)?;
+        }
+        Ok(())
+    }
+}
+
+/// An `EVALSHA` command for `script` with `keys`; the caller appends `ARGV`.
+pub(crate) fn evalsha(script: &Script, keys: &[&[u8]]) -> Cmd {
+    let mut cmd = redis::cmd("EVALSHA");
+    cmd.arg(script.get_hash()).arg(keys.len());
+    for key in keys {
+        cmd.arg(*key);
+    }
+    cmd
+}
+
+/// Runs an `EVALSHA` built by [`evalsha`], loading the script and retrying once if the server's
+/// script cache does not hold it (a restarted or flushed server).
+pub(crate) fn run(script: &Script, cmd: &Cmd, con: &mut Connection) -> Result<Value, RedisError> {
+    match cmd.query::<Value>(con) {
+        Err(e) if e.kind() == redis::ErrorKind::Server(ServerErrorKind::NoScript) => {
+            script.load(con)?;
+            cmd.query(con)
+        }
+        other => other,
+    }
+}

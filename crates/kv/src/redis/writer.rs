@@ -1,0 +1,186 @@
+//! The write transaction: an in-memory overlay over committed state, applied by one atomic
+//! script call at commit.
+
+use std::ops::ControlFlow;
+use std::sync::MutexGuard;
+
+use redis::Value;
+
+use super::committed::{unexpected, Shared};
+use super::conn::Lease;
+use super::overlay::{Inserted, TableOverlay};
+use super::scripts;
+use crate::store::check_table;
+use crate::{KeyRange, KvError, KvResult, ReadTx, Table, WriteTx};
+
+/// The write transaction on a [`RedisStore`](super::RedisStore).
+///
+/// Changes are buffered in memory; reads consult them first, then the server. `insert` refuses at
+/// once a key this transaction already put, while a clash with committed data is found by the
+/// commit script, which then applies nothing and the commit returns
+/// [`KvError::DuplicateEntry`]. Dropping the writer discards the buffer.
+#[derive(Debug)]
+pub struct RedisWriter<'s> {
+    pub(super) shared: &'s Shared,
+    pub(super) lease: Lease<'s>,
+    pub(super) overlay: Vec<TableOverlay>,
+    /// Held for the writer's life: one writer per store at a time. Declared last, so it is
+    /// released after the connection went back to the pool.
+    pub(super) _exclusive: MutexGuard<'s, ()>,
+}
+
+impl RedisWriter<'_> {
+    fn index(&self, table: Table) -> KvResult<usize> {
+        check_table(table, self.overlay.len())
+    }
+}
+
+impl ReadTx for RedisWriter<'_> {
+    fn get_with<R, F>(&self, table: Table, key: &[u8], f: F) -> KvResult<Option<R>>
+    where
+        F: FnOnce(&[u8]) -> R,
+    {
+        let i = self.index(table)?;
+        match self.overlay[i].get(key) {
+            Some(pending) => Ok(pending.map(f)),
+            None => Ok(self.shared.get(&self.lease, i, key)?.map(|v| f(&v))),
+        }
+    }
+
+    fn count(&self, table: Table) -> KvResult<u64> {
+        let i = self.index(table)?;
+        let pending = &self.overlay[i].changes;
+        if pending.is_empty() {
+            return self.shared.count(&self.lease, i);
+        }
+        let script = &self.shared.scripts.count_with_pending;
+        let mut cmd = scripts::evalsha(script, &[&self.shared.keys[i].values]);
+        for (key, change) in pending {
+            cmd.arg(key.as_slice())
+                .arg(if change.is_some() { "1" } else { "0" });
+        }
+        let reply = self
+            .lease
+            .run("count", |con| scripts::run(script, &cmd, con))?;
+        match reply {
+            Value::Int(n) => u64::try_from(n).map_err(|_| unexpected("count", &reply)),
+            other => Err(unexpected("count", &other)),
+        }
+    }
+
+    fn scan<F>(&self, table: Table, range: &KeyRange, mut visit: F) -> KvResult<()>
+    where
+        F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
+    {
+        let i = self.index(table)?;
+        let mut base = self.shared.pages(&self.lease, i, range);
+        let mut pending = self.overlay[i].range(range).peekable();
+        loop {
+            // Merge two ordered streams; on equal keys the pending change wins.
+            let take_pending = match (base.peek_key()?, pending.peek()) {
+                (None, None) => return Ok(()),
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                (Some(base_key), Some((pending_key, _))) => pending_key.as_slice() <= base_key,
+            };
+            let flow = if take_pending {
+                let Some((key, change)) = pending.next() else {
+                    return Ok(());
+                };
+                if base.peek_key()? == Some(key.as_slice()) {
+                    base.next_entry()?;
+                }
+                match change {
+                    Some(value) => visit(key, value),
+                    None => ControlFlow::Continue(()),
+                }
+            } else {
+                let Some((key, value)) = base.next_entry()? else {
+                    return Ok(());
+                };
+                visit(&key, &value)
+            };
+            if flow.is_break() {
+                return Ok(());
+            }
+        }
+    }
+}
+
+impl WriteTx for RedisWriter<'_> {
+    fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        let i = self.index(table)?;
+        match self.overlay[i].insert(key, value) {
+            Inserted::Duplicate => Err(KvError::duplicate(&self.shared.names[i], key)),
+            Inserted::Deferred | Inserted::AfterDelete => Ok(()),
+        }
+    }
+
+    fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        let i = self.index(table)?;
+        self.overlay[i].put(key, value);
+        Ok(())
+    }
+
+    fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
+        let i = self.index(table)?;
+        self.overlay[i].delete(key);
+        Ok(())
+    }
+
+    fn commit(self) -> KvResult<()> {
+        let changed: Vec<usize> = (0..self.overlay.len())
+            .filter(|&i| !self.overlay[i].is_empty())
+            .collect();
+        if changed.is_empty() {
+            return Ok(());
+        }
+        let shared = self.shared;
+        let script = &shared.scripts.commit;
+        let keys: Vec<&[u8]> = changed
+            .iter()
+            .flat_map(|&i| [shared.keys[i].values.as_slice(), &shared.keys[i].order])
+            .collect();
+        let mut cmd = scripts::evalsha(script, &keys);
+        for &i in &changed {
+            let table = &self.overlay[i];
+            let puts = table.changes.values().filter(|c| c.is_some()).count();
+            let deletes = table.changes.len() - puts;
+            cmd.arg(table.must_be_absent.len()).arg(puts).arg(deletes);
+            for key in &table.must_be_absent {
+                cmd.arg(key.as_slice());
+            }
+            for (key, change) in &table.changes {
+                if let Some(value) = change {
+                    cmd.arg(key.as_slice()).arg(value.as_slice());
+                }
+            }
+            for (key, change) in &table.changes {
+                if change.is_none() {
+                    cmd.arg(key.as_slice());
+                }
+            }
+        }
+        let reply = self
+            .lease
+            .run("commit", |con| scripts::run(script, &cmd, con))?;
+        match reply {
+            Value::Array(items) if items.is_empty() => Ok(()),
+            Value::Array(items) => match items.as_slice() {
+                [Value::BulkString(j), Value::BulkString(key)] => {
+                    let table = std::str::from_utf8(j)
+                        .ok()
+                        .and_then(|j| j.parse::<usize>().ok())
+                        .and_then(|j| changed.get(j.checked_sub(1)?))
+                        .map(|&i| shared.names[i].as_str());
+                    match table {
+                        Some(table) => Err(KvError::duplicate(table, key)),
+                        None => Err(unexpected("commit", &Value::Array(items))),
+                    }
+                }
+                _ => Err(unexpected("commit", &Value::Array(items))),
+            },
+            other => Err(unexpected("commit", &other)),
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! The conformance suite on the three SQLite profiles.
+
+#![cfg(feature = "sqlite-db")]
+
+mod wal {
+    use triebench_kv::conformance::{Capabilities, TABLES};
+    use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+
+    triebench_kv::conformance_tests!(
+        Capabilities {
+            persistent: true,
+            snapshot_reads: true,
+            deferred_duplicate_check: false,
+        },
+        |dir: &std::path::Path| SqliteStore::open(dir, TABLES, SqliteMode::Wal)
+    );
+}
+
+mod wal_full {
+    use triebench_kv::conformance::{Capabilities, TABLES};
+    use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+
+    triebench_kv::conformance_tests!(
+        Capabilities {
+            persistent: true,
+            snapshot_reads: true,
+            deferred_duplicate_check: false,
+        },
+        |dir: &std::path::Path| SqliteStore::open(dir, TABLES, SqliteMode::WalFull)
+    );
+}
+
+/// Rollback-mode readers read per statement (no snapshot): see the `sqlite` module docs.
+mod rollback {
+    use triebench_kv::conformance::{Capabilities, TABLES};
+    use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+
+    triebench_kv::conformance_tests!(
+        Capabilities {
+            persistent: true,
+            snapshot_reads: false,
+            deferred_duplicate_check: false,
+        },
+        |dir: &std::path::Path| SqliteStore::open(dir, TABLES, SqliteMode::Rollback)
+    );
+}
