@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what triebench needs beyond the Rust toolchain, on Debian/Ubuntu. Idempotent: it only
+# installs what is missing and says what it did. Elsewhere it says what to install by hand.
+set -euo pipefail
+
+# Debian package -> a command (or file) that shows it is installed.
+declare -A NEEDS=(
+  [redis-server]="redis-server"
+)
+
+missing=()
+for pkg in "${!NEEDS[@]}"; do
+  probe=${NEEDS[$pkg]}
+  if [[ $probe == /* ]]; then
+    [[ -e $probe ]] || missing+=("$pkg")
+  else
+    command -v "$probe" >/dev/null 2>&1 || missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: everything needed is installed (${!NEEDS[*]})"
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: missing ${missing[*]}; this is not a Debian/Ubuntu system, install them with your package manager" >&2
+  echo "setup: (for Redis alone you may instead set REDIS_URL=redis://host:port to an existing server)" >&2
+  exit 1
+fi
+
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    echo "setup: missing ${missing[*]} and not root (no sudo): run as root: apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+echo "setup: installing ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The Debian package may start a system service; the tests start their own servers.
+if command -v service >/dev/null 2>&1; then
+  "${sudo[@]}" service redis-server stop >/dev/null 2>&1 || true
+fi
+echo "setup: installed ${missing[*]}"

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The project's test command: setup, formatting, lints, then every test on every backend.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy (all targets, all features, -D warnings)"
+cargo clippy --workspace --all-targets --all-features -- -D warnings
+echo "== cargo test (workspace, all features)"
+# A hung test (a deadlock, a server that never answers) must fail CI, not eat its 90 minutes.
+timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --workspace --all-features
