@@ -1,7 +1,7 @@
 //! One backend specification shared by the CLI, the benches and the tests: a profile name plus
 //! a directory, opened into a concrete store and handed to generic code.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::{btree::BTreeStore, KvError, KvResult, Profile, Store};
 
@@ -60,7 +60,8 @@ impl BackendSpec {
     }
 
     /// The directory, or an error for profiles that need one.
-    fn require_dir(&self) -> KvResult<&Path> {
+    #[cfg(any(feature = "lmdb", feature = "sqlite-db", feature = "redis-db"))]
+    fn require_dir(&self) -> KvResult<&std::path::Path> {
         self.dir.as_deref().ok_or(KvError::DirectoryRequired {
             profile: self.profile.name(),
         })
