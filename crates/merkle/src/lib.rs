@@ -1,1 +1,113 @@
-//! placeholder
+//! `triebench-merkle`: a Merkle-Radix trie whose state roots are byte-for-byte those of
+//! Hyperledger Transact and Sawtooth, over any [`triebench_kv::Store`].
+//!
+//! # Model
+//!
+//! State maps **addresses** (lowercase hex strings of even length; production addresses are 70
+//! characters) to byte values. Each pair of hex characters is a token and each token one level
+//! of the trie: no path compression. A node holds an optional value and its children; its hash
+//! is the first 32 bytes of SHA-512 over its [canonical encoding](codec). The **state root** is
+//! the root node's hash as 64 lowercase hex characters, and depends only on the final
+//! address -> value mapping, whatever the history of commits that produced it. Values may sit
+//! on interior nodes (an address that is a prefix of another, such as `ab` and `abcd`).
+//!
+//! A [`MerkleTrie`] is a view at one root. [`commit`](MerkleTrie::commit) writes a batch of
+//! [`StateChange`]s in one storage transaction and returns the new root;
+//! [`compute`](MerkleTrie::compute) returns the same root without writing. Every commit keeps
+//! a [change log](changelog) so that old roots can be [pruned](prune).
+//!
+//! # Storage
+//!
+//! Open the store with the tables in [`TABLES`]. Table `main` maps a node hash (its 64 hex
+//! ASCII bytes) to the encoded node, as Transact does, so a store holds the nodes of every
+//! committed root until they are pruned. `change_log` and `duplicate_log` hold the pruning
+//! bookkeeping.
+//!
+//! # Example
+//!
+//! ```
+//! use triebench_kv::btree::BTreeStore;
+//! use triebench_merkle::{MerkleTrie, StateChange, EMPTY_ROOT, TABLES};
+//!
+//! let store = BTreeStore::open(TABLES)?;
+//! let mut trie = MerkleTrie::new(&store)?;
+//! assert_eq!(trie.root(), EMPTY_ROOT);
+//!
+//! let root = trie.commit(&[StateChange::Set {
+//!     address: "abcd".into(),
+//!     value: b"data_value".to_vec(),
+//! }])?;
+//! assert_eq!(root, "4c5116ae4e7439e4355ac190cc595225259142c42fd9d19a88dc14c48653d870");
+//!
+//! // The view stays at its root until moved.
+//! assert_eq!(trie.get("abcd")?, None);
+//! trie.set_root(&root)?;
+//! assert_eq!(trie.get("abcd")?, Some(b"data_value".to_vec()));
+//! assert_eq!(trie.leaves("ab")?, vec![("abcd".to_string(), b"data_value".to_vec())]);
+//!
+//! // A later change to the same address wins; deleting an absent address is an error.
+//! let batch = [
+//!     StateChange::Set { address: "ab".into(), value: vec![1] },
+//!     StateChange::Delete { address: "abcd".into() },
+//! ];
+//! let virtual_root = trie.compute(&batch)?;
+//! assert_eq!(trie.commit(&batch)?, virtual_root);
+//! assert!(trie.commit(&[StateChange::Delete { address: "ee".into() }]).is_err());
+//!
+//! // Going back to an earlier mapping gives back the earlier root.
+//! let back = MerkleTrie::at_root(&store, &virtual_root)?.commit(&[
+//!     StateChange::Delete { address: "ab".into() },
+//!     StateChange::Set { address: "abcd".into(), value: b"data_value".to_vec() },
+//! ])?;
+//! assert_eq!(back, root);
+//! # Ok::<(), triebench_merkle::MerkleError>(())
+//! ```
+
+mod address;
+pub mod changelog;
+pub mod codec;
+mod error;
+pub mod hash;
+mod node;
+pub mod prune;
+mod refcount;
+pub mod reference;
+mod trie;
+mod update;
+mod write;
+
+pub use address::MAX_ADDRESS_LEN;
+pub use changelog::{ChangeLogEntry, ChangeLogError, Successor};
+pub use codec::DecodeError;
+pub use error::MerkleError;
+pub use hash::HashStats;
+pub use trie::MerkleTrie;
+
+/// The tables the trie needs: open stores with these.
+pub const TABLES: &[&str] = &["main", "change_log", "duplicate_log"];
+
+/// The root of the empty trie.
+pub const EMPTY_ROOT: &str = "708ca7fbb701799bb387f2e50deaca402e8502abe229f705693d2d4f350e1ad6";
+
+pub(crate) const EMPTY_ROOT_HEX: hash::HexHash =
+    *b"708ca7fbb701799bb387f2e50deaca402e8502abe229f705693d2d4f350e1ad6";
+
+/// Encoding of the empty node: `{"c": {}, "v": null}`.
+pub(crate) const EMPTY_NODE: [u8; 7] = [0xa2, 0x61, b'c', 0xa0, 0x61, b'v', 0xf6];
+
+/// One change of a batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StateChange {
+    /// Store `value` at `address`, replacing any previous value.
+    Set {
+        /// Lowercase hex, even length.
+        address: String,
+        /// The value.
+        value: Vec<u8>,
+    },
+    /// Remove the value at `address`; it must hold one at that point of the batch.
+    Delete {
+        /// Lowercase hex, even length.
+        address: String,
+    },
+}

@@ -1,0 +1,222 @@
+//! Change-log entries: what each commit added, and what its successors replaced.
+//!
+//! Table `change_log` maps a state root (32 raw bytes) to its entry. An entry records the
+//! root's parent, the hashes of the nodes the commit that produced it added (one per touched
+//! position, so a node added at two positions appears twice), and one [`Successor`] per commit
+//! made on top of it, listing the hashes that commit replaced (nodes of this root's view that
+//! the successor no longer uses, the old root itself excepted).
+//!
+//! Entries use a compact binary format of our own (all integers little-endian):
+//!
+//! ```text
+//! version  u8 = 1
+//! parent   [u8; 32]
+//! n_add    u32, then n_add x [u8; 32]
+//! n_succ   u32, then n_succ x { root [u8; 32], n_del u32, n_del x [u8; 32] }
+//! ```
+
+/// Format version written in the first byte.
+const VERSION: u8 = 1;
+
+/// A 32-byte hash in raw form.
+pub type Hash32 = [u8; 32];
+
+/// One change-log entry (see the [module docs](self)).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChangeLogEntry {
+    /// The root this one was committed on.
+    pub parent: Hash32,
+    /// Nodes the commit added, one per touched position.
+    pub additions: Vec<Hash32>,
+    /// Commits made on top of this root.
+    pub successors: Vec<Successor>,
+}
+
+/// A commit made on top of a root, and what it replaced.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Successor {
+    /// The successor's root.
+    pub root: Hash32,
+    /// Nodes of the parent's view the successor replaced (the parent's root node excluded).
+    pub deletions: Vec<Hash32>,
+}
+
+/// Why bytes are not a change-log entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChangeLogError {
+    /// The entry ends early.
+    #[error("entry ends early at byte {at}")]
+    Truncated {
+        /// Offset where more bytes were needed.
+        at: usize,
+    },
+    /// An unknown format version.
+    #[error("unknown change-log format version {0}")]
+    Version(u8),
+    /// Bytes after the end of the entry.
+    #[error("{0} trailing bytes after the entry")]
+    TrailingBytes(usize),
+}
+
+impl ChangeLogEntry {
+    /// Serializes the entry.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let dels: usize = self
+            .successors
+            .iter()
+            .map(|s| 36 + 32 * s.deletions.len())
+            .sum();
+        let mut out = Vec::with_capacity(1 + 32 + 4 + 32 * self.additions.len() + 4 + dels);
+        out.push(VERSION);
+        out.extend_from_slice(&self.parent);
+        put_list(&mut out, &self.additions);
+        out.extend_from_slice(&len_u32(self.successors.len()).to_le_bytes());
+        for s in &self.successors {
+            out.extend_from_slice(&s.root);
+            put_list(&mut out, &s.deletions);
+        }
+        out
+    }
+
+    /// Parses an entry written by [`ChangeLogEntry::to_bytes`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ChangeLogError> {
+        let mut r = Reader { buf: bytes, pos: 0 };
+        let version = r.take(1)?[0];
+        if version != VERSION {
+            return Err(ChangeLogError::Version(version));
+        }
+        let parent = r.hash()?;
+        let additions = r.list()?;
+        let n = r.u32()?;
+        let mut successors = Vec::with_capacity(n.min(r.remaining() / 36));
+        for _ in 0..n {
+            let root = r.hash()?;
+            let deletions = r.list()?;
+            successors.push(Successor { root, deletions });
+        }
+        match r.remaining() {
+            0 => Ok(ChangeLogEntry {
+                parent,
+                additions,
+                successors,
+            }),
+            extra => Err(ChangeLogError::TrailingBytes(extra)),
+        }
+    }
+}
+
+/// Entry lists are capped far below `u32::MAX` by any real batch; saturate rather than wrap.
+fn len_u32(len: usize) -> u32 {
+    u32::try_from(len).unwrap_or(u32::MAX)
+}
+
+fn put_list(out: &mut Vec<u8>, list: &[Hash32]) {
+    let n = len_u32(list.len());
+    out.extend_from_slice(&n.to_le_bytes());
+    for h in list.iter().take(n as usize) {
+        out.extend_from_slice(h);
+    }
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], ChangeLogError> {
+        if self.remaining() < n {
+            return Err(ChangeLogError::Truncated { at: self.buf.len() });
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    fn u32(&mut self) -> Result<usize, ChangeLogError> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    }
+
+    fn hash(&mut self) -> Result<Hash32, ChangeLogError> {
+        let mut h = [0u8; 32];
+        h.copy_from_slice(self.take(32)?);
+        Ok(h)
+    }
+
+    fn list(&mut self) -> Result<Vec<Hash32>, ChangeLogError> {
+        let n = self.u32()?;
+        let mut out = Vec::with_capacity(n.min(self.remaining() / 32));
+        for _ in 0..n {
+            out.push(self.hash()?);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn sample() -> ChangeLogEntry {
+        ChangeLogEntry {
+            parent: [1; 32],
+            additions: vec![[2; 32], [3; 32]],
+            successors: vec![
+                Successor {
+                    root: [4; 32],
+                    deletions: vec![[5; 32]],
+                },
+                Successor {
+                    root: [6; 32],
+                    deletions: vec![],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn round_trip_and_layout() {
+        let e = sample();
+        let bytes = e.to_bytes();
+        assert_eq!(bytes.len(), 1 + 32 + 4 + 64 + 4 + (32 + 4 + 32) + (32 + 4));
+        assert_eq!(bytes[0], 1);
+        assert_eq!(ChangeLogEntry::from_bytes(&bytes), Ok(e));
+    }
+
+    #[test]
+    fn malformed_entries_are_typed_errors() {
+        let bytes = sample().to_bytes();
+        for cut in 0..bytes.len() {
+            assert!(matches!(
+                ChangeLogEntry::from_bytes(&bytes[..cut]),
+                Err(ChangeLogError::Truncated { .. })
+            ));
+        }
+        let mut extra = bytes.clone();
+        extra.push(9);
+        assert_eq!(
+            ChangeLogEntry::from_bytes(&extra),
+            Err(ChangeLogError::TrailingBytes(1))
+        );
+        let mut version = bytes;
+        version[0] = 7;
+        assert_eq!(
+            ChangeLogEntry::from_bytes(&version),
+            Err(ChangeLogError::Version(7))
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+            let _ = ChangeLogEntry::from_bytes(&bytes);
+        }
+    }
+}

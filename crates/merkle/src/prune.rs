@@ -1,0 +1,101 @@
+//! Pruning with Transact's semantics, made safe for any order of calls.
+//!
+//! * A root without a change-log entry (the empty root, a root already pruned, a root this
+//!   store never committed) is left alone.
+//! * A **fork tip** (no successors) loses its additions: each is released once (its
+//!   reference count decremented, or the node deleted when no other reference remains), its
+//!   entry is deleted and it is removed from its parent's successors.
+//! * A root with **one successor** loses what that successor replaced, plus its own root node
+//!   (released the same way), and its entry is deleted. Unlike Transact, this happens only when
+//!   the root is the oldest live root of its line (its parent has no entry): an older live root
+//!   may still read those nodes, so pruning out of order would corrupt it. Prune oldest first,
+//!   as Sawtooth does; an out-of-order call is a no-op.
+//! * A root with **several successors** is kept.
+//!
+//! The empty root node is never released.
+
+use triebench_kv::{Store, WriteTx};
+
+use crate::changelog::Hash32;
+use crate::hash::{hex_string, to_hex, RawHash};
+use crate::trie::Tables;
+use crate::write::read_change_log;
+use crate::{refcount, MerkleError, EMPTY_ROOT_HEX};
+
+/// Prunes `root` (hex) and returns the hashes of the nodes deleted from storage.
+pub(crate) fn prune<S: Store>(
+    store: &S,
+    tables: &Tables,
+    root: &RawHash,
+) -> Result<Vec<String>, MerkleError> {
+    let mut w = store.writer()?;
+    let Some(mut entry) = read_change_log(&w, tables, root)? else {
+        return Ok(Vec::new());
+    };
+    let removed = match entry.successors.len() {
+        0 => {
+            let removed = release(&mut w, tables, &entry.additions)?;
+            w.delete(tables.change_log, root)?;
+            if let Some(mut parent) = read_change_log(&w, tables, &entry.parent)? {
+                parent.successors.retain(|s| s.root != *root);
+                w.put(tables.change_log, &entry.parent, &parent.to_bytes())?;
+            }
+            removed
+        }
+        1 => {
+            if read_change_log(&w, tables, &entry.parent)?.is_some() {
+                return Ok(Vec::new());
+            }
+            let mut hashes = entry
+                .successors
+                .pop()
+                .map(|s| s.deletions)
+                .unwrap_or_default();
+            hashes.push(*root);
+            let removed = release(&mut w, tables, &hashes)?;
+            w.delete(tables.change_log, root)?;
+            removed
+        }
+        _ => return Ok(Vec::new()),
+    };
+    w.commit()?;
+    Ok(removed)
+}
+
+/// Releases one reference per listed occurrence; deletes nodes left without references.
+/// Returns the deleted nodes' hashes (hex), each once, in sorted order.
+fn release<W: WriteTx>(
+    w: &mut W,
+    tables: &Tables,
+    hashes: &[Hash32],
+) -> Result<Vec<String>, MerkleError> {
+    let mut sorted = hashes.to_vec();
+    sorted.sort_unstable();
+    let mut removed = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let hash = sorted[i];
+        let mut run = 1u64;
+        while i + (run as usize) < sorted.len() && sorted[i + run as usize] == hash {
+            run += 1;
+        }
+        i += run as usize;
+        let hex = to_hex(&hash);
+        if hex == EMPTY_ROOT_HEX {
+            continue;
+        }
+        let extra = refcount::get(w, tables.duplicate_log, &hash)?;
+        if extra >= run {
+            refcount::set(w, tables.duplicate_log, &hash, extra - run)?;
+        } else {
+            if extra > 0 {
+                refcount::set(w, tables.duplicate_log, &hash, 0)?;
+            }
+            if w.contains(tables.main, &hex)? {
+                w.delete(tables.main, &hex)?;
+                removed.push(hex_string(&hex));
+            }
+        }
+    }
+    Ok(removed)
+}

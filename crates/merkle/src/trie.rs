@@ -1,0 +1,232 @@
+//! [`MerkleTrie`]: a view of the trie at one root over a store.
+
+use triebench_kv::{ReadTx, Store, Table, WriteTx};
+
+use crate::changelog::ChangeLogEntry;
+use crate::hash::{hex_string, hex_to_raw, parse_hex_hash, HexHash};
+use crate::node::{find_child, Layout};
+use crate::{address, prune, update, write, MerkleError, StateChange, EMPTY_ROOT_HEX};
+
+/// The table handles the trie uses.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tables {
+    pub main: Table,
+    pub change_log: Table,
+    pub duplicate_log: Table,
+}
+
+impl Tables {
+    fn resolve<S: Store>(store: &S) -> Result<Self, MerkleError> {
+        Ok(Tables {
+            main: store.table("main")?,
+            change_log: store.table("change_log")?,
+            duplicate_log: store.table("duplicate_log")?,
+        })
+    }
+}
+
+/// A view of the trie at one state root, borrowing the store.
+///
+/// Reads ([`get`](Self::get), [`contains`](Self::contains), [`leaves`](Self::leaves)) see the
+/// state at [`root`](Self::root). [`commit`](Self::commit) writes a batch on top of that root and
+/// returns the new root without moving the view; call [`set_root`](Self::set_root) to follow it.
+///
+/// The store must declare the tables in [`TABLES`](crate::TABLES).
+#[derive(Debug)]
+pub struct MerkleTrie<'s, S: Store> {
+    store: &'s S,
+    tables: Tables,
+    root: String,
+    root_hash: HexHash,
+}
+
+fn parse_root(root: &str) -> Result<HexHash, MerkleError> {
+    parse_hex_hash(root.as_bytes()).ok_or_else(|| MerkleError::InvalidHash {
+        hash: root.to_string(),
+    })
+}
+
+impl<'s, S: Store> MerkleTrie<'s, S> {
+    /// A view at the empty root. Stores the empty root node (with overwrite) if it is missing.
+    pub fn new(store: &'s S) -> Result<Self, MerkleError> {
+        let tables = Tables::resolve(store)?;
+        write::ensure_empty_root(store, &tables)?;
+        Ok(MerkleTrie {
+            store,
+            tables,
+            root: crate::EMPTY_ROOT.to_string(),
+            root_hash: EMPTY_ROOT_HEX,
+        })
+    }
+
+    /// A view at `root`: [`MerkleError::UnknownRoot`] if its node is not in the store,
+    /// [`MerkleError::InvalidHash`] if it is not 64 lowercase hex characters.
+    pub fn at_root(store: &'s S, root: &str) -> Result<Self, MerkleError> {
+        let tables = Tables::resolve(store)?;
+        let root_hash = parse_root(root)?;
+        check_root(store, &tables, &root_hash)?;
+        Ok(MerkleTrie {
+            store,
+            tables,
+            root: root.to_string(),
+            root_hash,
+        })
+    }
+
+    /// The current state root, 64 lowercase hex characters.
+    pub fn root(&self) -> &str {
+        &self.root
+    }
+
+    /// Moves the view to another root (same checks as [`at_root`](Self::at_root)).
+    pub fn set_root(&mut self, root: &str) -> Result<(), MerkleError> {
+        let root_hash = parse_root(root)?;
+        check_root(self.store, &self.tables, &root_hash)?;
+        self.root_hash = root_hash;
+        self.root.clear();
+        self.root.push_str(root);
+        Ok(())
+    }
+
+    /// The store this view reads.
+    pub fn store(&self) -> &'s S {
+        self.store
+    }
+
+    /// The value at `address`, or `None` if no value is stored there (an address that is only
+    /// a prefix of stored addresses holds no value).
+    pub fn get(&self, address: &str) -> Result<Option<Vec<u8>>, MerkleError> {
+        let tokens = address::tokens(address)?;
+        let rx = self.store.reader()?;
+        let Some(hash) = self.descend(&rx, &tokens)? else {
+            return Ok(None);
+        };
+        let value = rx.get_with(self.tables.main, &hash, |bytes| {
+            Layout::parse(bytes).map(|l| l.value.map(|r| bytes[r].to_vec()))
+        })?;
+        match value {
+            Some(Ok(value)) => Ok(value),
+            Some(Err(source)) => Err(corrupt(&hash, source)),
+            None => Err(missing(&hash)),
+        }
+    }
+
+    /// Whether a value is stored at `address` (same rule as [`get`](Self::get)).
+    pub fn contains(&self, address: &str) -> Result<bool, MerkleError> {
+        Ok(self.get(address)?.is_some())
+    }
+
+    /// Hash of the node at the token path, `None` if the path leaves the trie.
+    fn descend<R: ReadTx>(&self, rx: &R, tokens: &[u8]) -> Result<Option<HexHash>, MerkleError> {
+        let mut hash = self.root_hash;
+        for &token in tokens {
+            let child = rx.get_with(self.tables.main, &hash, |bytes| find_child(bytes, token))?;
+            hash = match child {
+                Some(Ok(Some(child))) => child,
+                Some(Ok(None)) => return Ok(None),
+                Some(Err(source)) => return Err(corrupt(&hash, source)),
+                None => return Err(missing(&hash)),
+            };
+        }
+        Ok(Some(hash))
+    }
+
+    /// Applies `changes` on top of this root in one storage transaction and returns the new
+    /// root. The view stays at its root.
+    ///
+    /// Changes apply in order, and a later change to the same address wins: a set then a
+    /// delete of one address is a delete. Deleting an address that holds no value at that
+    /// point of the batch fails with [`MerkleError::DeleteAbsent`], and then nothing of the
+    /// batch is written. A batch that changes nothing returns the same root and writes nothing.
+    pub fn commit(&self, changes: &[StateChange]) -> Result<String, MerkleError> {
+        let mut w = self.store.writer()?;
+        let outcome = update::apply(&w, self.tables.main, &self.root_hash, changes, true)?;
+        write::persist(&mut w, &self.tables, &self.root_hash, &outcome)?;
+        w.commit()?;
+        Ok(hex_string(&outcome.root))
+    }
+
+    /// The root [`commit`](Self::commit) would return for `changes`, with nothing written.
+    pub fn compute(&self, changes: &[StateChange]) -> Result<String, MerkleError> {
+        let rx = self.store.reader()?;
+        let outcome = update::apply(&rx, self.tables.main, &self.root_hash, changes, false)?;
+        Ok(hex_string(&outcome.root))
+    }
+
+    /// Every (address, value) whose address starts with `prefix`, sorted by address. The prefix
+    /// is lowercase hex of any length; `""` lists the whole state.
+    pub fn leaves(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, MerkleError> {
+        let (tokens, nibble) = address::prefix(prefix)?;
+        let rx = self.store.reader()?;
+        let Some(start) = self.descend(&rx, &tokens)? else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        // Depth-first, children pushed in reverse: addresses come out in ascending order.
+        let mut stack: Vec<(Vec<u8>, HexHash, bool)> = vec![(tokens, start, true)];
+        while let Some((path, hash, is_start)) = stack.pop() {
+            if path.len() > address::MAX_ADDRESS_LEN / 2 {
+                // Only a damaged store (a node that is its own ancestor) gets here.
+                return Err(MerkleError::CorruptNode {
+                    hash: hex_string(&hash),
+                    source: crate::codec::DecodeError::TooDeep { depth: path.len() },
+                });
+            }
+            let node = update::load(&rx, self.tables.main, &hash)?;
+            let (bytes, layout) = (&node.bytes, &node.layout);
+            let skip_own = is_start && nibble.is_some();
+            if let (Some(range), false) = (layout.value.clone(), skip_own) {
+                out.push((address::from_tokens(&path), bytes[range].to_vec()));
+            }
+            for i in (0..layout.count).rev() {
+                let (token, child) = (layout.token(bytes, i), layout.hash(bytes, i));
+                if skip_own && nibble != Some(token >> 4) {
+                    continue;
+                }
+                let mut child_path = Vec::with_capacity(path.len() + 1);
+                child_path.extend_from_slice(&path);
+                child_path.push(token);
+                stack.push((child_path, child, false));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The change-log entry of `root` (see [`changelog`](crate::changelog)), if it has one.
+    pub fn change_log(store: &S, root: &str) -> Result<Option<ChangeLogEntry>, MerkleError> {
+        let tables = Tables::resolve(store)?;
+        let raw = hex_to_raw(&parse_root(root)?);
+        write::read_change_log(&store.reader()?, &tables, &raw)
+    }
+
+    /// Prunes `root` with Transact's semantics (see [`prune`](crate::prune)) and returns the
+    /// hashes of the nodes deleted from storage; empty when the root is kept.
+    pub fn prune(store: &'s S, root: &str) -> Result<Vec<String>, MerkleError> {
+        let tables = Tables::resolve(store)?;
+        let raw = hex_to_raw(&parse_root(root)?);
+        prune::prune(store, &tables, &raw)
+    }
+}
+
+fn check_root<S: Store>(store: &S, tables: &Tables, root: &HexHash) -> Result<(), MerkleError> {
+    if store.reader()?.contains(tables.main, root)? {
+        Ok(())
+    } else {
+        Err(MerkleError::UnknownRoot {
+            root: hex_string(root),
+        })
+    }
+}
+
+fn corrupt(hash: &HexHash, source: crate::codec::DecodeError) -> MerkleError {
+    MerkleError::CorruptNode {
+        hash: hex_string(hash),
+        source,
+    }
+}
+
+fn missing(hash: &HexHash) -> MerkleError {
+    MerkleError::MissingNode {
+        hash: hex_string(hash),
+    }
+}

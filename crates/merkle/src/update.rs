@@ -1,0 +1,428 @@
+//! Applying a batch of changes to the trie in memory and computing the new root.
+//!
+//! The batch opens the nodes on the changed paths into an arena, each read once, and applies
+//! the changes in order. An opened node keeps its stored encoding and records only its edits
+//! (children replaced, added or removed, a new value). Finishing hashes every changed node once,
+//! children before parents, re-encoding each by copying its unchanged entries around the edits:
+//! nothing is decoded to strings and no hash is converted to or from hex on the way.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use triebench_kv::{ReadTx, Table};
+
+use crate::hash::{hex_string, node_hash, root_hash, to_hex, HexHash};
+use crate::node::{write_entry, Layout};
+use crate::{address, codec, MerkleError, StateChange, EMPTY_ROOT_HEX};
+
+/// A child pointer: a hash in storage, or a node opened into the arena.
+#[derive(Clone, Copy)]
+enum Slot {
+    Stored(HexHash),
+    Open(u32),
+}
+
+/// A change to one child of an opened node.
+struct Edit {
+    token: u8,
+    /// `None`: the child is removed.
+    slot: Option<Slot>,
+    /// Whether the stored node has this child.
+    in_base: bool,
+    /// Index of this child among the stored entries, or where it would be inserted.
+    base_pos: usize,
+}
+
+/// A node's stored encoding, validated.
+pub(crate) struct Stored {
+    pub bytes: Vec<u8>,
+    pub layout: Layout,
+}
+
+/// A node opened by the batch.
+struct Work<'c> {
+    /// The stored encoding; `None` for a node the batch created.
+    base: Option<Stored>,
+    /// Child edits, sorted by token.
+    edits: Vec<Edit>,
+    /// `None`: the stored value stands; `Some(v)`: replaced by `v`.
+    value: Option<Option<Cow<'c, [u8]>>>,
+    /// The hash it had in storage, `None` for a node the batch created.
+    orig: Option<HexHash>,
+    parent: u32,
+    token: u8,
+    /// Differs (or may differ) from `orig`.
+    dirty: bool,
+}
+
+impl Work<'_> {
+    fn value(&self) -> Option<&[u8]> {
+        match &self.value {
+            Some(v) => v.as_deref(),
+            None => self
+                .base
+                .as_ref()
+                .and_then(|b| b.layout.value.clone().map(|r| &b.bytes[r])),
+        }
+    }
+
+    fn child_count(&self) -> usize {
+        let base = self.base.as_ref().map_or(0, |b| b.layout.count);
+        self.edits
+            .iter()
+            .fold(base, |n, e| match (e.in_base, e.slot.is_some()) {
+                (false, true) => n + 1,
+                (true, false) => n - 1,
+                _ => n,
+            })
+    }
+
+    /// Appends the node's encoding (every child slot must be stored).
+    fn encode(&self, out: &mut Vec<u8>) {
+        let empty = Vec::new();
+        let (bytes, layout) = match &self.base {
+            Some(b) => (&b.bytes, Some(&b.layout)),
+            None => (&empty, None),
+        };
+        let copy = |out: &mut Vec<u8>, from: usize, to: usize| {
+            if let Some(layout) = layout {
+                if from < to {
+                    out.extend_from_slice(&bytes[layout.entry_range(from, to)]);
+                }
+            }
+        };
+        out.extend_from_slice(&codec::NODE_PREFIX);
+        codec::write_children_header(out, self.child_count());
+        let mut next = 0;
+        for edit in &self.edits {
+            copy(out, next, edit.base_pos);
+            match edit.slot {
+                Some(Slot::Stored(hash)) => write_entry(out, edit.token, &hash),
+                // Unreachable: every opened child is finished before its parent.
+                Some(Slot::Open(_)) => debug_assert!(false, "child finished after its parent"),
+                None => {}
+            }
+            next = edit.base_pos + usize::from(edit.in_base);
+        }
+        copy(out, next, layout.map_or(0, |l| l.count));
+        match (&self.value, layout) {
+            (None, Some(layout)) => {
+                out.extend_from_slice(&codec::VALUE_KEY);
+                out.extend_from_slice(&bytes[layout.value_item.clone()]);
+            }
+            (Some(value), _) => codec::write_value(out, value.as_deref()),
+            (None, None) => codec::write_value(out, None),
+        }
+    }
+}
+
+/// A node the batch created, at one position.
+pub(crate) struct Addition {
+    pub hash: HexHash,
+    /// Its encoding in [`Outcome::encodings`] (empty when encodings were not kept).
+    pub range: Range<usize>,
+    /// Its arena index, and its parent's (`u32::MAX` for the root).
+    pub node: u32,
+    pub parent: u32,
+}
+
+/// The result of a batch.
+pub(crate) struct Outcome {
+    /// The new root.
+    pub root: HexHash,
+    /// Nodes created, one per changed position, children before parents, root last. The empty
+    /// root node is never listed.
+    pub additions: Vec<Addition>,
+    /// The encodings of `additions`, back to back.
+    pub encodings: Vec<u8>,
+    /// Hashes of the stored nodes the batch replaced or removed, per position; the old root is
+    /// not listed.
+    pub deletions: Vec<HexHash>,
+}
+
+/// Loads and validates a stored node.
+pub(crate) fn load<R: ReadTx>(rx: &R, main: Table, hash: &HexHash) -> Result<Stored, MerkleError> {
+    let loaded = rx.get_with(main, hash, |bytes| {
+        Layout::parse(bytes).map(|layout| Stored {
+            bytes: bytes.to_vec(),
+            layout,
+        })
+    })?;
+    match loaded {
+        Some(Ok(stored)) => Ok(stored),
+        Some(Err(source)) => Err(MerkleError::CorruptNode {
+            hash: hex_string(hash),
+            source,
+        }),
+        None => Err(MerkleError::MissingNode {
+            hash: hex_string(hash),
+        }),
+    }
+}
+
+struct Batch<'c, 'r, R> {
+    rx: &'r R,
+    main: Table,
+    arena: Vec<Work<'c>>,
+}
+
+impl<'c, R: ReadTx> Batch<'c, '_, R> {
+    fn push(&mut self, work: Work<'c>) -> u32 {
+        // The arena holds at most one node per token of the batch's addresses.
+        let index = self.arena.len() as u32;
+        self.arena.push(work);
+        index
+    }
+
+    fn open_stored(&mut self, hash: HexHash, parent: u32, token: u8) -> Result<u32, MerkleError> {
+        let base = load(self.rx, self.main, &hash)?;
+        Ok(self.push(Work {
+            base: Some(base),
+            edits: Vec::new(),
+            value: None,
+            orig: Some(hash),
+            parent,
+            token,
+            dirty: false,
+        }))
+    }
+
+    fn new_node(&mut self, parent: u32, token: u8) -> u32 {
+        self.push(Work {
+            base: None,
+            edits: Vec::new(),
+            value: None,
+            orig: None,
+            parent,
+            token,
+            dirty: true,
+        })
+    }
+
+    /// The child of node `at` under `token`, opened into the arena. With `create`, a missing
+    /// child is created; without, it ends the walk with `None`.
+    fn child(&mut self, at: u32, token: u8, create: bool) -> Result<Option<u32>, MerkleError> {
+        let work = &self.arena[at as usize];
+        match work.edits.binary_search_by_key(&token, |e| e.token) {
+            Ok(e) => match work.edits[e].slot {
+                Some(Slot::Open(child)) => Ok(Some(child)),
+                Some(Slot::Stored(hash)) => {
+                    let child = self.open_stored(hash, at, token)?;
+                    self.arena[at as usize].edits[e].slot = Some(Slot::Open(child));
+                    Ok(Some(child))
+                }
+                None if create => {
+                    let child = self.new_node(at, token);
+                    self.arena[at as usize].edits[e].slot = Some(Slot::Open(child));
+                    Ok(Some(child))
+                }
+                None => Ok(None),
+            },
+            Err(e) => {
+                let found = work
+                    .base
+                    .as_ref()
+                    .map_or(Err(0), |b| b.layout.find(&b.bytes, token));
+                let (child, in_base, base_pos) = match found {
+                    Ok(pos) => {
+                        let hash = work
+                            .base
+                            .as_ref()
+                            .map(|b| b.layout.hash(&b.bytes, pos))
+                            .ok_or_else(internal)?;
+                        (self.open_stored(hash, at, token)?, true, pos)
+                    }
+                    Err(pos) if create => (self.new_node(at, token), false, pos),
+                    Err(_) => return Ok(None),
+                };
+                self.arena[at as usize].edits.insert(
+                    e,
+                    Edit {
+                        token,
+                        slot: Some(Slot::Open(child)),
+                        in_base,
+                        base_pos,
+                    },
+                );
+                Ok(Some(child))
+            }
+        }
+    }
+
+    fn walk(&mut self, tokens: &[u8], create: bool) -> Result<Option<u32>, MerkleError> {
+        let mut at = 0u32;
+        for &token in tokens {
+            match self.child(at, token, create)? {
+                Some(child) => at = child,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(at))
+    }
+
+    fn apply(&mut self, change: &'c StateChange) -> Result<(), MerkleError> {
+        match change {
+            StateChange::Set { address, value } => {
+                let tokens = address::tokens(address)?;
+                let at = self.walk(&tokens, true)?.ok_or_else(internal)?;
+                let work = &mut self.arena[at as usize];
+                if work.value() != Some(value.as_slice()) {
+                    work.value = Some(Some(Cow::Borrowed(value)));
+                    work.dirty = true;
+                }
+                Ok(())
+            }
+            StateChange::Delete { address } => {
+                let tokens = address::tokens(address)?;
+                let absent = || MerkleError::DeleteAbsent {
+                    address: address.clone(),
+                };
+                let at = self.walk(&tokens, false)?.ok_or_else(absent)?;
+                let work = &mut self.arena[at as usize];
+                if work.value().is_none() {
+                    return Err(absent());
+                }
+                work.value = Some(None);
+                work.dirty = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// Hashes the changed nodes bottom-up (children have higher arena indices than their
+    /// parents, so a reverse sweep sees every child first).
+    fn finish(mut self, keep_encodings: bool) -> Result<Outcome, MerkleError> {
+        // Room for every node re-encoded: its stored size plus a few entries of growth.
+        let capacity = if keep_encodings {
+            self.arena
+                .iter()
+                .map(|w| w.base.as_ref().map_or(0, |b| b.bytes.len()) + 4 * crate::node::ENTRY)
+                .sum()
+        } else {
+            0
+        };
+        let mut out = Outcome {
+            root: EMPTY_ROOT_HEX,
+            additions: Vec::with_capacity(self.arena.len()),
+            encodings: Vec::with_capacity(capacity),
+            deletions: Vec::with_capacity(self.arena.len()),
+        };
+        for i in (1..self.arena.len()).rev() {
+            let work = &self.arena[i];
+            let (parent, token, orig) = (work.parent as usize, work.token, work.orig);
+            // `None` = remove from the parent, `Some(h)` = point the parent at `h`.
+            let fate = if !work.dirty {
+                orig
+            } else if work.value().is_none() && work.child_count() == 0 {
+                out.deletions.extend(orig);
+                None
+            } else {
+                let hash = hash_node(work, i, &mut out, keep_encodings);
+                if orig == Some(hash) {
+                    // Same content as before: not an addition after all.
+                    out.drop_last();
+                } else {
+                    out.deletions.extend(orig);
+                }
+                Some(hash)
+            };
+            let parent_work = &mut self.arena[parent];
+            let e = parent_work
+                .edits
+                .binary_search_by_key(&token, |e| e.token)
+                .map_err(|_| internal())?;
+            parent_work.edits[e].slot = fate.map(Slot::Stored);
+            if fate != orig {
+                parent_work.dirty = true;
+            }
+        }
+        let root_work = self.arena.first().ok_or_else(internal)?;
+        let orig_root = root_work.orig.ok_or_else(internal)?;
+        out.root = if root_work.dirty {
+            let hash = hash_node(root_work, 0, &mut out, keep_encodings);
+            if hash == orig_root || hash == EMPTY_ROOT_HEX {
+                out.drop_last();
+            }
+            hash
+        } else {
+            orig_root
+        };
+        Ok(out)
+    }
+}
+
+impl Outcome {
+    /// Forgets the last addition and its encoding.
+    fn drop_last(&mut self) {
+        if let Some(addition) = self.additions.pop() {
+            self.encodings.truncate(addition.range.start);
+        }
+    }
+}
+
+/// Encodes a finished node, hashes it and records it as an addition.
+fn hash_node(work: &Work<'_>, node: usize, out: &mut Outcome, keep: bool) -> HexHash {
+    let is_root = node == 0;
+    let start = if keep { out.encodings.len() } else { 0 };
+    out.encodings.truncate(start);
+    work.encode(&mut out.encodings);
+    let encoding = &out.encodings[start..];
+    let raw = if is_root {
+        root_hash(encoding)
+    } else {
+        node_hash(encoding)
+    };
+    let hash = to_hex(&raw);
+    let range = if keep {
+        start..out.encodings.len()
+    } else {
+        0..0
+    };
+    out.additions.push(Addition {
+        hash,
+        range,
+        node: node as u32,
+        parent: if is_root { u32::MAX } else { work.parent },
+    });
+    hash
+}
+
+fn internal() -> MerkleError {
+    MerkleError::Storage(triebench_kv::KvError::backend(
+        "merkle",
+        "internal error: batch arena out of step",
+    ))
+}
+
+/// An upper bound on the nodes a batch opens (one per token), capped to keep the initial
+/// allocation reasonable for huge batches.
+fn arena_estimate(changes: &[StateChange]) -> usize {
+    let tokens: usize = changes
+        .iter()
+        .map(|c| match c {
+            StateChange::Set { address, .. } | StateChange::Delete { address } => address.len() / 2,
+        })
+        .sum();
+    (tokens + 1).min(1 << 16)
+}
+
+/// Applies `changes` in order on top of `root`, reading through `rx`, and returns the new root
+/// with what changed. Nothing is written.
+pub(crate) fn apply<R: ReadTx>(
+    rx: &R,
+    main: Table,
+    root: &HexHash,
+    changes: &[StateChange],
+    keep_encodings: bool,
+) -> Result<Outcome, MerkleError> {
+    let mut batch = Batch {
+        rx,
+        main,
+        arena: Vec::with_capacity(arena_estimate(changes)),
+    };
+    batch.open_stored(*root, 0, 0)?;
+    for change in changes {
+        batch.apply(change)?;
+    }
+    batch.finish(keep_encodings)
+}

@@ -1,0 +1,190 @@
+//! Persisting a batch: new nodes (duplicates reference-counted), change-log entries.
+
+use triebench_kv::{ReadTx, WriteTx};
+
+use crate::changelog::{ChangeLogEntry, Successor};
+use crate::hash::{hex_string, hex_to_raw, HexHash, RawHash};
+use crate::trie::Tables;
+use crate::update::Outcome;
+use crate::{refcount, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
+
+/// Reads the change-log entry of `root`.
+pub(crate) fn read_change_log<R: ReadTx>(
+    rx: &R,
+    tables: &Tables,
+    root: &RawHash,
+) -> Result<Option<ChangeLogEntry>, MerkleError> {
+    match rx.get_with(tables.change_log, root, ChangeLogEntry::from_bytes)? {
+        None => Ok(None),
+        Some(Ok(entry)) => Ok(Some(entry)),
+        Some(Err(source)) => Err(MerkleError::CorruptChangeLog {
+            root: hex::encode(root),
+            source,
+        }),
+    }
+}
+
+/// Writes the outcome of a batch applied on `parent` into the open transaction `w`.
+///
+/// * A batch that leaves the root unchanged writes nothing.
+/// * A batch that empties the trie rewrites the empty root node (overwrite) and nothing else:
+///   the empty root is never reference-counted, logged or pruned.
+/// * A batch whose root already has a change-log entry (a live root reached again, e.g. by
+///   setting then deleting) writes nothing: that root's nodes are already held by its own
+///   history, and rewriting its entry would lose its successors.
+/// * Otherwise each new node is stored if absent, or reference-counted if already stored
+///   (checked with a read first: no insert is expected to fail), the new root gets an entry
+///   and the parent's entry (if it has one) gets a successor listing what the batch replaced.
+pub(crate) fn persist<W: WriteTx>(
+    w: &mut W,
+    tables: &Tables,
+    parent: &HexHash,
+    outcome: &Outcome,
+) -> Result<(), MerkleError> {
+    if outcome.root == *parent {
+        return Ok(());
+    }
+    if outcome.root == EMPTY_ROOT_HEX {
+        w.put(tables.main, &EMPTY_ROOT_HEX, &EMPTY_NODE)?;
+        return Ok(());
+    }
+    let root_raw = hex_to_raw(&outcome.root);
+    if w.contains(tables.change_log, &root_raw)? {
+        return Ok(());
+    }
+
+    store_nodes(w, tables, outcome)?;
+
+    let parent_raw = hex_to_raw(parent);
+    let entry = ChangeLogEntry {
+        parent: parent_raw,
+        additions: outcome
+            .additions
+            .iter()
+            .map(|a| hex_to_raw(&a.hash))
+            .collect(),
+        successors: Vec::new(),
+    };
+    w.put(tables.change_log, &root_raw, &entry.to_bytes())?;
+
+    if let Some(mut parent_entry) = read_change_log(w, tables, &parent_raw)? {
+        parent_entry.successors.push(Successor {
+            root: root_raw,
+            deletions: outcome.deletions.iter().map(hex_to_raw).collect(),
+        });
+        w.put(tables.change_log, &parent_raw, &parent_entry.to_bytes())?;
+    }
+    Ok(())
+}
+
+/// Stores the batch's new nodes: each distinct node once, further occurrences (and nodes
+/// already stored) counted in `duplicate_log`.
+///
+/// Existence is checked with a read, children before parents, and only as far as needed: a
+/// stored node's children are always stored (a commit writes a node with its subtree, and
+/// pruning never deletes a node a live root still reads), so when a node turns out to be
+/// absent, every new node above it is absent too and needs no check. A single-key commit thus
+/// costs one existence check instead of one per level.
+fn store_nodes<W: WriteTx>(
+    w: &mut W,
+    tables: &Tables,
+    outcome: &Outcome,
+) -> Result<(), MerkleError> {
+    let additions = &outcome.additions;
+    // Group occurrences of the same hash.
+    // Sort by the hash's first 8 bytes as an integer, whole hash on ties: cheap comparisons.
+    let prefix = |i: u32| {
+        let h = &additions[i as usize].hash;
+        u64::from_be_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]])
+    };
+    let mut order: Vec<(u64, u32)> = (0..additions.len() as u32)
+        .map(|i| (prefix(i), i))
+        .collect();
+    order.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0).then_with(|| {
+            additions[a.1 as usize]
+                .hash
+                .cmp(&additions[b.1 as usize].hash)
+        })
+    });
+    let order: Vec<u32> = order.into_iter().map(|(_, i)| i).collect();
+    let mut group_of = vec![0u32; additions.len()];
+    let mut group_len: Vec<u64> = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
+        let same = k > 0 && additions[order[k - 1] as usize].hash == additions[i as usize].hash;
+        if !same {
+            group_len.push(0);
+        }
+        let g = group_len.len() - 1;
+        group_len[g] += 1;
+        group_of[i as usize] = g as u32;
+    }
+    // Arena node -> addition, to find each addition's parent.
+    let nodes = additions
+        .iter()
+        .map(|a| a.node as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut addition_of = vec![u32::MAX; nodes];
+    for (i, a) in additions.iter().enumerate() {
+        addition_of[a.node as usize] = i as u32;
+    }
+    // Per group: decided absent (Some(true)) or present (Some(false)); forced absent.
+    let mut decided: Vec<Option<bool>> = vec![None; group_len.len()];
+    let mut forced = vec![false; group_len.len()];
+    for (i, addition) in additions.iter().enumerate() {
+        let g = group_of[i] as usize;
+        let absent = match decided[g] {
+            Some(absent) => absent,
+            None => {
+                let absent = forced[g] || !w.contains(tables.main, &addition.hash)?;
+                let extra = if absent {
+                    let encoding =
+                        outcome
+                            .encodings
+                            .get(addition.range.clone())
+                            .ok_or_else(|| {
+                                triebench_kv::KvError::backend(
+                                    "merkle",
+                                    "internal error: encoding out of range",
+                                )
+                            })?;
+                    w.put(tables.main, &addition.hash, encoding)?;
+                    group_len[g] - 1
+                } else {
+                    group_len[g]
+                };
+                if extra > 0 {
+                    let raw = hex_to_raw(&addition.hash);
+                    let count = refcount::get(w, tables.duplicate_log, &raw)?;
+                    refcount::set(w, tables.duplicate_log, &raw, count.saturating_add(extra))?;
+                }
+                decided[g] = Some(absent);
+                absent
+            }
+        };
+        if absent {
+            if let Some(&p) = addition_of.get(addition.parent as usize) {
+                if let Some(&pg) = group_of.get(p as usize) {
+                    forced[pg as usize] = true;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Makes sure the empty root node is stored (overwrite, never counted).
+pub(crate) fn ensure_empty_root<S: triebench_kv::Store>(
+    store: &S,
+    tables: &Tables,
+) -> Result<(), MerkleError> {
+    if store.reader()?.contains(tables.main, &EMPTY_ROOT_HEX)? {
+        return Ok(());
+    }
+    let mut w = store.writer()?;
+    w.put(tables.main, &EMPTY_ROOT_HEX, &EMPTY_NODE)?;
+    w.commit()?;
+    debug_assert_eq!(hex_string(&EMPTY_ROOT_HEX), crate::EMPTY_ROOT);
+    Ok(())
+}

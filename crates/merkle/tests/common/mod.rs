@@ -1,0 +1,66 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use triebench_merkle::StateChange;
+
+pub type Model = BTreeMap<String, Vec<u8>>;
+
+pub fn set(address: &str, value: &[u8]) -> StateChange {
+    StateChange::Set {
+        address: address.to_string(),
+        value: value.to_vec(),
+    }
+}
+
+pub fn del(address: &str) -> StateChange {
+    StateChange::Delete {
+        address: address.to_string(),
+    }
+}
+
+/// Addresses from a small token alphabet, zero to three tokens deep, so that histories hit
+/// shared paths, interior values (prefixes of other addresses) and the root's own value.
+pub fn address() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop::sample::select(vec!["00", "0a", "ab", "cd", "ff"]),
+        0..4,
+    )
+    .prop_map(|tokens| tokens.concat())
+}
+
+/// Values including the empty value (distinct from no value) and repeats (duplicate nodes).
+pub fn value() -> impl Strategy<Value = Vec<u8>> {
+    prop::sample::select(vec![vec![], vec![1], vec![2], vec![1, 2], b"0001".to_vec()])
+}
+
+/// A change; deletes mostly target addresses likely to exist.
+pub fn change() -> impl Strategy<Value = StateChange> {
+    prop_oneof![
+        3 => (address(), value()).prop_map(|(address, value)| StateChange::Set { address, value }),
+        2 => address().prop_map(|address| StateChange::Delete { address }),
+    ]
+}
+
+pub fn batch() -> impl Strategy<Value = Vec<StateChange>> {
+    proptest::collection::vec(change(), 0..6)
+}
+
+/// Applies a batch to a model with the trie's rules; `None` if a delete hits an absent
+/// address (the whole batch is then refused).
+pub fn apply(model: &Model, changes: &[StateChange]) -> Option<Model> {
+    let mut next = model.clone();
+    for change in changes {
+        match change {
+            StateChange::Set { address, value } => {
+                next.insert(address.clone(), value.clone());
+            }
+            StateChange::Delete { address } => {
+                next.remove(address)?;
+            }
+        }
+    }
+    Some(next)
+}
