@@ -302,6 +302,36 @@ mod tests {
         assert_eq!(root_hash(&enc), node_hash(&enc));
     }
 
+    proptest::proptest! {
+        /// A chain of encodings, each an edit of the previous one, hashes exactly.
+        #[test]
+        fn midstate_chain_matches_sha512(
+            start in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..3000),
+            edits in proptest::collection::vec(
+                (proptest::prelude::any::<proptest::sample::Index>(), proptest::prelude::any::<u8>(), 0u8..3),
+                1..12,
+            ),
+        ) {
+            let mut m = Midstate::default();
+            let mut enc = start;
+            proptest::prop_assert_eq!(m.hash(&enc), node_hash(&enc));
+            for (at, byte, kind) in edits {
+                match kind {
+                    0 if !enc.is_empty() => {
+                        let i = at.index(enc.len());
+                        enc[i] = byte;
+                    }
+                    1 => enc.insert(at.index(enc.len() + 1), byte),
+                    _ if !enc.is_empty() => {
+                        enc.remove(at.index(enc.len()));
+                    }
+                    _ => {}
+                }
+                proptest::prop_assert_eq!(m.hash(&enc), node_hash(&enc));
+            }
+        }
+    }
+
     #[test]
     fn counters_grow_with_work() {
         let before = stats();

@@ -16,12 +16,37 @@
 //! [`compute`](MerkleTrie::compute) returns the same root without writing. Every commit keeps
 //! a [change log](changelog) so that old roots can be [pruned](prune).
 //!
+//! # Batches
+//!
+//! The changes of a batch apply in order and a later change to the same address wins: a set
+//! then a delete of one address is a delete. Deleting an address that holds no value at that
+//! point of the batch is [`MerkleError::DeleteAbsent`], and then nothing of the batch is
+//! written. A batch that changes nothing returns the same root and writes nothing. Deleting a
+//! value keeps its node while it has children; a node left with no value and no children is
+//! removed from its parent, recursively. Values on interior nodes behave like any other
+//! (Transact loses them in several cases; this crate does not).
+//!
+//! [`get`](MerkleTrie::get) and [`contains`](MerkleTrie::contains) answer whether a *value* is
+//! stored at an address (Transact's `contains` also answers `true` for an address that is only
+//! a prefix of stored ones).
+//!
 //! # Storage
 //!
 //! Open the store with the tables in [`TABLES`]. Table `main` maps a node hash (its 64 hex
 //! ASCII bytes) to the encoded node, as Transact does, so a store holds the nodes of every
 //! committed root until they are pruned. `change_log` and `duplicate_log` hold the pruning
-//! bookkeeping.
+//! bookkeeping: see [`changelog`] and [`prune`]. A node stored twice (by two commits, or at two
+//! positions) is kept once and reference-counted.
+//!
+//! # Performance
+//!
+//! A batch reads each node on its paths once, keeps stored encodings as they are and re-encodes
+//! a changed node by copying its unchanged child entries, hashes each changed node once, and
+//! checks storage for an existing copy of a new node only until one is found absent (all new
+//! nodes above it are then absent too). Root encodings are hashed through a per-thread SHA-512
+//! midstate cache ([`hash::MIDSTATE_MIN_LEN`]), so a commit that changes a large root halfway
+//! through hashes only its second half. [`hash::stats`] counts the hashing done. The example
+//! `hotpath` times the `update` workload against the SHA-512 floor.
 //!
 //! # Example
 //!
