@@ -16,6 +16,17 @@ pub enum Durability {
     PowerLoss,
 }
 
+impl Durability {
+    /// A short name for tables and JSON: `volatile`, `process-crash` or `power-loss`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Durability::Volatile => "volatile",
+            Durability::ProcessCrash => "process-crash",
+            Durability::PowerLoss => "power-loss",
+        }
+    }
+}
+
 /// A backend configuration, selected by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Profile {

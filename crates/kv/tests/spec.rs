@@ -1,9 +1,7 @@
 //! `BackendSpec`: one profile name plus a directory opens the right backend, for every profile
 //! this build includes; bad names and missing directories are clear errors.
 
-use triebench_kv::{
-    BackendSpec, KvError, KvResult, Profile, ReadTx, Store, StoreVisitor, WriteTx,
-};
+use triebench_kv::{BackendSpec, KvError, KvResult, Profile, ReadTx, Store, StoreVisitor, WriteTx};
 
 /// Commits one entry and reads it back, returning the store's table names.
 struct RoundTrip;
@@ -55,7 +53,10 @@ fn file_backed_profiles_need_a_directory() {
     for profile in Profile::enabled().into_iter().filter(|p| p.needs_dir()) {
         let spec = BackendSpec::new(profile, None).unwrap();
         let err = spec.open(&["data"], RoundTrip).unwrap_err();
-        assert!(matches!(err, KvError::DirectoryRequired { .. }), "{profile}: {err:?}");
+        assert!(
+            matches!(err, KvError::DirectoryRequired { .. }),
+            "{profile}: {err:?}"
+        );
         assert!(err.to_string().contains("--dir"), "{err}");
     }
     let btree = BackendSpec::new(Profile::Btree, None).unwrap();
@@ -67,6 +68,9 @@ fn bad_table_declarations_are_refused() {
     let spec = BackendSpec::new(Profile::Btree, None).unwrap();
     for tables in [&[][..], &["a", "a"][..], &["has space"][..], &[""][..]] {
         let err = spec.open(tables, RoundTrip).unwrap_err();
-        assert!(matches!(err, KvError::InvalidTables(_)), "{tables:?}: {err:?}");
+        assert!(
+            matches!(err, KvError::InvalidTables(_)),
+            "{tables:?}: {err:?}"
+        );
     }
 }

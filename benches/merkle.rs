@@ -1,0 +1,280 @@
+//! Criterion benches of the trie on every backend profile built in.
+//!
+//! Groups (names are read by `triebench report`):
+//! - `scenario/<name>`, function = profile: one of Transact's ten scenarios, each iteration on a
+//!   fresh store in a fresh directory under `TMPDIR` (opening and removing it is not timed).
+//! - `scenario/suite`, function = profile: all ten in one measurement, the figure the published
+//!   Transact study reports.
+//! - `scale/commit_size/<profile>` (changes per commit), `scale/state_size/<profile>` (leaves
+//!   before the measured single-key commits), `scale/reads/<profile>` (`hit`, `miss`),
+//!   `scale/leaves/<profile>` (iterating a subtree), `scale/prune/<profile>` (pruning a chain of
+//!   roots).
+//!
+//! `TRIEBENCH_SCALE=quick|standard|full` sets the sizes; `TRIEBENCH_PROFILES=a,b` narrows the
+//! profiles.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
+use std::hint::black_box;
+use support::{announce_filesystem, configure, fresh_dir, profiles, Scale};
+use triebench_harness::workloads::{update_address, Scenario, SCENARIOS};
+use triebench_kv::{BackendSpec, KvError, Profile, Store, StoreVisitor};
+use triebench_merkle::{MerkleTrie, StateChange, TABLES};
+
+/// Opens a fresh store for `profile` under `TMPDIR` and runs `visitor` on it.
+fn with_fresh_store<V: StoreVisitor>(profile: Profile, visitor: V) -> Result<V::Output, KvError> {
+    let dir = fresh_dir();
+    let spec = BackendSpec::new(profile, Some(dir.path().to_path_buf()))?;
+    spec.open(TABLES, visitor)
+}
+
+/// Times the given scenarios back to back, each on its own fresh store.
+fn time_scenarios(profile: Profile, scenarios: &[Scenario]) -> Duration {
+    struct Timed(Scenario);
+    impl StoreVisitor for Timed {
+        type Output = Duration;
+        fn visit<S: Store>(self, store: S) -> Duration {
+            let start = Instant::now();
+            let outcome = self.0.run(&store);
+            let elapsed = start.elapsed();
+            if let Err(e) = outcome {
+                panic!("scenario {} failed: {e}", self.0);
+            }
+            elapsed
+        }
+    }
+    scenarios
+        .iter()
+        .map(|&s| with_fresh_store(profile, Timed(s)).unwrap_or_else(|e| panic!("{profile}: {e}")))
+        .sum()
+}
+
+fn bench_scenarios(c: &mut Criterion) {
+    announce_filesystem();
+    let scale = Scale::from_env();
+    let profiles = profiles();
+    let mut groups: Vec<(String, Vec<Scenario>)> = SCENARIOS
+        .iter()
+        .map(|s| (s.name().to_string(), vec![*s]))
+        .collect();
+    groups.push(("suite".to_string(), SCENARIOS.to_vec()));
+    for (name, scenarios) in groups {
+        let mut group = c.benchmark_group(format!("scenario/{name}"));
+        for &profile in &profiles {
+            configure(&mut group, scale, Some(profile));
+            group.bench_function(profile.name(), |b| {
+                b.iter_custom(|iters| {
+                    (0..iters)
+                        .map(|_| time_scenarios(profile, &scenarios))
+                        .sum()
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+/// `n` fresh set changes, numbered from `first` (the `update` key scheme).
+fn sets(first: usize, n: usize) -> Vec<StateChange> {
+    (first..first + n)
+        .map(|i| StateChange::Set {
+            address: update_address(i as u32),
+            value: format!("{i:016x}").into_bytes(),
+        })
+        .collect()
+}
+
+/// Loads `leaves` leaves in commits of up to 1000 and returns the root.
+fn preload<S: Store>(store: &S, leaves: usize) -> String {
+    let mut trie = MerkleTrie::new(store).expect("open trie");
+    let mut loaded = 0;
+    while loaded < leaves {
+        let n = (leaves - loaded).min(1000);
+        let root = trie.commit(&sets(loaded, n)).expect("preload commit");
+        trie.set_root(&root).expect("advance root");
+        loaded += n;
+    }
+    trie.root().to_string()
+}
+
+type Group<'a, 'c> = &'a mut BenchmarkGroup<'c, WallTime>;
+
+/// Commits batches of fresh sets of each size on a trie that grows as it goes.
+struct CommitSize<'a, 'c>(Group<'a, 'c>, &'a [usize], usize);
+impl StoreVisitor for CommitSize<'_, '_> {
+    type Output = ();
+    fn visit<S: Store>(self, store: S) {
+        let CommitSize(group, sizes, base) = self;
+        let mut trie = MerkleTrie::at_root(&store, &preload(&store, base)).expect("root");
+        let mut next = base;
+        for &n in sizes {
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_function(BenchmarkId::from_parameter(n), |b| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let batch = sets(next, n);
+                        next += n;
+                        let start = Instant::now();
+                        let root = trie.commit(&batch).expect("commit");
+                        total += start.elapsed();
+                        trie.set_root(&root).expect("advance root");
+                    }
+                    total
+                })
+            });
+        }
+    }
+}
+
+/// Single-key commits on a trie already holding `leaves` leaves.
+struct StateSize<'a, 'c>(Group<'a, 'c>, usize);
+impl StoreVisitor for StateSize<'_, '_> {
+    type Output = ();
+    fn visit<S: Store>(self, store: S) {
+        let StateSize(group, leaves) = self;
+        let mut trie = MerkleTrie::at_root(&store, &preload(&store, leaves)).expect("root");
+        let mut next = leaves;
+        group.throughput(Throughput::Elements(1));
+        group.bench_function(BenchmarkId::from_parameter(leaves), |b| {
+            b.iter(|| {
+                let root = trie.commit(&sets(next, 1)).expect("commit");
+                next += 1;
+                trie.set_root(&root).expect("advance root");
+            })
+        });
+    }
+}
+
+/// Point reads, hits and misses, on a trie of `leaves` leaves.
+struct Reads<'a, 'c>(Group<'a, 'c>, usize);
+impl StoreVisitor for Reads<'_, '_> {
+    type Output = ();
+    fn visit<S: Store>(self, store: S) {
+        let Reads(group, leaves) = self;
+        let trie = MerkleTrie::at_root(&store, &preload(&store, leaves)).expect("root");
+        let hits: Vec<String> = (0..100)
+            .map(|i| update_address((i * 7919 % leaves) as u32))
+            .collect();
+        let misses: Vec<String> = (0..100)
+            .map(|i| update_address((leaves + i) as u32))
+            .collect();
+        group.throughput(Throughput::Elements(100));
+        for (name, addresses) in [("hit", &hits), ("miss", &misses)] {
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    for a in addresses.iter() {
+                        black_box(trie.get(a).expect("get"));
+                    }
+                })
+            });
+        }
+    }
+}
+
+/// Iterates the leaves under a two-character prefix (about 1/256 of them) of a trie of
+/// `leaves` leaves.
+struct Leaves<'a, 'c>(Group<'a, 'c>, usize);
+impl StoreVisitor for Leaves<'_, '_> {
+    type Output = ();
+    fn visit<S: Store>(self, store: S) {
+        let Leaves(group, leaves) = self;
+        let trie = MerkleTrie::at_root(&store, &preload(&store, leaves)).expect("root");
+        let first = update_address(0);
+        let prefix = &first[..2];
+        let count = trie.leaves(prefix).expect("leaves").len();
+        group.throughput(Throughput::Elements(count as u64));
+        group.bench_function(BenchmarkId::new("prefix2", leaves), |b| {
+            b.iter(|| black_box(trie.leaves(prefix).expect("leaves").len()))
+        });
+    }
+}
+
+/// Prunes a chain of `commits` single-key roots, oldest first.
+struct Prune<'a, 'c>(Group<'a, 'c>, usize);
+impl StoreVisitor for Prune<'_, '_> {
+    type Output = ();
+    fn visit<S: Store>(self, store: S) {
+        let Prune(group, commits) = self;
+        let mut trie = MerkleTrie::at_root(&store, &preload(&store, 1000)).expect("root");
+        let mut next = 1000;
+        group.throughput(Throughput::Elements(commits as u64));
+        group.bench_function(BenchmarkId::from_parameter(commits), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let mut chain = vec![trie.root().to_string()];
+                    for _ in 0..commits {
+                        let root = trie.commit(&sets(next, 1)).expect("commit");
+                        next += 1;
+                        trie.set_root(&root).expect("advance root");
+                        chain.push(root);
+                    }
+                    let start = Instant::now();
+                    for root in &chain[..commits] {
+                        black_box(MerkleTrie::prune(&store, root).expect("prune"));
+                    }
+                    total += start.elapsed();
+                }
+                total
+            })
+        });
+    }
+}
+
+/// Runs `f` with a configured group named `scale/<name>/<profile>`; errors are reported, not fatal.
+fn in_group(
+    c: &mut Criterion,
+    name: &str,
+    profile: Profile,
+    scale: Scale,
+    f: impl FnOnce(Group<'_, '_>) -> Result<(), KvError>,
+) {
+    let mut group = c.benchmark_group(format!("scale/{name}/{profile}"));
+    configure(&mut group, scale, Some(profile));
+    if let Err(e) = f(&mut group) {
+        eprintln!("scale/{name}/{profile}: {e}");
+    }
+    group.finish();
+}
+
+fn bench_scalable(c: &mut Criterion) {
+    announce_filesystem();
+    let scale = Scale::from_env();
+    let commit_sizes: &[usize] = match scale {
+        Scale::Quick => &[1, 10, 100],
+        _ => &[1, 10, 100, 1000],
+    };
+    let state_sizes: Vec<usize> = [1_000, 10_000, 100_000].map(|n| scale.size(n)).to_vec();
+    let base = scale.size(1000);
+    let read_leaves = scale.size(10_000);
+    for profile in profiles() {
+        in_group(c, "commit_size", profile, scale, |g| {
+            with_fresh_store(profile, CommitSize(g, commit_sizes, base))
+        });
+        in_group(c, "state_size", profile, scale, |g| {
+            for &leaves in &state_sizes {
+                with_fresh_store(profile, StateSize(&mut *g, leaves))?;
+            }
+            Ok(())
+        });
+        in_group(c, "reads", profile, scale, |g| {
+            with_fresh_store(profile, Reads(g, read_leaves))
+        });
+        in_group(c, "leaves", profile, scale, |g| {
+            with_fresh_store(profile, Leaves(g, read_leaves))
+        });
+        in_group(c, "prune", profile, scale, |g| {
+            with_fresh_store(profile, Prune(g, scale.size(100)))
+        });
+    }
+}
+
+criterion_group!(benches, bench_scenarios, bench_scalable);
+criterion_main!(benches);

@@ -1,0 +1,108 @@
+//! The errors of `triebench report` and `triebench capture-fs`, each saying what to do.
+
+use std::path::PathBuf;
+
+/// Everything that stops a report (or a filesystem capture) from being written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The criterion output directory does not exist.
+    #[error(
+        "criterion output directory {} not found: run the benches first \
+         (`cargo bench -- --save-baseline NAME`), or pass --criterion-dir DIR \
+         (default: $CARGO_TARGET_DIR/criterion, else target/criterion)",
+        .0.display()
+    )]
+    CriterionDirMissing(PathBuf),
+
+    /// The requested baseline run was never saved.
+    #[error(
+        "baseline `{name}` not found under {}: saved baselines are [{}]; \
+         save one with `cargo bench -- --save-baseline {name}` or pick an existing one",
+        dir.display(),
+        available.join(", ")
+    )]
+    BaselineNotFound {
+        /// The requested name.
+        name: String,
+        /// The criterion directory searched.
+        dir: PathBuf,
+        /// Every baseline name found there.
+        available: Vec<String>,
+    },
+
+    /// A criterion file could not be parsed (criterion's layout changed, or the file is damaged).
+    #[error(
+        "cannot read criterion file {}: {reason}; re-run that benchmark, or delete its \
+         directory if it is stale",
+        path.display()
+    )]
+    CriterionFile {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+
+    /// A filesystem sidecar (`triebench-runs/NAME.json`) could not be parsed.
+    #[error(
+        "cannot read filesystem sidecar {}: {reason}; re-create it with \
+         `triebench capture-fs NAME DIR --criterion-dir D`",
+        path.display()
+    )]
+    Sidecar {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+
+    /// The directory whose filesystem should be captured is not usable.
+    #[error("cannot inspect directory {}: {reason}; pass an existing directory (the TMPDIR the benches used)", dir.display())]
+    FsProbe {
+        /// The directory.
+        dir: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+
+    /// A run name that cannot be used as a file name.
+    #[error("invalid run name `{0}`: use letters, digits, `.`, `_` and `-` only")]
+    InvalidRunName(String),
+
+    /// Writing an output file failed.
+    #[error("cannot write {}: {source}; check that the directory is writable and has space", path.display())]
+    Write {
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+
+    /// Drawing a plot failed.
+    #[error("cannot draw plot {}: {reason}", path.display())]
+    Plot {
+        /// The plot file.
+        path: PathBuf,
+        /// What plotters reported.
+        reason: String,
+    },
+
+    /// Serialising JSON failed (should not happen with the types used).
+    #[error("cannot serialise {what} to JSON: {source}")]
+    Json {
+        /// What was being written.
+        what: &'static str,
+        /// The serde error.
+        source: serde_json::Error,
+    },
+}
+
+impl ReportError {
+    /// A write error for `path`.
+    pub(crate) fn write(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        ReportError::Write {
+            path: path.into(),
+            source,
+        }
+    }
+}

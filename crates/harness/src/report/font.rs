@@ -1,0 +1,21 @@
+//! The embedded font: DejaVu Sans (Bitstream Vera license, see `assets/DejaVuSans-LICENSE.txt`),
+//! registered with plotters' `ab_glyph` text renderer so no system font library is needed.
+
+use std::sync::OnceLock;
+
+use plotters::style::FontStyle;
+
+/// DejaVu Sans 2.37, from Debian's fonts-dejavu-core.
+static DEJAVU_SANS: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+
+/// The family name plots use.
+pub const FAMILY: &str = "sans-serif";
+
+static REGISTERED: OnceLock<bool> = OnceLock::new();
+
+/// Registers the embedded font (once); `false` if plotters rejected it.
+pub fn ensure_registered() -> bool {
+    *REGISTERED.get_or_init(|| {
+        plotters::style::register_font(FAMILY, FontStyle::Normal, DEJAVU_SANS).is_ok()
+    })
+}
