@@ -8,6 +8,11 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy (all targets, all features, -D warnings)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
+echo "== cargo doc (no broken links or HTML in the docs)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quiet
 echo "== cargo test (workspace, all features)"
 # A hung test (a deadlock, a server that never answers) must fail CI, not eat its 90 minutes.
 timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --workspace --all-features
+echo "== criterion benches in test mode (each benchmark once, quick sizes)"
+TRIEBENCH_SCALE=quick timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" \
+  cargo test --benches --all-features

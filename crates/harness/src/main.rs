@@ -56,7 +56,7 @@ struct ReportCliArgs {
     /// Runs to compare (repeatable); default every saved baseline.
     #[arg(long = "runs", value_name = "NAME", num_args = 1..)]
     runs: Vec<String>,
-    /// Output folder [default: results/<date>-<host>-<label>].
+    /// Output folder [default: results/DATE-HOST-LABEL].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].

@@ -150,103 +150,64 @@ fn check_not_truncated(env: &Environment, file_len: u64, path: &Path) -> KvResul
     Ok(())
 }
 
-fn get_in<T: Transaction, R, F: FnOnce(&[u8]) -> R>(
-    store: &LmdbStore,
-    txn: &T,
-    table: Table,
-    key: &[u8],
-    f: F,
-) -> KvResult<Option<R>> {
-    match txn.get(store.db(table)?, &key) {
-        Ok(value) => Ok(Some(f(value))),
-        Err(lmdb::Error::NotFound) => Ok(None),
-        Err(e) => Err(store.error(e)),
-    }
+/// A transaction on an [`LmdbStore`]: the reader ([`LmdbReader`], an LMDB snapshot) and the
+/// writer ([`LmdbWriter`], aborted when dropped uncommitted) share their reads.
+pub struct LmdbTxn<'s, T> {
+    store: &'s LmdbStore,
+    txn: T,
 }
 
-fn count_in<T: Transaction>(store: &LmdbStore, txn: &T, table: Table) -> KvResult<u64> {
-    let stat = txn.stat(store.db(table)?).map_err(|e| store.error(e))?;
-    Ok(stat.entries() as u64)
-}
+/// A read transaction on an [`LmdbStore`].
+pub type LmdbReader<'s> = LmdbTxn<'s, RoTransaction<'s>>;
 
-fn scan_in<T: Transaction, F: FnMut(&[u8], &[u8]) -> ControlFlow<()>>(
-    store: &LmdbStore,
-    txn: &T,
-    table: Table,
-    range: &KeyRange,
-    mut visit: F,
-) -> KvResult<()> {
-    let mut cursor = txn
-        .open_ro_cursor(store.db(table)?)
-        .map_err(|e| store.error(e))?;
-    // LMDB rejects zero-length lookup keys, so an open start uses iter_start.
-    let iter = if range.start.is_empty() {
-        cursor.iter_start()
-    } else {
-        cursor.iter_from(&range.start)
-    };
-    for item in iter {
-        let (key, value) = match item {
-            Ok(pair) => pair,
-            Err(lmdb::Error::NotFound) => break,
-            Err(e) => return Err(store.error(e)),
-        };
-        if range.is_past_end(key) || visit(key, value).is_break() {
-            break;
+/// The write transaction on an [`LmdbStore`].
+pub type LmdbWriter<'s> = LmdbTxn<'s, RwTransaction<'s>>;
+
+impl<T: Transaction> ReadTx for LmdbTxn<'_, T> {
+    fn get_with<R, F>(&self, table: Table, key: &[u8], f: F) -> KvResult<Option<R>>
+    where
+        F: FnOnce(&[u8]) -> R,
+    {
+        match self.txn.get(self.store.db(table)?, &key) {
+            Ok(value) => Ok(Some(f(value))),
+            Err(lmdb::Error::NotFound) => Ok(None),
+            Err(e) => Err(self.store.error(e)),
         }
     }
-    Ok(())
-}
-
-/// A read transaction on an [`LmdbStore`]: an LMDB snapshot.
-pub struct LmdbReader<'s> {
-    store: &'s LmdbStore,
-    txn: RoTransaction<'s>,
-}
-
-impl ReadTx for LmdbReader<'_> {
-    fn get_with<R, F>(&self, table: Table, key: &[u8], f: F) -> KvResult<Option<R>>
-    where
-        F: FnOnce(&[u8]) -> R,
-    {
-        get_in(self.store, &self.txn, table, key, f)
-    }
 
     fn count(&self, table: Table) -> KvResult<u64> {
-        count_in(self.store, &self.txn, table)
+        let stat = self
+            .txn
+            .stat(self.store.db(table)?)
+            .map_err(|e| self.store.error(e))?;
+        Ok(stat.entries() as u64)
     }
 
-    fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
+    fn scan<F>(&self, table: Table, range: &KeyRange, mut visit: F) -> KvResult<()>
     where
         F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
     {
-        scan_in(self.store, &self.txn, table, range, visit)
-    }
-}
-
-/// The write transaction on an [`LmdbStore`]; dropping it aborts.
-pub struct LmdbWriter<'s> {
-    store: &'s LmdbStore,
-    txn: RwTransaction<'s>,
-}
-
-impl ReadTx for LmdbWriter<'_> {
-    fn get_with<R, F>(&self, table: Table, key: &[u8], f: F) -> KvResult<Option<R>>
-    where
-        F: FnOnce(&[u8]) -> R,
-    {
-        get_in(self.store, &self.txn, table, key, f)
-    }
-
-    fn count(&self, table: Table) -> KvResult<u64> {
-        count_in(self.store, &self.txn, table)
-    }
-
-    fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
-    where
-        F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
-    {
-        scan_in(self.store, &self.txn, table, range, visit)
+        let mut cursor = self
+            .txn
+            .open_ro_cursor(self.store.db(table)?)
+            .map_err(|e| self.store.error(e))?;
+        // LMDB rejects zero-length lookup keys, so an open start uses iter_start.
+        let iter = if range.start.is_empty() {
+            cursor.iter_start()
+        } else {
+            cursor.iter_from(&range.start)
+        };
+        for item in iter {
+            let (key, value) = match item {
+                Ok(pair) => pair,
+                Err(lmdb::Error::NotFound) => break,
+                Err(e) => return Err(self.store.error(e)),
+            };
+            if range.is_past_end(key) || visit(key, value).is_break() {
+                break;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -289,12 +250,12 @@ impl Store for LmdbStore {
 
     fn reader(&self) -> KvResult<LmdbReader<'_>> {
         let txn = self.env.begin_ro_txn().map_err(|e| self.error(e))?;
-        Ok(LmdbReader { store: self, txn })
+        Ok(LmdbTxn { store: self, txn })
     }
 
     fn writer(&self) -> KvResult<LmdbWriter<'_>> {
         let txn = self.env.begin_rw_txn().map_err(|e| self.error(e))?;
-        Ok(LmdbWriter { store: self, txn })
+        Ok(LmdbTxn { store: self, txn })
     }
 
     fn table_names(&self) -> &[String] {

@@ -112,7 +112,7 @@ pub const SCENARIOS: [Scenario; 10] = [
 
 impl Scenario {
     /// The scenario's name (Transact's test name without the `merkle_trie_` prefix).
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Scenario::EmptyChanges => "empty_changes",
             Scenario::RootAdvance => "root_advance",
