@@ -104,10 +104,14 @@ pub fn fresh_dir() -> tempfile::TempDir {
     }
 }
 
-/// Prints, once per bench binary, which filesystem `TMPDIR` is on.
+/// Prints, once per bench binary, which filesystem `TMPDIR` is on, and gives criterion's HTML
+/// plots a font (the workspace's plotters renders text only with registered fonts).
 pub fn announce_filesystem() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        if !triebench_harness::report::font::ensure_registered() {
+            eprintln!("triebench: could not register the embedded font; criterion plots may fail");
+        }
         let dir: PathBuf = std::env::temp_dir();
         match triebench_harness::report::fs_info::fs_info_for_dir("TMPDIR", &dir) {
             Ok(fs) => eprintln!(

@@ -13,9 +13,20 @@ pub const FAMILY: &str = "sans-serif";
 
 static REGISTERED: OnceLock<bool> = OnceLock::new();
 
-/// Registers the embedded font (once); `false` if plotters rejected it.
+/// Registers the embedded font (once) for every style of the sans-serif family; `false` if
+/// plotters rejected it.
+///
+/// The benches call this too: with plotters' `ab_glyph` renderer (which this workspace enables)
+/// criterion's own HTML plots find no font unless one is registered.
 pub fn ensure_registered() -> bool {
     *REGISTERED.get_or_init(|| {
-        plotters::style::register_font(FAMILY, FontStyle::Normal, DEJAVU_SANS).is_ok()
+        [
+            FontStyle::Normal,
+            FontStyle::Bold,
+            FontStyle::Italic,
+            FontStyle::Oblique,
+        ]
+        .into_iter()
+        .all(|style| plotters::style::register_font(FAMILY, style, DEJAVU_SANS).is_ok())
     })
 }
