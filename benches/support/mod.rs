@@ -57,10 +57,10 @@ pub fn configure(group: &mut BenchmarkGroup<'_, WallTime>, scale: Scale, profile
     let heavy = profile.is_some_and(heavy);
     let (samples, warm, measure) = match (scale, heavy) {
         (Scale::Quick, _) => (10, 0.2, 1.0),
-        (Scale::Standard, false) => (20, 1.0, 5.0),
-        (Scale::Standard, true) => (10, 1.0, 5.0),
-        (Scale::Full, false) => (30, 2.0, 15.0),
-        (Scale::Full, true) => (10, 2.0, 15.0),
+        (Scale::Standard, false) => (20, 0.5, 3.0),
+        (Scale::Standard, true) => (10, 0.5, 3.0),
+        (Scale::Full, false) => (30, 2.0, 10.0),
+        (Scale::Full, true) => (10, 2.0, 10.0),
     };
     group
         .sample_size(samples)
