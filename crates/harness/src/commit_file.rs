@@ -17,9 +17,7 @@ use std::io::{BufRead, Write};
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use triebench_kv::Store;
-use triebench_merkle::{MerkleError, MerkleTrie, StateChange};
-
-use crate::model::{check_address, ModelError};
+use triebench_merkle::{check_address, MerkleError, MerkleTrie, StateChange};
 
 /// One parsed line: the commit's sets and deletes, in file order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -51,8 +49,8 @@ pub enum LineError {
         source: hex::FromHexError,
     },
     /// An address that is not lowercase hex of even length.
-    #[error(transparent)]
-    Address(#[from] ModelError),
+    #[error("{0}")]
+    Address(#[source] MerkleError),
 }
 
 impl From<serde_json::Error> for LineError {
@@ -111,7 +109,7 @@ impl CommitLine {
         let raw: RawLine = serde_json::from_str(text)?;
         let mut sets = Vec::with_capacity(raw.set.len());
         for (address, value) in raw.set {
-            check_address(&address)?;
+            check_address(&address).map_err(LineError::Address)?;
             let bytes = match hex::decode(&value) {
                 Ok(bytes) => bytes,
                 Err(source) => return Err(LineError::ValueHex { address, source }),
@@ -119,7 +117,7 @@ impl CommitLine {
             sets.push((address, bytes));
         }
         for address in &raw.delete {
-            check_address(address)?;
+            check_address(address).map_err(LineError::Address)?;
         }
         Ok(CommitLine {
             sets,

@@ -2,12 +2,10 @@
 //!
 //! - [`workloads`]: Transact's ten `merkle_trie_*` scenarios as functions generic over the
 //!   storage trait, self-checking, for the benches to time and the tests to assert.
-//! - [`model`]: a storage-free reference model of the state root, used to fix expected roots.
 //! - [`commit_file`]: the JSON Lines commit format of `triebench root` and its replay.
 //!
 //! The `triebench` binary (`src/main.rs`) is a thin CLI over these.
 
 pub mod commit_file;
-pub mod model;
 pub mod report;
 pub mod workloads;

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use triebench_harness::commit_file::CommitLine;
-use triebench_harness::model;
 use triebench_kv::Profile;
 
 fn fixture(name: &str) -> PathBuf {
@@ -74,7 +73,7 @@ fn expected_file_is_the_models_roots_of_the_sample() {
                 "sample deletes absent {address}"
             );
         }
-        roots.push_str(&model::root(&state).unwrap());
+        roots.push_str(&triebench_merkle::reference::root_of(&state).unwrap());
         roots.push('\n');
     }
     assert_eq!(roots, expected_roots());

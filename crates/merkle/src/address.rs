@@ -14,6 +14,13 @@ fn invalid(address: &str, reason: &'static str) -> MerkleError {
 /// 70 characters; the cap bounds the work any input or damaged store can cause.
 pub const MAX_ADDRESS_LEN: usize = 8192;
 
+/// Checks that `address` is a valid trie address: lowercase hex of even length, at most
+/// [`MAX_ADDRESS_LEN`] characters (the empty address is the root). Parsers of user input use
+/// this to reject a bad address before any commit is attempted.
+pub fn check_address(address: &str) -> Result<(), MerkleError> {
+    tokens(address).map(|_| ())
+}
+
 /// The tokens of an address, one byte per two hex characters.
 pub(crate) fn tokens(address: &str) -> Result<Vec<u8>, MerkleError> {
     let bytes = address.as_bytes();

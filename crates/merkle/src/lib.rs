@@ -101,7 +101,7 @@ mod trie;
 mod update;
 mod write;
 
-pub use address::MAX_ADDRESS_LEN;
+pub use address::{check_address, MAX_ADDRESS_LEN};
 pub use changelog::{ChangeLogEntry, ChangeLogError, Successor};
 pub use codec::DecodeError;
 pub use error::MerkleError;

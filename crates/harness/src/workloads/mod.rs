@@ -3,7 +3,7 @@
 //! Each workload takes a fresh store opened with [`triebench_merkle::TABLES`], does the same
 //! commits, reads and prunes as the Transact test of the same name, and checks what that test
 //! asserts (roots, values, change logs, pruned hashes), plus the roots our reference
-//! [`model`](crate::model::root) gives for the same content. A failed check is a
+//! [reference model](triebench_merkle::reference::root_of) gives for the same content. A failed check is a
 //! [`WorkloadError::Mismatch`], never a panic, so the benches can time a workload and the tests
 //! can assert it returned `Ok`.
 //!
@@ -19,9 +19,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use triebench_kv::{KvError, ReadTx, Store};
-use triebench_merkle::{MerkleError, MerkleTrie, StateChange};
-
-use crate::model::{self, ModelError};
+use triebench_merkle::{reference, MerkleError, MerkleTrie, StateChange};
 
 pub use update::{update_address, update_key, UPDATE_FINAL_ROOT, UPDATE_LOADED_ROOT, UPDATE_SEED};
 
@@ -58,9 +56,6 @@ pub enum WorkloadError {
     /// The store failed outside the trie (the workloads inspect the node table directly).
     #[error("storage error: {0}")]
     Storage(#[from] KvError),
-    /// The reference model was given an invalid address (a bug in the scenario data).
-    #[error("reference model: {0}")]
-    Model(#[from] ModelError),
     /// A scenario name that does not exist.
     #[error("unknown scenario `{name}`; valid scenarios: {valid}")]
     UnknownScenario {
@@ -480,7 +475,7 @@ fn expect_model_root(
     state: &BTreeMap<String, Vec<u8>>,
     got: &str,
 ) -> Result<(), WorkloadError> {
-    expect_eq(what, &model::root(state)?, got)
+    expect_eq(what, &reference::root_of(state)?, got)
 }
 
 #[cfg(test)]

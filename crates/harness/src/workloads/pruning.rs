@@ -9,7 +9,6 @@ use triebench_kv::Store;
 use super::{
     expect_count, expect_eq, expect_model_root, set, state_of, Outcome, Run, WorkloadError,
 };
-use crate::model;
 
 /// Root of the parent trie (DESIGN.md vector).
 const PARENT_ROOT: &str = "19fcc3dfc5173fb3b12b55086f02c11f42a645a58da9a3f28d47b174946c0e3d";
@@ -56,7 +55,7 @@ fn hashes_at(
     state: &BTreeMap<String, Vec<u8>>,
     paths: &[&str],
 ) -> Result<Vec<String>, WorkloadError> {
-    let hashes = model::node_hashes(state)?;
+    let hashes = triebench_merkle::reference::node_hashes(state)?;
     Ok(paths
         .iter()
         .filter_map(|p| hashes.get(*p).cloned())

@@ -37,7 +37,7 @@ pub fn update_key(i: u32) -> String {
 
 /// The address of `update`'s `i`th entry: the trie hash (first half of SHA-512, hex) of its key.
 pub fn update_address(i: u32) -> String {
-    crate::model::hash_hex(update_key(i).as_bytes())
+    triebench_merkle::hash::hash_hex(update_key(i).as_bytes())
 }
 
 /// Which keys `update`'s batch sets to "5.0" (from 0..500) and deletes (from 500..1000).
@@ -210,7 +210,7 @@ pub(super) fn same_address_space_with_no_children<S: Store>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model;
+    use triebench_merkle::reference;
 
     /// The state after `update`'s 1000 commits.
     fn loaded_state() -> BTreeMap<String, Vec<u8>> {
@@ -221,7 +221,10 @@ mod tests {
 
     #[test]
     fn loaded_root_is_the_design_vector() {
-        assert_eq!(model::root(&loaded_state()).unwrap(), UPDATE_LOADED_ROOT);
+        assert_eq!(
+            reference::root_of(&loaded_state()).unwrap(),
+            UPDATE_LOADED_ROOT
+        );
     }
 
     #[test]
@@ -235,7 +238,7 @@ mod tests {
             state.remove(&update_address(i));
         }
         assert_eq!(
-            model::root(&state).unwrap(),
+            reference::root_of(&state).unwrap(),
             "26c1c3b4cd2c6fcd1726f15829e674c78b042822983bd62250b12d2f42c5a8bc"
         );
     }
@@ -255,7 +258,7 @@ mod tests {
             state.remove(&update_address(i));
         }
         assert_eq!(state.len(), 950);
-        assert_eq!(model::root(&state).unwrap(), UPDATE_FINAL_ROOT);
+        assert_eq!(reference::root_of(&state).unwrap(), UPDATE_FINAL_ROOT);
     }
 
     #[test]
@@ -264,7 +267,7 @@ mod tests {
         assert_eq!(&YUIOP.1[..6], "e55420");
         for (_, address) in [ASDFG, QWERT, ZXCVB, YUIOP, HJKLK, BNMVC] {
             assert_eq!(address.len(), 70);
-            assert!(model::check_address(address).is_ok());
+            assert!(triebench_merkle::check_address(address).is_ok());
         }
     }
 }
