@@ -1,5 +1,8 @@
 //! `run_report` on the captured criterion output: every file, table, marker and plot.
 
+mod common;
+use common::copy_dir;
+
 use std::path::{Path, PathBuf};
 
 use triebench_harness::report::chart::chart_size;
@@ -310,18 +313,6 @@ fn an_absent_baseline_lists_the_existing_ones() {
         other => panic!("expected BaselineNotFound, got {other:?}"),
     }
     assert!(!tmp.path().join("r").exists(), "nothing is written");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).into_iter().flatten().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            std::fs::create_dir_all(&target).ok();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).ok();
-        }
-    }
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! The criterion reader against real criterion 0.8 output captured in `fixtures/criterion/`
 //! (two `--save-baseline` runs: `tmpfs` with TMPDIR=/dev/shm, `disk` with TMPDIR on ext4).
 
+mod common;
+use common::copy_dir;
+
 use std::path::{Path, PathBuf};
 
 use triebench_harness::report::bench_id::{BenchKey, BenchKind};
@@ -115,18 +118,6 @@ fn throughputs_are_read() {
         idx.load("disk", &BenchKey::new("floor", Some("nope"), None)),
         Ok(None)
     ));
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).into_iter().flatten().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            std::fs::create_dir_all(&target).ok();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).ok();
-        }
-    }
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use triebench_kv::Store;
-use triebench_merkle::StateChange;
+use triebench_merkle::{MerkleTrie, StateChange};
 
 use super::rng::XorShift64Star;
 use super::{
@@ -81,16 +81,7 @@ pub(super) fn update<S: Store>(store: &S) -> Result<Outcome, WorkloadError> {
         expected[i as usize] = None;
     }
 
-    let loaded = trie.root().to_string();
-    let virtual_root = trie.compute(&changes)?;
-    run.expect_unknown_root(&virtual_root, "the computed, uncommitted root")?;
-    let actual_root = run.commit(&trie, &changes)?;
-    expect_eq(
-        "committed root vs computed root",
-        &virtual_root,
-        &actual_root,
-    )?;
-    expect_ne("root after the batch", &loaded, &actual_root)?;
+    let actual_root = commit_checked_batch(&mut run, &trie, &changes)?;
     expect_eq("root after the batch", UPDATE_FINAL_ROOT, &actual_root)?;
 
     trie.set_root(&actual_root)?;
@@ -98,6 +89,26 @@ pub(super) fn update<S: Store>(store: &S) -> Result<Outcome, WorkloadError> {
         run.expect_value(&trie, address, *value)?;
     }
     Ok(run.finish(&actual_root))
+}
+
+/// Commits `changes` as Transact's update tests do: the computed (virtual) root must not be
+/// openable before the commit, the committed root must equal it, and it must differ from the
+/// root the batch started at. Returns the committed root.
+fn commit_checked_batch<'s, S: Store>(
+    run: &mut Run<'s, S>,
+    trie: &MerkleTrie<'s, S>,
+    changes: &[StateChange],
+) -> Result<String, WorkloadError> {
+    let virtual_root = trie.compute(changes)?;
+    run.expect_unknown_root(&virtual_root, "the computed, uncommitted root")?;
+    let actual_root = run.commit(trie, changes)?;
+    expect_eq(
+        "committed root vs computed root",
+        &virtual_root,
+        &actual_root,
+    )?;
+    expect_ne("root after the batch", trie.root(), &actual_root)?;
+    Ok(actual_root)
 }
 
 /// Addresses of Transact's same-address-space scenarios: the name Transact stores as the value,
@@ -160,15 +171,7 @@ fn same_space<S: Store>(
     }
 
     let loaded = trie.root().to_string();
-    let virtual_root = trie.compute(&changes)?;
-    run.expect_unknown_root(&virtual_root, "the computed, uncommitted root")?;
-    let actual_root = run.commit(&trie, &changes)?;
-    expect_eq(
-        "committed root vs computed root",
-        &virtual_root,
-        &actual_root,
-    )?;
-    expect_ne("root after the batch", &loaded, &actual_root)?;
+    let actual_root = commit_checked_batch(&mut run, &trie, &changes)?;
     expect_model_root(
         &format!("root after the batch (from {})", short(&loaded)),
         &state,
