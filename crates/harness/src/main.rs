@@ -1,8 +1,8 @@
 //! `triebench`: the command line of the triebench workspace.
 //!
 //! `triebench root` replays a JSON Lines commit file on a backend and prints each state root;
-//! `triebench profiles` lists the backend profiles. Errors print as `error: {message}` and exit
-//! with status 1.
+//! `triebench profiles` lists the backend profiles; `report`, `capture-fs` and `io-profile` make
+//! result folders (see their `--help`). Errors print as `error: {message}` and exit with status 1.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use triebench_harness::commit_file::{replay, ReplayError};
+use triebench_harness::iolab::{io_profile, IoLabError};
 use triebench_harness::report::{self, ReportArgs, ReportError};
 use triebench_kv::{BackendSpec, KvError, Profile, Store, StoreVisitor};
 
@@ -43,9 +44,32 @@ enum Command {
     /// Turn saved criterion runs (one baseline per filesystem) into a result folder: report.md
     /// with slowdown ratios and 95% bootstrap CIs, ratios.csv/json, env.json and plots.
     Report(ReportCliArgs),
-    /// Record which filesystem a run's directory is on, for `report` (scripts/bench-fs.sh
-    /// calls this before each run).
+    /// Record which filesystem a run's directory is on and what it charges per operation class
+    /// (median µs of a metadata lookup, a 4 KiB read, a 4 KiB write, an fdatasync), for
+    /// `report` (scripts/bench-fs.sh calls this before each run).
     CaptureFs(CaptureFsArgs),
+    /// Count what every scenario asks of the filesystem, per backend profile, on a slowfs
+    /// mount (profile `none`; `scripts/fs-lab.sh iolab` prints the lab's): operations per
+    /// class, fsyncs and bytes, per scenario and per commit. `report` shows them and predicts
+    /// each filesystem's slowdown from them.
+    IoProfile(IoProfileArgs),
+}
+
+#[derive(Debug, Args)]
+struct IoProfileArgs {
+    /// The root of a slowfs mount (it serves `.slowfs-stats`).
+    #[arg(long, value_name = "DIR")]
+    dir: PathBuf,
+    /// Backend profiles to count, comma-separated [default: every profile built in].
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    profiles: Vec<String>,
+    /// Output file [default: <criterion-dir>/triebench-runs/io-profile.json, where `report`
+    /// finds it].
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].
+    #[arg(long, value_name = "DIR")]
+    criterion_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -76,6 +100,9 @@ struct CaptureFsArgs {
     /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].
     #[arg(long, value_name = "DIR")]
     criterion_dir: Option<PathBuf>,
+    /// Skip the latency probe (about a second on a local disk, longer on slow storage).
+    #[arg(long)]
+    no_latency: bool,
 }
 
 #[derive(Debug, Args)]
@@ -117,6 +144,9 @@ enum CliError {
     /// Standard output failed.
     #[error("cannot write output: {0}")]
     Write(#[source] io::Error),
+    /// An I/O profile could not be taken.
+    #[error(transparent)]
+    IoLab(#[from] IoLabError),
 }
 
 /// Replays a commit file on whichever store the backend spec opens.
@@ -229,8 +259,12 @@ fn run_report(args: ReportCliArgs) -> Result<(), CliError> {
 }
 
 fn run_capture_fs(args: CaptureFsArgs) -> Result<(), CliError> {
-    let sidecar = report::capture_fs(&args.name, &args.dir, args.criterion_dir.as_deref())?;
-    let info = report::fs_info_for_dir(&args.name, &args.dir)?;
+    let (sidecar, info) = report::capture_fs(
+        &args.name,
+        &args.dir,
+        args.criterion_dir.as_deref(),
+        !args.no_latency,
+    )?;
     println!(
         "run `{}`: {} is on {} ({}, mounted at {}); recorded in {}",
         args.name,
@@ -240,6 +274,50 @@ fn run_capture_fs(args: CaptureFsArgs) -> Result<(), CliError> {
         info.mount_point,
         sidecar.display()
     );
+    if let Some(lat) = info.latency_us {
+        println!(
+            "run `{}`: median µs per operation: metadata {:.1}, read {:.1}, write {:.1}, sync {:.1}",
+            args.name, lat.metadata, lat.read, lat.write, lat.sync
+        );
+    }
+    Ok(())
+}
+
+fn run_io_profile(args: IoProfileArgs) -> Result<(), CliError> {
+    let profiles = if args.profiles.is_empty() {
+        Profile::enabled()
+    } else {
+        let mut chosen = Vec::new();
+        for name in &args.profiles {
+            let profile: Profile = name.trim().parse()?;
+            BackendSpec::new(profile, Some(args.dir.clone()))?;
+            chosen.push(profile);
+        }
+        chosen
+    };
+    let out = args.out.unwrap_or_else(|| {
+        args.criterion_dir
+            .unwrap_or_else(report::default_criterion_dir)
+            .join(report::fs_info::SIDECAR_DIR)
+            .join(io_profile::FILE_NAME)
+    });
+    let file = io_profile::collect(&args.dir, &profiles, |row| {
+        let c = &row.counts;
+        eprintln!(
+            "io-profile: {:<16} {:<44} {:>5} commits: {:>7} fsyncs {:>8} writes {:>10} bytes \
+             written {:>8} reads {:>8} metadata",
+            row.profile,
+            row.scenario,
+            row.commits,
+            c.fsyncs,
+            c.ops.write,
+            c.bytes_written,
+            c.ops.read,
+            c.ops.metadata
+        );
+    })?;
+    file.save(&out)?;
+    println!("I/O profile written to {}", out.display());
     Ok(())
 }
 
@@ -250,6 +328,7 @@ fn main() -> ExitCode {
         Command::Profiles => run_profiles(),
         Command::Report(args) => run_report(args),
         Command::CaptureFs(args) => run_capture_fs(args),
+        Command::IoProfile(args) => run_io_profile(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

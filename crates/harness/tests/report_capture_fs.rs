@@ -11,8 +11,8 @@ fn the_sidecar_describes_the_directory() {
     let Ok(crit) = tempfile::tempdir() else {
         panic!("tempdir")
     };
-    let path = match capture_fs("scratch", data.path(), Some(crit.path())) {
-        Ok(p) => p,
+    let path = match capture_fs("scratch", data.path(), Some(crit.path()), true) {
+        Ok((p, _)) => p,
         Err(e) => panic!("{e}"),
     };
     assert_eq!(path, crit.path().join("triebench-runs/scratch.json"));
@@ -32,6 +32,10 @@ fn the_sidecar_describes_the_directory() {
         };
         assert!(s.block_size > 0 && s.magic.starts_with("0x"), "{s:?}");
     }
+    let Some(lat) = info.latency_us else {
+        panic!("the latency probe ran: {info:?}")
+    };
+    assert!(lat.sync > 0.0 && lat.write > 0.0 && lat.read > 0.0 && lat.metadata > 0.0);
 }
 
 #[test]
@@ -54,11 +58,11 @@ fn bad_names_and_directories_are_errors_that_say_what_to_do() {
     let Ok(crit) = tempfile::tempdir() else {
         panic!("tempdir")
     };
-    match capture_fs("../x", crit.path(), Some(crit.path())) {
+    match capture_fs("../x", crit.path(), Some(crit.path()), false) {
         Err(ReportError::InvalidRunName(n)) => assert_eq!(n, "../x"),
         other => panic!("{other:?}"),
     }
-    let err = capture_fs("x", &crit.path().join("absent"), Some(crit.path()))
+    let err = capture_fs("x", &crit.path().join("absent"), Some(crit.path()), false)
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();

@@ -28,7 +28,7 @@ pub struct HostInfo {
 }
 
 /// The whole of `env.json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EnvInfo {
     /// When the report was generated (UTC, RFC 3339).
     pub generated_at: String,

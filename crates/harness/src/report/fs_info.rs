@@ -1,9 +1,10 @@
 //! Which filesystem a directory lives on (type, mount point, device, mount options, statfs), and
 //! the per-run sidecar `<criterion-dir>/triebench-runs/<NAME>.json` that records it.
 //!
-//! Sidecar schema (extra keys are ignored, `statfs` is optional so scripts can write the rest):
-//! `{"name", "dir", "fs_type", "mount_point", "device", "mount_options", "statfs"?: {"magic",
-//! "block_size", "total_bytes", "available_bytes"}}`.
+//! Sidecar schema (extra keys are ignored, `statfs` and `latency_us` are optional so scripts can
+//! write the rest): `{"name", "dir", "fs_type", "mount_point", "device", "mount_options",
+//! "statfs"?: {"magic", "block_size", "total_bytes", "available_bytes"}, "latency_us"?:
+//! {"metadata", "read", "write", "sync"}}`.
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -12,12 +13,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::error::ReportError;
+use crate::iolab::{latency, PerClass};
 
 /// The directory under the criterion dir that holds the sidecars.
 pub const SIDECAR_DIR: &str = "triebench-runs";
 
 /// The filesystem a run's directory (its `TMPDIR`) was on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FsInfo {
     /// The run (criterion baseline) name.
     pub name: String,
@@ -34,6 +36,10 @@ pub struct FsInfo {
     /// What statfs(2) says about the directory, when it was captured by triebench.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub statfs: Option<StatFs>,
+    /// Median cost per operation class in the directory (µs), measured by
+    /// [`latency::probe_dir`] when the run was captured; what the slowdown predictor charges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_us: Option<PerClass<f64>>,
 }
 
 /// The statfs(2) facts recorded for a directory.
@@ -228,6 +234,7 @@ pub fn fs_info_for_dir(name: &str, dir: &Path) -> Result<FsInfo, ReportError> {
             .map(|m| merge_options(&m.mount_options, &m.super_options))
             .unwrap_or_else(unknown),
         statfs: statfs(&canonical),
+        latency_us: None,
     })
 }
 
@@ -251,11 +258,24 @@ pub fn sidecar_path(criterion_dir: &Path, name: &str) -> PathBuf {
     criterion_dir.join(SIDECAR_DIR).join(format!("{name}.json"))
 }
 
-/// Captures `dir`'s filesystem for run `name` and writes the sidecar under `criterion_dir`;
-/// returns the sidecar's path.
-pub fn write_sidecar(name: &str, dir: &Path, criterion_dir: &Path) -> Result<PathBuf, ReportError> {
+/// Captures `dir`'s filesystem for run `name` (with its latency per operation class when
+/// `probe_latency`) and writes the sidecar under `criterion_dir`; returns the sidecar's path and
+/// what it recorded.
+pub fn write_sidecar(
+    name: &str,
+    dir: &Path,
+    criterion_dir: &Path,
+    probe_latency: bool,
+) -> Result<(PathBuf, FsInfo), ReportError> {
     validate_run_name(name)?;
-    let info = fs_info_for_dir(name, dir)?;
+    let mut info = fs_info_for_dir(name, dir)?;
+    if probe_latency {
+        let latency = latency::probe_dir(dir).map_err(|e| ReportError::FsProbe {
+            dir: dir.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        info.latency_us = Some(latency);
+    }
     let path = sidecar_path(criterion_dir, name);
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(|e| ReportError::write(parent, e))?;
@@ -265,7 +285,7 @@ pub fn write_sidecar(name: &str, dir: &Path, criterion_dir: &Path) -> Result<Pat
         source,
     })?;
     fs::write(&path, text + "\n").map_err(|e| ReportError::write(&path, e))?;
-    Ok(path)
+    Ok((path, info))
 }
 
 /// Reads run `name`'s sidecar, `None` when there is none.

@@ -13,6 +13,8 @@ use super::plots::PlotFile;
 use super::ratios::{Comparison, Ratios, Status};
 use super::results::{Measurement, ResultSet};
 use super::stats::CONFIDENCE;
+use crate::iolab::predict::Prediction;
+use crate::iolab::IoProfileFile;
 
 /// What `report.md` is written from.
 pub struct ReportInput<'a> {
@@ -30,6 +32,10 @@ pub struct ReportInput<'a> {
     pub command: String,
     /// Bootstrap rounds used.
     pub resamples: usize,
+    /// The I/O profile, when one was taken.
+    pub io_profile: Option<&'a IoProfileFile>,
+    /// Slowdowns predicted from it.
+    pub predictions: &'a [Prediction],
 }
 
 /// The cell text for a missing measurement.
@@ -38,7 +44,7 @@ pub const MISSING: &str = "missing";
 /// How `report.md` marks a durable profile (fsync per commit) in the durable column.
 pub const DURABLE_YES: &str = "**yes** (fsync/commit)";
 
-fn esc(text: &str) -> String {
+pub(super) fn esc(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
@@ -50,11 +56,11 @@ fn durable_cell(profile: &str) -> &'static str {
     }
 }
 
-fn row(cells: &[String]) -> String {
+pub(super) fn row(cells: &[String]) -> String {
     format!("| {} |\n", cells.join(" | "))
 }
 
-fn header(cells: &[String]) -> String {
+pub(super) fn header(cells: &[String]) -> String {
     let mut s = row(cells);
     s.push_str(&row(&vec!["---".to_string(); cells.len()]));
     s
@@ -458,6 +464,7 @@ impl ReportInput<'_> {
             out.push_str("## Time per scenario\n\n");
             self.plot_links(&mut out, |p| !p.svg.ends_with("slowdown.svg"));
         }
+        super::lab_markdown::render(&mut out, self.results, self.io_profile, self.predictions);
         self.other_groups(&mut out);
         self.missing_section(&mut out);
         self.environment(&mut out);
@@ -466,6 +473,12 @@ impl ReportInput<'_> {
              (schema in `SCHEMA.md`)\n- `env.json`: machine, filesystems, versions\n\
              - `*.svg`, `*.png`: the plots above\n",
         );
+        if self.io_profile.is_some() {
+            out.push_str(
+                "- `io-profile.json`, `io-profile.csv`: operations per profile × scenario \
+                 (slowfs counters)\n- `predictions.json`: every predicted time\n",
+            );
+        }
         out
     }
 }

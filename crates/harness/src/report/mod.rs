@@ -9,7 +9,10 @@
 //! ```text
 //! results/<date>-<host>-<label>/
 //!   report.md  ratios.csv  ratios.json  SCHEMA.md  env.json  slowdown.{svg,png}  time-<run>.{svg,png}
+//!   io-profile.{json,csv}  predictions.json      (when `triebench io-profile` was run)
 //! ```
+//!
+//! [`lab`] adds the filesystem lab: the I/O profile per backend and the slowdowns it predicts.
 //!
 //! [`capture_fs`] records which filesystem a run's directory is on, as a sidecar the report
 //! reads (`<criterion-dir>/triebench-runs/<NAME>.json`).
@@ -24,6 +27,8 @@ pub mod export;
 pub mod fmt;
 pub mod font;
 pub mod fs_info;
+pub mod lab;
+pub mod lab_markdown;
 pub mod markdown;
 pub mod missing;
 pub mod naming;
@@ -69,19 +74,21 @@ pub fn default_criterion_dir() -> PathBuf {
     }
 }
 
-/// Records the filesystem of `dir` (the TMPDIR run `name` uses) as
-/// `<criterion_dir>/triebench-runs/<name>.json`; returns that path.
+/// Records the filesystem of `dir` (the TMPDIR run `name` uses), and its latency per operation
+/// class when `probe_latency`, as `<criterion_dir>/triebench-runs/<name>.json`; returns that path
+/// and what it recorded.
 ///
 /// `criterion_dir` defaults to [`default_criterion_dir`].
 pub fn capture_fs(
     name: &str,
     dir: &Path,
     criterion_dir: Option<&Path>,
-) -> Result<PathBuf, ReportError> {
+    probe_latency: bool,
+) -> Result<(PathBuf, FsInfo), ReportError> {
     let criterion_dir = criterion_dir
         .map(Path::to_path_buf)
         .unwrap_or_else(default_criterion_dir);
-    fs_info::write_sidecar(name, dir, &criterion_dir)
+    fs_info::write_sidecar(name, dir, &criterion_dir, probe_latency)
 }
 
 /// The runs of a report: the baseline, then the requested runs (or every saved baseline but
@@ -170,6 +177,11 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
     let results = load_results(&index, &runs)?;
     let ratios = ratios::compute(&results, stats::RESAMPLES);
     let missing = missing::find(&results);
+    let io = lab::load_io_profile(&criterion_dir)?;
+    let predictions = io
+        .as_ref()
+        .map(|io| lab::predictions(&results, io))
+        .unwrap_or_default();
 
     let label = args.label.clone().unwrap_or_else(|| runs.join("-"));
     let host = env::hostname();
@@ -205,6 +217,8 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         env: &env_info,
         command: command_line(args, &criterion_dir, &runs, &label),
         resamples: stats::RESAMPLES,
+        io_profile: io.as_ref(),
+        predictions: &predictions,
     }
     .render();
     write(&out_dir.join("report.md"), &report)?;
@@ -232,5 +246,16 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         &to_json("environment", &env_info)?,
     )?;
     write(&out_dir.join("SCHEMA.md"), &export::schema_markdown())?;
+    if let Some(io) = &io {
+        write(
+            &out_dir.join(crate::iolab::io_profile::FILE_NAME),
+            &to_json("I/O profile", io)?,
+        )?;
+        write(&out_dir.join("io-profile.csv"), &lab::io_profile_csv(io))?;
+        write(
+            &out_dir.join("predictions.json"),
+            &to_json("predictions", &predictions)?,
+        )?;
+    }
     Ok(out_dir)
 }

@@ -1,0 +1,138 @@
+//! What a directory's filesystem charges per operation class, measured: the median of a few
+//! dozen timed operations each, in µs. `triebench capture-fs` records it with each run, and the
+//! predictor charges each counted operation the difference from the baseline filesystem.
+//!
+//! - metadata: a lookup of a name that does not exist (one round trip, nothing cached);
+//! - read: a 4 KiB `pread` after `posix_fadvise(DONTNEED)` dropped the file's cached pages;
+//! - write: a 4 KiB `pwrite` (into the page cache, or through to the server on write-through
+//!   filesystems such as slowfs);
+//! - sync: an `fdatasync` after a 4 KiB `pwrite` (the write is not timed).
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::os::unix::io::AsRawFd;
+use std::path::Path;
+use std::time::Instant;
+
+use super::class::PerClass;
+use super::error::IoLabError;
+
+/// Timed operations per class.
+pub const SAMPLES: usize = 31;
+
+const BLOCK: usize = 4096;
+
+fn median_us(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples.get(samples.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn time_us(f: impl FnOnce() -> std::io::Result<()>) -> std::io::Result<f64> {
+    let start = Instant::now();
+    f()?;
+    Ok(start.elapsed().as_secs_f64() * 1e6)
+}
+
+/// Measures the median cost per operation class in `dir` (µs), in a scratch directory there
+/// that is removed afterwards.
+pub fn probe_dir(dir: &Path) -> Result<PerClass<f64>, IoLabError> {
+    let io = |what: &'static str| {
+        move |source: std::io::Error| IoLabError::Io {
+            what,
+            dir: dir.to_path_buf(),
+            source,
+        }
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("triebench-probe-")
+        .tempdir_in(dir)
+        .map_err(io("cannot create the latency probe's directory"))?;
+    let path = scratch.path().join("probe");
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(io("cannot create the latency probe's file"))?;
+    let block = [0x5au8; BLOCK];
+
+    let mut writes = Vec::with_capacity(SAMPLES);
+    for i in 0..SAMPLES {
+        let offset = (i * BLOCK) as u64;
+        writes.push(time_us(|| file.write_all_at(&block, offset)).map_err(io("probe write"))?);
+    }
+    let mut syncs = Vec::with_capacity(SAMPLES);
+    for i in 0..SAMPLES {
+        let offset = ((i % 8) * BLOCK) as u64;
+        file.write_all_at(&block, offset)
+            .map_err(io("probe write"))?;
+        syncs.push(time_us(|| file.sync_data()).map_err(io("probe fdatasync"))?);
+    }
+    let mut reads = Vec::with_capacity(SAMPLES);
+    let mut buf = [0u8; BLOCK];
+    for i in 0..SAMPLES {
+        drop_cached_pages(&file).map_err(io("probe posix_fadvise"))?;
+        let offset = (i * BLOCK) as u64;
+        reads.push(time_us(|| file.read_exact_at(&mut buf, offset)).map_err(io("probe read"))?);
+    }
+    let mut lookups = Vec::with_capacity(SAMPLES);
+    for i in 0..SAMPLES {
+        let absent = scratch.path().join(format!("absent-{i}"));
+        lookups.push(
+            time_us(|| match std::fs::symlink_metadata(&absent) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(e),
+                Ok(_) => Err(std::io::Error::other("a fresh name exists")),
+            })
+            .map_err(io("probe lookup"))?,
+        );
+    }
+    Ok(PerClass {
+        metadata: median_us(lookups),
+        read: median_us(reads),
+        write: median_us(writes),
+        sync: median_us(syncs),
+    })
+}
+
+/// Asks the kernel to drop `file`'s clean cached pages, so the next read reaches the filesystem.
+fn drop_cached_pages(file: &File) -> std::io::Result<()> {
+    // SAFETY: posix_fadvise only reads its integer arguments; the descriptor is owned by `file`.
+    let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::from_raw_os_error(rc))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_probe_gives_a_positive_latency_per_class_and_cleans_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let lat = probe_dir(dir.path()).unwrap();
+        for c in super::super::class::OpClass::ALL {
+            assert!(lat.get(c) > 0.0, "{c:?}: {lat:?}");
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_missing_directory_is_a_clear_error() {
+        let err = probe_dir(Path::new("/nonexistent/triebench")).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("cannot create the latency probe's directory"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_median_is_the_middle_sample() {
+        assert_eq!(median_us(vec![5.0, 1.0, 3.0]), 3.0);
+        assert_eq!(median_us(vec![]), 0.0);
+    }
+}
