@@ -3,9 +3,21 @@
 # installs what is missing and says what it did. Elsewhere it says what to install by hand.
 set -euo pipefail
 
-# Debian package -> a command (or file) that shows it is installed.
+# Debian package -> a command (or file) that shows it is installed. Commands are also looked up
+# in /usr/sbin and /sbin, which are not on a normal user's PATH.
 declare -A NEEDS=(
+  # The redis and redis-aof backends.
   [redis-server]="redis-server"
+  # scripts/fs-lab.sh: the filesystem lab (ext4/xfs/btrfs on loop images, the ebs-sim block
+  # device with injected latency, the slowfs FUSE mounts).
+  [e2fsprogs]="mkfs.ext4"
+  [xfsprogs]="mkfs.xfs"
+  [btrfs-progs]="mkfs.btrfs"
+  [mount]="losetup"
+  [util-linux]="blkid"
+  [nbdkit]="nbdkit" # ships the memory plugin and the delay filter
+  [libnbd-bin]="nbdfuse"
+  [fuse3]="fusermount3"
 )
 
 missing=()
@@ -14,7 +26,7 @@ for pkg in "${!NEEDS[@]}"; do
   if [[ $probe == /* ]]; then
     [[ -e $probe ]] || missing+=("$pkg")
   else
-    command -v "$probe" >/dev/null 2>&1 || missing+=("$pkg")
+    PATH=$PATH:/usr/sbin:/sbin command -v "$probe" >/dev/null 2>&1 || missing+=("$pkg")
   fi
 done
 
@@ -43,7 +55,7 @@ echo "setup: installing ${missing[*]}"
 "${sudo[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 # The Debian package may start a system service; the tests start their own servers.
-if command -v service >/dev/null 2>&1; then
+if [[ " ${missing[*]} " == *" redis-server "* ]] && command -v service >/dev/null 2>&1; then
   "${sudo[@]}" service redis-server stop >/dev/null 2>&1 || true
 fi
 echo "setup: installed ${missing[*]}"
