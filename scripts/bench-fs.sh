@@ -14,7 +14,8 @@
 #
 # Environment: TRIEBENCH_SCALE=quick|standard|full (default standard), TRIEBENCH_PROFILES=a,b
 # (default: every profile), TRIEBENCH_FEATURES (default all-backends), TRIEBENCH_BENCHES
-# (default "merkle kv"), TRIEBENCH_FILTER (a criterion filter regex, e.g. 'scenario/suite|floor'),
+# (default "merkle kv"), TRIEBENCH_SAMPLES (samples per benchmark, at least 10; default per
+# scale and profile), TRIEBENCH_FILTER (a criterion filter regex, e.g. 'scenario/suite|floor'),
 # TRIEBENCH_IOLAB (slowfs mount for the I/O profile; `none` skips it), TRIEBENCH_OUT (report
 # folder; default results/<date>-<host>-<label>).
 set -euo pipefail

@@ -62,10 +62,24 @@ pub fn configure(group: &mut BenchmarkGroup<'_, WallTime>, scale: Scale, profile
         (Scale::Full, false) => (30, 2.0, 10.0),
         (Scale::Full, true) => (10, 2.0, 10.0),
     };
+    let samples = samples_override().unwrap_or(samples);
     group
         .sample_size(samples)
         .warm_up_time(Duration::from_secs_f64(warm))
         .measurement_time(Duration::from_secs_f64(measure));
+}
+
+/// `TRIEBENCH_SAMPLES=N` (N ≥ 10, criterion's minimum): every group takes N samples, e.g. 10
+/// to bound a run on slow (emulated network) storage; an invalid value stops the bench.
+fn samples_override() -> Option<usize> {
+    let text = std::env::var("TRIEBENCH_SAMPLES").ok()?;
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 10 => Some(n),
+        _ => {
+            eprintln!("TRIEBENCH_SAMPLES={text} is not a whole number of at least 10");
+            std::process::exit(2);
+        }
+    }
 }
 
 /// The profiles this build includes, optionally narrowed by `TRIEBENCH_PROFILES=a,b,...`.
