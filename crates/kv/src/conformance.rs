@@ -468,20 +468,30 @@ pub fn unknown_table<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Capabiliti
 ///
 /// `$open` is an expression of type `impl Fn(&Path) -> KvResult<S>`; each test gets its own
 /// temporary directory, and the opener is called with it every time the case (re)opens.
+///
+/// `conformance_tests!(in $base; $caps, $open)` creates each case's directory inside `$base`
+/// instead of the system temp dir (to run the suite on a given filesystem). `$base` is
+/// evaluated at the start of each test, so it may also `return` early to skip the test.
 #[macro_export]
 macro_rules! conformance_tests {
     ($caps:expr, $open:expr) => {
-        $crate::conformance_tests!(@cases $caps, $open;
+        $crate::conformance_tests!(@all (::tempfile::tempdir()), $caps, $open);
+    };
+    (in $base:expr; $caps:expr, $open:expr) => {
+        $crate::conformance_tests!(@all (::tempfile::Builder::new().tempdir_in($base)), $caps, $open);
+    };
+    (@all $mkdir:expr, $caps:expr, $open:expr) => {
+        $crate::conformance_tests!(@cases $mkdir, $caps, $open;
             round_trip duplicate_detection overwrite delete_present_and_absent rollback_on_drop
             commit_visibility reopen_keeps_committed snapshot_under_concurrent_commit
             empty_and_large_values binary_keys counts_and_ordered_iteration
             readers_while_writing unknown_table);
     };
-    (@cases $caps:expr, $open:expr; $($case:ident)*) => {
+    (@cases $mkdir:expr, $caps:expr, $open:expr; $($case:ident)*) => {
         $(
             #[test]
             fn $case() {
-                let dir = ::tempfile::tempdir().expect("temp dir");
+                let dir = $mkdir.expect("temp dir");
                 let path = dir.path().to_path_buf();
                 let opener = $open;
                 $crate::conformance::$case(&|| opener(&path), $caps);
