@@ -14,7 +14,7 @@ use std::os::unix::fs::FileExt;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sha2::{Digest, Sha512};
 use std::hint::black_box;
-use support::{announce_filesystem, configure, fresh_dir, profiles, Scale};
+use support::{announce_filesystem, configure, fresh_dir, profiles, selected, Scale};
 use triebench_kv::{BackendSpec, ReadTx, Store, StoreVisitor, WriteTx};
 
 const VALUE_LEN: usize = 500;
@@ -101,7 +101,16 @@ fn bench_backends(c: &mut Criterion) {
         Scale::Quick => &[1, 100],
         _ => &[1, 10, 100, 1000],
     };
+    let get_keys = scale.size(10_000) as u64;
     for profile in profiles() {
+        // Skip the set-up (stores, preloads) of groups the filter leaves out.
+        let commit_wanted = sizes
+            .iter()
+            .any(|n| selected(&format!("kv/commit/{profile}/{n}")));
+        let get_wanted = selected(&format!("kv/get/{profile}/{}", 1000u64.min(get_keys)));
+        if !commit_wanted && !get_wanted {
+            continue;
+        }
         let dir = fresh_dir();
         let spec = match BackendSpec::new(profile, Some(dir.path().to_path_buf())) {
             Ok(s) => s,
@@ -110,16 +119,21 @@ fn bench_backends(c: &mut Criterion) {
                 continue;
             }
         };
-        let mut group = c.benchmark_group(format!("kv/commit/{profile}"));
-        configure(&mut group, scale, Some(profile));
-        let run = CommitBench {
-            group: &mut group,
-            sizes,
-        };
-        if let Err(e) = spec.open(&["main"], run) {
-            eprintln!("kv/commit/{profile}: {e}");
+        if commit_wanted {
+            let mut group = c.benchmark_group(format!("kv/commit/{profile}"));
+            configure(&mut group, scale, Some(profile));
+            let run = CommitBench {
+                group: &mut group,
+                sizes,
+            };
+            if let Err(e) = spec.open(&["main"], run) {
+                eprintln!("kv/commit/{profile}: {e}");
+            }
+            group.finish();
         }
-        group.finish();
+        if !get_wanted {
+            continue;
+        }
 
         let dir = fresh_dir();
         let spec = BackendSpec {
@@ -130,7 +144,7 @@ fn bench_backends(c: &mut Criterion) {
         configure(&mut group, scale, None);
         let run = GetBench {
             group: &mut group,
-            keys: scale.size(10_000) as u64,
+            keys: get_keys,
         };
         if let Err(e) = spec.open(&["main"], run) {
             eprintln!("kv/get/{profile}: {e}");

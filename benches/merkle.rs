@@ -11,7 +11,7 @@
 //!   roots).
 //!
 //! `TRIEBENCH_SCALE=quick|standard|full` sets the sizes; `TRIEBENCH_PROFILES=a,b` narrows the
-//! profiles.
+//! profiles; `TRIEBENCH_SAMPLES=N` (at least 10) fixes the samples per benchmark.
 
 mod support;
 
@@ -22,7 +22,7 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
 };
 use std::hint::black_box;
-use support::{announce_filesystem, configure, fresh_dir, profiles, Scale};
+use support::{announce_filesystem, configure, fresh_dir, profiles, selected, Scale};
 use triebench_harness::workloads::{update_address, Scenario, SCENARIOS};
 use triebench_kv::{BackendSpec, KvError, Profile, Store, StoreVisitor};
 use triebench_merkle::{MerkleTrie, StateChange, TABLES};
@@ -229,17 +229,26 @@ impl StoreVisitor for Prune<'_, '_> {
 }
 
 /// Runs `f` with a configured group named `scale/<name>/<profile>`; errors are reported, not fatal.
+///
+/// `ids` are the benchmark ids `f` will define under the group (`<function>/<value>` or
+/// `<value>`): when `TRIEBENCH_FILTER` selects none of them, the group's set-up (preloading up
+/// to 100k leaves) is skipped too, which matters on slow storage.
 fn in_group(
     c: &mut Criterion,
     name: &str,
     profile: Profile,
     scale: Scale,
+    ids: &[String],
     f: impl FnOnce(Group<'_, '_>) -> Result<(), KvError>,
 ) {
-    let mut group = c.benchmark_group(format!("scale/{name}/{profile}"));
+    let group_name = format!("scale/{name}/{profile}");
+    if !ids.iter().any(|id| selected(&format!("{group_name}/{id}"))) {
+        return;
+    }
+    let mut group = c.benchmark_group(group_name.clone());
     configure(&mut group, scale, Some(profile));
     if let Err(e) = f(&mut group) {
-        eprintln!("scale/{name}/{profile}: {e}");
+        eprintln!("{group_name}: {e}");
     }
     group.finish();
 }
@@ -254,24 +263,33 @@ fn bench_scalable(c: &mut Criterion) {
     let state_sizes: Vec<usize> = [1_000, 10_000, 100_000].map(|n| scale.size(n)).to_vec();
     let base = scale.size(1000);
     let read_leaves = scale.size(10_000);
+    let names = |values: &[usize]| values.iter().map(usize::to_string).collect::<Vec<_>>();
+    let prune_commits = scale.size(100);
     for profile in profiles() {
-        in_group(c, "commit_size", profile, scale, |g| {
-            with_fresh_store(profile, CommitSize(g, commit_sizes, base))
-        });
-        in_group(c, "state_size", profile, scale, |g| {
+        in_group(
+            c,
+            "commit_size",
+            profile,
+            scale,
+            &names(commit_sizes),
+            |g| with_fresh_store(profile, CommitSize(g, commit_sizes, base)),
+        );
+        in_group(c, "state_size", profile, scale, &names(&state_sizes), |g| {
             for &leaves in &state_sizes {
                 with_fresh_store(profile, StateSize(&mut *g, leaves))?;
             }
             Ok(())
         });
-        in_group(c, "reads", profile, scale, |g| {
+        let reads = ["hit".to_string(), "miss".to_string()];
+        in_group(c, "reads", profile, scale, &reads, |g| {
             with_fresh_store(profile, Reads(g, read_leaves))
         });
-        in_group(c, "leaves", profile, scale, |g| {
+        let leaves = [format!("prefix2/{read_leaves}")];
+        in_group(c, "leaves", profile, scale, &leaves, |g| {
             with_fresh_store(profile, Leaves(g, read_leaves))
         });
-        in_group(c, "prune", profile, scale, |g| {
-            with_fresh_store(profile, Prune(g, scale.size(100)))
+        in_group(c, "prune", profile, scale, &names(&[prune_commits]), |g| {
+            with_fresh_store(profile, Prune(g, prune_commits))
         });
     }
 }

@@ -38,7 +38,10 @@ criterion_dir=$target_dir/criterion
 bench_args=()
 for b in $benches; do bench_args+=(--bench "$b"); done
 filter_args=()
-if [[ -n ${TRIEBENCH_FILTER:-} ]]; then filter_args+=("$TRIEBENCH_FILTER"); fi
+if [[ -n ${TRIEBENCH_FILTER:-} ]]; then
+  filter_args+=("$TRIEBENCH_FILTER")
+  export TRIEBENCH_FILTER # the benches skip the set-up of groups it leaves out
+fi
 
 if [[ $features == *redis* || $features == all-backends ]]; then
   scripts/setup.sh

@@ -4,11 +4,12 @@
 #![allow(dead_code)] // each bench uses a different part of this module
 
 use std::path::PathBuf;
-use std::sync::Once;
+use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::BenchmarkGroup;
+use regex::Regex;
 use triebench_kv::Profile;
 
 /// How big a run is: `TRIEBENCH_SCALE=quick|standard|full`.
@@ -80,6 +81,27 @@ fn samples_override() -> Option<usize> {
             std::process::exit(2);
         }
     }
+}
+
+/// Whether criterion will run the benchmark `id` (`group/function/value`) under the filter
+/// scripts/bench-fs.sh passes it, `TRIEBENCH_FILTER` (a regex matched anywhere in the id, as
+/// criterion does); lets a bench skip set-up for benchmarks that will not run.
+pub fn selected(id: &str) -> bool {
+    static FILTER: OnceLock<Option<Regex>> = OnceLock::new();
+    let filter = FILTER.get_or_init(|| {
+        let text = std::env::var("TRIEBENCH_FILTER").ok()?;
+        if text.is_empty() {
+            return None;
+        }
+        match Regex::new(&text) {
+            Ok(re) => Some(re),
+            Err(e) => {
+                eprintln!("TRIEBENCH_FILTER={text} is not a regular expression: {e}");
+                std::process::exit(2);
+            }
+        }
+    });
+    filter.as_ref().is_none_or(|re| re.is_match(id))
 }
 
 /// The profiles this build includes, optionally narrowed by `TRIEBENCH_PROFILES=a,b,...`.

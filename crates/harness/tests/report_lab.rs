@@ -132,7 +132,7 @@ fn predictions_charge_each_counted_operation_the_extra_latency() {
     for section in [
         "## Cost per operation on each filesystem",
         "## I/O profile: what each backend asks of the filesystem (the why)",
-        "## Predicted vs measured (`scenario/suite`)",
+        "## Predicted vs measured",
         "## Real AWS EFS, predicted from its published latencies (`scenario/suite`)",
     ] {
         assert!(md.contains(section), "{section} missing:\n{md}");
@@ -178,4 +178,33 @@ fn a_damaged_io_profile_is_a_clear_error() {
         err.to_string().contains("re-run `triebench io-profile`"),
         "{err}"
     );
+}
+
+#[test]
+fn a_run_without_the_suite_is_compared_over_the_scenarios_it_measured() {
+    let (crit, out) = lab_fixture();
+    for profile in ["btree", "lmdb", "sqlite-wal"] {
+        let dir = crit
+            .path()
+            .join("scenario_suite")
+            .join(profile)
+            .join("disk");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    let path = crit.path().join("triebench-runs").join(FILE_NAME);
+    let mut io = IoProfileFile::load(&path).unwrap().unwrap();
+    for scenario in ["empty_changes", "update", "pruning_parent"] {
+        let mut r = row("lmdb", 10, LMDB_OPS, 20);
+        r.scenario = scenario.into();
+        io.rows.push(r);
+    }
+    io.save(&path).unwrap();
+    run_report(&args(crit.path(), &out)).unwrap();
+    let md = read(&out.join("report.md"));
+    let lmdb = md
+        .lines()
+        .skip_while(|l| !l.starts_with("## Predicted vs measured"))
+        .find(|l| l.starts_with("| `lmdb` |"))
+        .unwrap_or_else(|| panic!("no lmdb row:\n{md}"));
+    assert!(lmdb.ends_with("[Σ 3 scenarios] |"), "{lmdb}");
 }

@@ -53,7 +53,7 @@ impl OpClass {
 /// One value per class, serialized as `{"metadata":..,"read":..,"write":..,"sync":..}`.
 ///
 /// Used for the delays of a profile and for the per-class counters of the stats JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct PerClass<T> {
     /// The value for [`OpClass::Metadata`].
     pub metadata: T,

@@ -38,8 +38,7 @@ use crate::stats::Stats;
 /// How long the kernel may cache entries and attributes.
 pub const TTL: Duration = Duration::from_secs(1);
 
-/// Name of the virtual stats file at the mount root.
-pub const STATS_FILE: &str = ".slowfs-stats";
+pub use crate::snapshot::STATS_FILE;
 
 type FsResult<T> = Result<T, Errno>;
 

@@ -16,6 +16,9 @@ use crate::class::PerClass;
 /// The schema version written in every snapshot.
 pub const SCHEMA: u32 = 1;
 
+/// Name of the virtual stats file at the mount root.
+pub const STATS_FILE: &str = ".slowfs-stats";
+
 /// Requests and bytes of one class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ClassCounts {

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
 
-use super::class::{OpClass, PerClass};
 use super::error::IoLabError;
-use super::slowfs_stats::{read_snapshot, SlowfsSnapshot};
+use super::slowfs_stats::{read_snapshot, StatsSnapshot};
+use super::{OpClass, PerClass};
 use crate::report::bench_id::SUITE;
 use crate::workloads::{Scenario, SCENARIOS};
 
@@ -39,7 +39,7 @@ pub struct IoCounts {
 
 impl IoCounts {
     /// What happened between two snapshots of one mount.
-    pub fn between(before: &SlowfsSnapshot, after: &SlowfsSnapshot) -> IoCounts {
+    pub fn between(before: &StatsSnapshot, after: &StatsSnapshot) -> IoCounts {
         let d = |c: OpClass| {
             after
                 .classes

@@ -1,7 +1,8 @@
 //! The filesystem lab's measurement side: what each backend asks of a filesystem, what each
 //! filesystem charges per request, and the slowdown those two predict.
 //!
-//! - [`class`]: the four operation classes slowfs delays and counts (metadata, read, write, sync).
+//! - [`OpClass`], [`PerClass`]: slowfs's four operation classes (metadata, read, write, sync),
+//!   shared with the `triebench-slowfs` crate (built without its FUSE part).
 //! - [`slowfs_stats`]: reading the live counters a slowfs mount serves at `<mount>/.slowfs-stats`.
 //! - [`io_profile`]: runs every scenario once per backend profile on a slowfs mount (profile
 //!   `none`) and records the operations per scenario and per commit (`triebench io-profile`).
@@ -9,13 +10,12 @@
 //!   it for each run).
 //! - [`predict`]: predicted time = baseline time + Σ per class (count × extra latency).
 
-pub mod class;
 pub mod error;
 pub mod io_profile;
 pub mod latency;
 pub mod predict;
 pub mod slowfs_stats;
 
-pub use class::{OpClass, PerClass};
 pub use error::IoLabError;
 pub use io_profile::{IoCounts, IoProfileFile, IoRow};
+pub use triebench_slowfs::{OpClass, PerClass};

@@ -9,8 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::class::{OpClass, PerClass};
 use super::io_profile::{IoCounts, IoProfileFile};
+use super::{OpClass, PerClass};
 
 /// Amazon EFS's published per-operation latency floors (µs), as slowfs's `efs` profile uses
 /// them: "as low as 250 microseconds for reads and 2.7 milliseconds for writes" (AWS, Amazon EFS
@@ -67,7 +67,7 @@ pub fn extra_ns(counts: &IoCounts, target: &PerClass<f64>, baseline: &PerClass<f
         .iter()
         .map(|&c| {
             let extra_us = (target.get(c) - baseline.get(c)).max(0.0);
-            counts.ops.get(c) as f64 * extra_us * 1e3
+            *counts.ops.get(c) as f64 * extra_us * 1e3
         })
         .sum()
 }

@@ -75,11 +75,11 @@ fn latencies(out: &mut String, results: &ResultSet) {
             continue;
         };
         let mut cells = vec![esc(&r.name)];
-        cells.extend(OpClass::ALL.iter().map(|&c| us(lat.get(c))));
+        cells.extend(OpClass::ALL.iter().map(|&c| us(*lat.get(c))));
         out.push_str(&row(&cells));
     }
     let mut cells = vec![format!("{AWS_EFS} (not run)")];
-    cells.extend(OpClass::ALL.iter().map(|&c| us(PUBLISHED_EFS_US.get(c))));
+    cells.extend(OpClass::ALL.iter().map(|&c| us(*PUBLISHED_EFS_US.get(c))));
     out.push_str(&row(&cells));
     out.push('\n');
 }
@@ -128,38 +128,74 @@ fn io_profile(out: &mut String, io: &IoProfileFile) {
     out.push('\n');
 }
 
-fn cell(p: &Prediction) -> String {
-    match (p.measured_ns, p.error()) {
-        (Some(m), Some(e)) => format!(
-            "{} · {} ({:+.0}%)",
-            time_ns(m),
-            time_ns(p.predicted_ns),
-            e * 100.0
-        ),
-        _ => format!("– · {}", time_ns(p.predicted_ns)),
+/// Measured and predicted time of one profile on one target: the suite when the target
+/// measured it, else the sum over the scenarios it measured.
+struct Compared {
+    scenarios: usize,
+    suite: bool,
+    measured_ns: f64,
+    predicted_ns: f64,
+}
+
+fn compare(p: &[Prediction], target: &str, profile: &str) -> Option<Compared> {
+    let measured =
+        |x: &&Prediction| x.target == target && x.profile == profile && x.measured_ns.is_some();
+    if let Some(suite) = p.iter().filter(measured).find(|x| x.scenario == SUITE) {
+        return Some(Compared {
+            scenarios: 1,
+            suite: true,
+            measured_ns: suite.measured_ns.unwrap_or_default(),
+            predicted_ns: suite.predicted_ns,
+        });
     }
+    let parts: Vec<&Prediction> = p.iter().filter(measured).collect();
+    (!parts.is_empty()).then(|| Compared {
+        scenarios: parts.len(),
+        suite: false,
+        measured_ns: parts.iter().filter_map(|x| x.measured_ns).sum(),
+        predicted_ns: parts.iter().map(|x| x.predicted_ns).sum(),
+    })
+}
+
+fn cell(c: &Compared) -> String {
+    let scope = if c.suite {
+        String::new()
+    } else {
+        format!(" [Σ {} scenarios]", c.scenarios)
+    };
+    format!(
+        "{} · {} ({:+.0}%){scope}",
+        time_ns(c.measured_ns),
+        time_ns(c.predicted_ns),
+        (c.predicted_ns / c.measured_ns - 1.0) * 100.0
+    )
 }
 
 fn predicted_vs_measured(out: &mut String, results: &ResultSet, p: &[Prediction]) {
     let targets: Vec<&str> = results.runs[1..]
         .iter()
         .map(|r| r.name.as_str())
-        .filter(|name| p.iter().any(|x| x.target == *name))
+        .filter(|name| {
+            p.iter()
+                .any(|x| x.target == *name && x.measured_ns.is_some())
+        })
         .collect();
-    out.push_str("## Predicted vs measured (`scenario/suite`)\n\n");
+    out.push_str("## Predicted vs measured\n\n");
     if targets.is_empty() {
         out.push_str(
             "No prediction: the baseline run, or every other run, has no latency probe \
-             (re-capture with `triebench capture-fs`).\n\n",
+             (re-capture with `triebench capture-fs`), or no run measured a scenario the \
+             baseline did.\n\n",
         );
         return;
     }
     let base = results.run_names().first().cloned().unwrap_or_default();
     let _ = writeln!(
         out,
-        "Each cell: measured · predicted (prediction error). Predicted = time on `{}` + Σ per \
-         class (operations counted × (that run's cost − `{}`'s cost)). Every scenario is in \
-         `predictions.json`.\n",
+        "Each cell: measured · predicted (prediction error), for `scenario/suite`, or, where a \
+         run did not measure the suite, summed over the scenarios it did measure (`[Σ N \
+         scenarios]`). Predicted = time on `{}` + Σ per class (operations counted × (that \
+         run's cost − `{}`'s cost)). Every scenario is in `predictions.json`.\n",
         esc(&base),
         esc(&base)
     );
@@ -169,10 +205,11 @@ fn predicted_vs_measured(out: &mut String, results: &ResultSet, p: &[Prediction]
     for profile in results.scenario_profiles() {
         let mut cells = vec![format!("`{}`", esc(&profile))];
         for t in &targets {
-            let found = p
-                .iter()
-                .find(|x| x.target == *t && x.profile == profile && x.scenario == SUITE);
-            cells.push(found.map(cell).unwrap_or_else(|| "–".to_string()));
+            cells.push(
+                compare(p, t, &profile)
+                    .map(|c| cell(&c))
+                    .unwrap_or_else(|| "–".to_string()),
+            );
         }
         out.push_str(&row(&cells));
     }
