@@ -16,3 +16,13 @@ timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --workspace
 echo "== criterion benches in test mode (each benchmark once, quick sizes)"
 TRIEBENCH_SCALE=quick timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" \
   cargo test --benches --all-features
+echo "== filesystem lab (scripts/fs-lab.sh on a private lab: mounts, idempotence, crash clean-up)"
+if [[ $(id -u) -eq 0 ]]; then
+  # The debug slowfs the tests above built; the lab script would otherwise build a release one.
+  TRIEBENCH_SLOWFS="$(realpath -m "${CARGO_TARGET_DIR:-target}")/debug/slowfs" scripts/test-fs-lab.sh
+elif [[ ${CI:-} == true ]]; then
+  echo "test: the filesystem lab test needs root (loop devices, mounts), and CI must run it" >&2
+  exit 1
+else
+  echo "test: skipped the filesystem lab test: it needs root (loop devices, mounts)"
+fi
