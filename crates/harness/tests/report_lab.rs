@@ -36,6 +36,7 @@ fn row(profile: &str, commits: u64, ops: PerClass<u64>, fsyncs: u64) -> IoRow {
             bytes_read: 0,
             bytes_written: ops.write * 4096,
             fsyncs,
+            write_extents: ops.write,
         },
     }
 }
@@ -139,7 +140,9 @@ fn predictions_charge_each_counted_operation_the_extra_latency() {
     }
     // lmdb: 2 fsyncs, 2 writes and 8 KiB written per commit.
     assert!(
-        md.contains("| `lmdb` | 1000 | 2.00 | 2.00 | 2.00 | 8.00 | 0.01 | 0.00 | 0.10 |"),
+        md.contains(
+            "| `lmdb` | 1000 | 2.00 | 2.00 | 2.00 | 8.00 | 0.01 | 0.00 | 0.10 | 1.00 | 2.00 |"
+        ),
         "{md}"
     );
     assert!(

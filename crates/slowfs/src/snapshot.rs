@@ -43,6 +43,11 @@ pub struct StatsSnapshot {
     pub ops: BTreeMap<String, u64>,
     /// `fsync` plus `fsyncdir` requests (`flush` excluded).
     pub fsyncs: u64,
+    /// Writes that do not continue the previous write to the same file: the separate runs of
+    /// data an fsync has to flush (a block device pays per run, not per write). 0 in files from
+    /// before this counter.
+    #[serde(default)]
+    pub write_extents: u64,
     /// Seconds since the filesystem was mounted.
     pub uptime_s: f64,
 }
@@ -76,6 +81,7 @@ mod tests {
             classes: PerClass::default(),
             ops: [("lookup".to_string(), 3)].into_iter().collect(),
             fsyncs: 0,
+            write_extents: 2,
             uptime_s: 1.5,
         };
         let json = snap.to_json();
@@ -84,7 +90,7 @@ mod tests {
             "{\"schema\":1,\"profile\":\"efs\",\"delays_us\":{\"metadata\":250.0,\"read\":250.0,\
              \"write\":2700.0,\"sync\":2700.0},\"classes\":{\"metadata\":{\"ops\":0,\"bytes\":0},\
              \"read\":{\"ops\":0,\"bytes\":0},\"write\":{\"ops\":0,\"bytes\":0},\"sync\":{\"ops\":0,\
-             \"bytes\":0}},\"ops\":{\"lookup\":3},\"fsyncs\":0,\"uptime_s\":1.5}\n"
+             \"bytes\":0}},\"ops\":{\"lookup\":3},\"fsyncs\":0,\"write_extents\":2,\"uptime_s\":1.5}\n"
         );
         let back: StatsSnapshot = serde_json::from_str(&json).unwrap();
         assert_eq!(back, snap);

@@ -1,6 +1,8 @@
 //! Live counters: operations and bytes per class and per FUSE operation, lock-free.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::class::{OpClass, PerClass};
@@ -16,6 +18,9 @@ pub struct Stats {
     class_ops: [AtomicU64; 4],
     class_bytes: [AtomicU64; 4],
     op_counts: [AtomicU64; Op::ALL.len()],
+    write_extents: AtomicU64,
+    /// Where the last write to each inode ended.
+    write_ends: Mutex<HashMap<u64, u64>>,
 }
 
 impl Stats {
@@ -27,6 +32,8 @@ impl Stats {
             class_ops: Default::default(),
             class_bytes: Default::default(),
             op_counts: std::array::from_fn(|_| AtomicU64::new(0)),
+            write_extents: AtomicU64::new(0),
+            write_ends: Mutex::new(HashMap::new()),
         }
     }
 
@@ -46,6 +53,18 @@ impl Stats {
     }
 
     /// How many requests of `op` were counted.
+    /// Notes a successful write of `len` bytes at `offset` to inode `ino`: a new extent unless it
+    /// starts where the previous write to that inode ended.
+    pub fn record_write_extent(&self, ino: u64, offset: u64, len: u64) {
+        let mut ends = self
+            .write_ends
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if ends.insert(ino, offset + len) != Some(offset) {
+            self.write_extents.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     pub fn op_count(&self, op: Op) -> u64 {
         self.op_counts[op.index()].load(Ordering::Relaxed)
     }
@@ -71,6 +90,7 @@ impl Stats {
             }),
             ops,
             fsyncs,
+            write_extents: self.write_extents.load(Ordering::Relaxed),
             uptime_s: self.started.elapsed().as_secs_f64(),
         }
     }
@@ -80,6 +100,17 @@ impl Stats {
 mod tests {
     use super::*;
     use crate::profile::Profile;
+
+    #[test]
+    fn contiguous_writes_to_a_file_are_one_extent() {
+        let stats = Stats::new(Latency::new(Profile::None, PerClass::default()).unwrap());
+        stats.record_write_extent(7, 0, 4096);
+        stats.record_write_extent(7, 4096, 4096);
+        stats.record_write_extent(8, 8192, 4096);
+        stats.record_write_extent(7, 8192, 10);
+        stats.record_write_extent(7, 0, 4096);
+        assert_eq!(stats.snapshot().write_extents, 3);
+    }
 
     #[test]
     fn counts_land_in_class_op_and_fsyncs() {

@@ -35,6 +35,10 @@ pub struct IoCounts {
     pub bytes_written: u64,
     /// fsync/fdatasync/fsyncdir calls (the sync class less the flushes on close).
     pub fsyncs: u64,
+    /// Writes that do not continue the previous write to their file: the runs of data an fsync
+    /// must flush on a page-cache filesystem.
+    #[serde(default)]
+    pub write_extents: u64,
 }
 
 impl IoCounts {
@@ -60,6 +64,7 @@ impl IoCounts {
                 .bytes
                 .saturating_sub(before.classes.write.bytes),
             fsyncs: after.fsyncs.saturating_sub(before.fsyncs),
+            write_extents: after.write_extents.saturating_sub(before.write_extents),
         }
     }
 
@@ -70,6 +75,7 @@ impl IoCounts {
             bytes_read: self.bytes_read + other.bytes_read,
             bytes_written: self.bytes_written + other.bytes_written,
             fsyncs: self.fsyncs + other.fsyncs,
+            write_extents: self.write_extents + other.write_extents,
         }
     }
 }

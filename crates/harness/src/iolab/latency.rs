@@ -6,7 +6,11 @@
 //! - read: a 4 KiB `pread` after `posix_fadvise(DONTNEED)` dropped the file's cached pages;
 //! - write: a 4 KiB `pwrite` (into the page cache, or through to the server on write-through
 //!   filesystems such as slowfs);
-//! - sync: an `fdatasync` after a 4 KiB `pwrite` (the write is not timed).
+//! - sync: an `fdatasync` after a 4 KiB `pwrite` (the write is not timed);
+//! - flush per extent ([`probe_flush_extent`]): what each further separate run of dirty data
+//!   adds to an `fdatasync`: (sync after 16 scattered 4 KiB writes − sync after one) / 15. A
+//!   page-cache filesystem pays here what it did not pay at `write`; a write-through one
+//!   (slowfs) pays nothing more.
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
@@ -95,6 +99,55 @@ pub fn probe_dir(dir: &Path) -> Result<PerClass<f64>, IoLabError> {
     })
 }
 
+/// Scattered writes per round of [`probe_flush_extent`].
+const EXTENTS: usize = 16;
+
+/// Rounds of [`probe_flush_extent`] (median taken).
+const ROUNDS: usize = 9;
+
+/// Measures what each further separate run of dirty 4 KiB data adds to an `fdatasync` in `dir`
+/// (µs, median of a few rounds, at least 0), in a scratch directory that is removed afterwards.
+pub fn probe_flush_extent(dir: &Path) -> Result<f64, IoLabError> {
+    let io = |what: &'static str| {
+        move |source: std::io::Error| IoLabError::Io {
+            what,
+            dir: dir.to_path_buf(),
+            source,
+        }
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("triebench-probe-")
+        .tempdir_in(dir)
+        .map_err(io("cannot create the latency probe's directory"))?;
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(scratch.path().join("extents"))
+        .map_err(io("cannot create the latency probe's file"))?;
+    let block = [0xa5u8; BLOCK];
+    // Every other block, so no two dirty blocks are adjacent.
+    let offset = |i: usize| (i * 2 * BLOCK) as u64;
+    for i in 0..EXTENTS {
+        file.write_all_at(&block, offset(i))
+            .map_err(io("probe write"))?;
+    }
+    file.sync_data().map_err(io("probe fdatasync"))?;
+    let mut per_extent = Vec::with_capacity(ROUNDS);
+    for _ in 0..ROUNDS {
+        file.write_all_at(&block, offset(0))
+            .map_err(io("probe write"))?;
+        let one = time_us(|| file.sync_data()).map_err(io("probe fdatasync"))?;
+        for i in 0..EXTENTS {
+            file.write_all_at(&block, offset(i))
+                .map_err(io("probe write"))?;
+        }
+        let many = time_us(|| file.sync_data()).map_err(io("probe fdatasync"))?;
+        per_extent.push(((many - one) / (EXTENTS - 1) as f64).max(0.0));
+    }
+    Ok(median_us(per_extent))
+}
+
 /// Asks the kernel to drop `file`'s clean cached pages, so the next read reaches the filesystem.
 fn drop_cached_pages(file: &File) -> std::io::Result<()> {
     // SAFETY: posix_fadvise only reads its integer arguments; the descriptor is owned by `file`.
@@ -117,6 +170,14 @@ mod tests {
         for c in crate::iolab::OpClass::ALL {
             assert!(*lat.get(c) > 0.0, "{c:?}: {lat:?}");
         }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn the_flush_extent_probe_measures_and_cleans_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let per_extent = probe_flush_extent(dir.path()).unwrap();
+        assert!(per_extent >= 0.0 && per_extent.is_finite(), "{per_extent}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 

@@ -1,6 +1,8 @@
 //! The slowdown predictor: the time on a filesystem is the time measured on the baseline plus,
 //! per operation class, the operations counted (slowfs, profile `none`) times what that class
-//! costs there beyond what it costs on the baseline.
+//! costs there beyond what it costs on the baseline; plus, where the scenario fsyncs, each
+//! separate run of written data times what flushing one more run costs there (a page-cache
+//! filesystem on a block device pays for writes at the fsync, per request).
 //!
 //! The model charges every counted operation its filesystem's median cost and nothing else: it
 //! knows nothing of client caches a network filesystem invalidates on locks, of writeback a
@@ -20,6 +22,22 @@ pub const PUBLISHED_EFS_US: PerClass<f64> = PerClass {
     read: 250.0,
     write: 2700.0,
     sync: 2700.0,
+};
+
+/// What a filesystem charges, as the predictor models it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FsCost {
+    /// Per operation, by class (µs).
+    pub per_op_us: PerClass<f64>,
+    /// Per further separate run of dirty data an fsync flushes (µs).
+    pub flush_extent_us: f64,
+}
+
+/// AWS EFS as the predictor charges it: [`PUBLISHED_EFS_US`] per operation, write-through (no
+/// extra cost per run of data at an fsync).
+pub const PUBLISHED_EFS_COST: FsCost = FsCost {
+    per_op_us: PUBLISHED_EFS_US,
+    flush_extent_us: 0.0,
 };
 
 /// A slowdown the Transact study published for a backend on EFS (whole suite, EFS over EBS).
@@ -60,16 +78,24 @@ pub const PUBLISHED_EFS: [PublishedSlowdown; 2] = [
     },
 ];
 
-/// The time (ns) `counts` add on a filesystem charging `target` µs per class over one charging
-/// `baseline` µs; a class cheaper on the target than on the baseline adds nothing.
-pub fn extra_ns(counts: &IoCounts, target: &PerClass<f64>, baseline: &PerClass<f64>) -> f64 {
-    OpClass::ALL
+/// The time (ns) `counts` add on the `target` filesystem over the `baseline` one; a cost lower
+/// on the target than on the baseline adds nothing. Runs of written data are charged only when
+/// the counts include an fsync (otherwise nothing flushes them while the clock runs).
+pub fn extra_ns(counts: &IoCounts, target: &FsCost, baseline: &FsCost) -> f64 {
+    let per_op: f64 = OpClass::ALL
         .iter()
         .map(|&c| {
-            let extra_us = (target.get(c) - baseline.get(c)).max(0.0);
+            let extra_us = (target.per_op_us.get(c) - baseline.per_op_us.get(c)).max(0.0);
             *counts.ops.get(c) as f64 * extra_us * 1e3
         })
-        .sum()
+        .sum();
+    let flushed = if counts.fsyncs > 0 {
+        let extra_us = (target.flush_extent_us - baseline.flush_extent_us).max(0.0);
+        counts.write_extents as f64 * extra_us * 1e3
+    } else {
+        0.0
+    };
+    per_op + flushed
 }
 
 /// One predicted cell: a profile × scenario on a target filesystem.
@@ -98,15 +124,15 @@ impl Prediction {
     }
 }
 
-/// Predicts `profile` × `scenario` on a filesystem with `target` latencies from the baseline's
-/// time and latencies; `None` when the I/O profile lacks that row.
+/// Predicts `profile` × `scenario` on the `target` filesystem from the baseline's time and
+/// costs; `None` when the I/O profile lacks that row.
 pub fn predict(
     io: &IoProfileFile,
     profile: &str,
     scenario: &str,
     baseline_ns: f64,
-    target: &PerClass<f64>,
-    baseline: &PerClass<f64>,
+    target: &FsCost,
+    baseline: &FsCost,
 ) -> Option<f64> {
     io.row(profile, scenario)
         .map(|row| baseline_ns + extra_ns(&row.counts, target, baseline))
@@ -116,6 +142,13 @@ pub fn predict(
 mod tests {
     use super::*;
     use crate::iolab::io_profile::{IoRow, SCHEMA};
+
+    fn cost(per_op_us: PerClass<f64>) -> FsCost {
+        FsCost {
+            per_op_us,
+            flush_extent_us: 0.0,
+        }
+    }
 
     fn io(ops: PerClass<u64>) -> IoProfileFile {
         IoProfileFile {
@@ -143,18 +176,18 @@ mod tests {
             write: 20,
             sync: 5,
         });
-        let base = PerClass {
+        let base = cost(PerClass {
             metadata: 1.0,
             read: 1.0,
             write: 1.0,
             sync: 1.0,
-        };
-        let target = PerClass {
+        });
+        let target = cost(PerClass {
             metadata: 11.0,
             read: 500.0,
             write: 101.0,
             sync: 1001.0,
-        };
+        });
         // 10 × 10 µs + 20 × 100 µs + 5 × 1000 µs = 7.1 ms on top of 1 ms.
         let p = predict(&file, "lmdb", "suite", 1e6, &target, &base).unwrap();
         assert!((p - 8.1e6).abs() < 1e-3, "{p}");
@@ -172,11 +205,27 @@ mod tests {
             },
             ..IoCounts::default()
         };
-        let base = PerClass {
+        let base = cost(PerClass {
             read: 50.0,
             ..PerClass::default()
+        });
+        assert_eq!(extra_ns(&counts, &cost(PerClass::default()), &base), 0.0);
+    }
+
+    #[test]
+    fn runs_of_written_data_cost_only_where_an_fsync_flushes_them() {
+        let mut counts = IoCounts {
+            write_extents: 100,
+            ..IoCounts::default()
         };
-        assert_eq!(extra_ns(&counts, &PerClass::default(), &base), 0.0);
+        let target = FsCost {
+            per_op_us: PerClass::default(),
+            flush_extent_us: 300.0,
+        };
+        let base = cost(PerClass::default());
+        assert_eq!(extra_ns(&counts, &target, &base), 0.0);
+        counts.fsyncs = 1;
+        assert_eq!(extra_ns(&counts, &target, &base), 100.0 * 300.0 * 1e3);
     }
 
     #[test]

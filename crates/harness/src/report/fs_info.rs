@@ -4,7 +4,7 @@
 //! Sidecar schema (extra keys are ignored, `statfs` and `latency_us` are optional so scripts can
 //! write the rest): `{"name", "dir", "fs_type", "mount_point", "device", "mount_options",
 //! "statfs"?: {"magic", "block_size", "total_bytes", "available_bytes"}, "latency_us"?:
-//! {"metadata", "read", "write", "sync"}}`.
+//! {"metadata", "read", "write", "sync"}, "flush_extent_us"?}`.
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -40,6 +40,10 @@ pub struct FsInfo {
     /// [`latency::probe_dir`] when the run was captured; what the slowdown predictor charges.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_us: Option<PerClass<f64>>,
+    /// What each further separate run of dirty data adds to an fdatasync (µs), measured by
+    /// [`latency::probe_flush_extent`] with `latency_us`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush_extent_us: Option<f64>,
 }
 
 /// The statfs(2) facts recorded for a directory.
@@ -235,6 +239,7 @@ pub fn fs_info_for_dir(name: &str, dir: &Path) -> Result<FsInfo, ReportError> {
             .unwrap_or_else(unknown),
         statfs: statfs(&canonical),
         latency_us: None,
+        flush_extent_us: None,
     })
 }
 
@@ -270,11 +275,12 @@ pub fn write_sidecar(
     validate_run_name(name)?;
     let mut info = fs_info_for_dir(name, dir)?;
     if probe_latency {
-        let latency = latency::probe_dir(dir).map_err(|e| ReportError::FsProbe {
+        let probe_failed = |e: crate::iolab::IoLabError| ReportError::FsProbe {
             dir: dir.to_path_buf(),
             reason: e.to_string(),
-        })?;
-        info.latency_us = Some(latency);
+        };
+        info.latency_us = Some(latency::probe_dir(dir).map_err(probe_failed)?);
+        info.flush_extent_us = Some(latency::probe_flush_extent(dir).map_err(probe_failed)?);
     }
     let path = sidecar_path(criterion_dir, name);
     if let Some(parent) = path.parent() {

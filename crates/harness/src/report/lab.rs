@@ -6,9 +6,10 @@ use std::path::Path;
 
 use super::bench_id::BenchKey;
 use super::error::ReportError;
+use super::fs_info::FsInfo;
 use super::fs_info::SIDECAR_DIR;
 use super::results::ResultSet;
-use crate::iolab::predict::{predict, Prediction, PUBLISHED_EFS_US};
+use crate::iolab::predict::{predict, FsCost, Prediction, PUBLISHED_EFS_COST};
 use crate::iolab::{io_profile, IoProfileFile};
 
 /// The prediction target for real AWS EFS from its published latencies.
@@ -23,6 +24,14 @@ pub fn load_io_profile(criterion_dir: &Path) -> Result<Option<IoProfileFile>, Re
     })
 }
 
+/// What the run's filesystem charges, from its sidecar's probes (`None` when not probed).
+pub fn fs_cost(fs: &FsInfo) -> Option<FsCost> {
+    Some(FsCost {
+        per_op_us: fs.latency_us?,
+        flush_extent_us: fs.flush_extent_us.unwrap_or(0.0),
+    })
+}
+
 /// Predicts every scenario × profile the baseline measured, on every other run whose sidecar
 /// has latencies (with that run's measurement beside it) and on AWS EFS; empty when the
 /// baseline has no latencies.
@@ -30,17 +39,17 @@ pub fn predictions(results: &ResultSet, io: &IoProfileFile) -> Vec<Prediction> {
     let Some(baseline) = results.baseline() else {
         return Vec::new();
     };
-    let Some(base_lat) = baseline.fs.as_ref().and_then(|f| f.latency_us) else {
+    let Some(base_lat) = baseline.fs.as_ref().and_then(fs_cost) else {
         return Vec::new();
     };
     let mut targets: Vec<(String, _, Option<&str>)> = results.runs[1..]
         .iter()
         .filter_map(|r| {
-            let lat = r.fs.as_ref().and_then(|f| f.latency_us)?;
+            let lat = r.fs.as_ref().and_then(fs_cost)?;
             Some((r.name.clone(), lat, Some(r.name.as_str())))
         })
         .collect();
-    targets.push((AWS_EFS.to_string(), PUBLISHED_EFS_US, None));
+    targets.push((AWS_EFS.to_string(), PUBLISHED_EFS_COST, None));
     let mut out = Vec::new();
     for scenario in results.scenario_names() {
         let group = format!("scenario/{scenario}");
@@ -76,19 +85,20 @@ pub fn predictions(results: &ResultSet, io: &IoProfileFile) -> Vec<Prediction> {
 /// `io-profile.csv`: one line per profile × scenario with totals and per-commit figures.
 pub fn io_profile_csv(io: &IoProfileFile) -> String {
     let mut out = String::from(
-        "profile,scenario,commits,fsyncs,sync_ops,write_ops,bytes_written,read_ops,bytes_read,\
-         metadata_ops,fsyncs_per_commit,write_ops_per_commit,bytes_written_per_commit\n",
+        "profile,scenario,commits,fsyncs,sync_ops,write_ops,write_extents,bytes_written,read_ops,\
+         bytes_read,metadata_ops,fsyncs_per_commit,write_ops_per_commit,bytes_written_per_commit\n",
     );
     for r in &io.rows {
         let c = &r.counts;
         out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.1}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.1}\n",
             r.profile,
             r.scenario,
             r.commits,
             c.fsyncs,
             c.ops.sync,
             c.ops.write,
+            c.write_extents,
             c.bytes_written,
             c.ops.read,
             c.bytes_read,

@@ -61,25 +61,35 @@ fn latencies(out: &mut String, results: &ResultSet) {
         "Median µs of 31 operations each in the run's directory, measured by `triebench \
          capture-fs` before the run: a lookup of an absent name (metadata), a 4 KiB `pread` \
          after dropping the page cache (read), a 4 KiB `pwrite` (write), an `fdatasync` after a \
-         4 KiB write (sync). The predictor charges each counted operation this, less the \
+         4 KiB write (sync); and what each further separate run of dirty data adds to an \
+         `fdatasync` (16 scattered 4 KiB writes vs one). The predictor charges each counted \
+         operation, and each run of written data where the scenario fsyncs, this less the \
          baseline's.\n\n",
     );
     let mut cells = vec!["run".to_string()];
     cells.extend(OpClass::ALL.iter().map(|c| format!("{} µs", c.name())));
+    cells.push("flush per run µs".to_string());
     out.push_str(&header(&cells));
     for r in &results.runs {
         let Some(lat) = r.fs.as_ref().and_then(|f| f.latency_us) else {
             let mut cells = vec![esc(&r.name)];
-            cells.extend(OpClass::ALL.iter().map(|_| "not probed".to_string()));
+            cells.extend((0..=OpClass::ALL.len()).map(|_| "not probed".to_string()));
             out.push_str(&row(&cells));
             continue;
         };
         let mut cells = vec![esc(&r.name)];
         cells.extend(OpClass::ALL.iter().map(|&c| us(*lat.get(c))));
+        cells.push(
+            r.fs.as_ref()
+                .and_then(|f| f.flush_extent_us)
+                .map(us)
+                .unwrap_or_else(|| "not probed".to_string()),
+        );
         out.push_str(&row(&cells));
     }
     let mut cells = vec![format!("{AWS_EFS} (not run)")];
     cells.extend(OpClass::ALL.iter().map(|&c| us(*PUBLISHED_EFS_US.get(c))));
+    cells.push("0 (write-through)".to_string());
     out.push_str(&row(&cells));
     out.push('\n');
 }
@@ -91,7 +101,8 @@ fn io_profile(out: &mut String, io: &IoProfileFile) {
         "Counted by slowfs (profile `{}`) at `{}` on {}: each scenario run once on a fresh \
          store, counters read after opening and before closing it (what the benches time), \
          summed over the ten scenarios and divided by their commits. `sync` includes the flush \
-         on every close; `fsyncs` are fsync/fdatasync calls only. Every profile × scenario is in \
+         on every close; `fsyncs` are fsync/fdatasync calls only; writes/fsync is how much an \
+         fsync has to flush on a page-cache filesystem. Every profile × scenario is in \
          `io-profile.csv`.\n",
         esc(&io.slowfs_profile),
         esc(&io.mount),
@@ -108,6 +119,8 @@ fn io_profile(out: &mut String, io: &IoProfileFile) {
             "reads/commit",
             "KiB read/commit",
             "metadata ops/commit",
+            "writes/fsync",
+            "write runs/commit",
         ]
         .map(str::to_string),
     ));
@@ -123,6 +136,12 @@ fn io_profile(out: &mut String, io: &IoProfileFile) {
             per_commit(r.per_commit(c.ops.read)),
             per_commit(r.per_commit(c.bytes_read) / 1024.0),
             per_commit(r.per_commit(c.ops.metadata)),
+            if c.fsyncs == 0 {
+                "–".to_string()
+            } else {
+                per_commit(c.ops.write as f64 / c.fsyncs as f64)
+            },
+            per_commit(r.per_commit(c.write_extents)),
         ]));
     }
     out.push('\n');
@@ -195,7 +214,8 @@ fn predicted_vs_measured(out: &mut String, results: &ResultSet, p: &[Prediction]
         "Each cell: measured · predicted (prediction error), for `scenario/suite`, or, where a \
          run did not measure the suite, summed over the scenarios it did measure (`[Σ N \
          scenarios]`). Predicted = time on `{}` + Σ per class (operations counted × (that \
-         run's cost − `{}`'s cost)). Every scenario is in `predictions.json`.\n",
+         run's cost − `{}`'s cost)) + runs of written data × (flush per run − the \
+         baseline's) where the scenario fsyncs. Every scenario is in `predictions.json`.\n",
         esc(&base),
         esc(&base)
     );

@@ -282,7 +282,7 @@ impl Filesystem for SlowFs {
     fn write(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         fh: FileHandle,
         offset: u64,
         data: &[u8],
@@ -295,6 +295,9 @@ impl Filesystem for SlowFs {
             .file(fh)
             .and_then(|file| file.write_all_at(data, offset).map_err(errno));
         let bytes = if result.is_ok() { data.len() as u64 } else { 0 };
+        if bytes > 0 {
+            self.stats.record_write_extent(ino.0, offset, bytes);
+        }
         self.account(Op::Write, bytes);
         match result {
             Ok(()) => reply.written(data.len() as u32),
