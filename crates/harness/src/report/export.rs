@@ -152,28 +152,31 @@ Absent values are empty in CSV and `null` in JSON. `missing` lists what the repo
 `{{"generated_at", "host": {{"hostname", "cpu_model", "cores", "physical_cores", "ram_bytes",
 "kernel", "os"}}, "filesystems": {{RUN: {{"name", "dir", "fs_type", "mount_point", "device",
 "mount_options", "statfs": {{"magic", "block_size", "total_bytes", "available_bytes"}},
-"latency_us": {{"metadata", "read", "write", "sync"}}}} | null}},
+"latency_us": {{"metadata", "read", "write", "sync"}}, "flush_extent_us"}} | null}},
 "versions": {{"sqlite", "lmdb", "redis_server", "triebench", "git_commit", "git_dirty"}},
 "criterion_dir", "baseline", "runs"}}`. The host is the machine that generated the report;
 filesystems come from each run's `triebench-runs/RUN.json` sidecar (written by
 `triebench capture-fs`). `latency_us` is the median cost per operation class in the run's
 directory (µs): a lookup of an absent name, a 4 KiB `pread` after dropping the page cache, a
-4 KiB `pwrite`, an `fdatasync` after a 4 KiB write.
+4 KiB `pwrite`, an `fdatasync` after a 4 KiB write; `flush_extent_us` is what each further
+separate run of dirty data adds to an `fdatasync` (16 scattered 4 KiB writes vs one).
 
 ## io-profile.json / io-profile.csv (when `triebench io-profile` was run)
 
 What each backend profile asks of the filesystem, counted by a slowfs mount (profile `none`)
 around one run of each scenario on a fresh store: `{{"schema", "generated_at", "mount",
 "slowfs_profile", "rows": [{{"profile", "scenario", "commits", "counts": {{"ops": {{"metadata",
-"read", "write", "sync"}}, "bytes_read", "bytes_written", "fsyncs"}}}}]}}`; `scenario` `suite`
-is the sum of the ten. `sync` ops include the flush on every close; `fsyncs` are fsync,
+"read", "write", "sync"}}, "bytes_read", "bytes_written", "fsyncs", "write_extents"}}}}]}}`;
+`scenario` `suite` is the sum of the ten. `write_extents` counts writes that do not continue the
+previous write to their file. `sync` ops include the flush on every close; `fsyncs` are fsync,
 fdatasync and fsyncdir calls only. `io-profile.csv` has the same rows plus per-commit columns.
 
 ## predictions.json (when there is an I/O profile)
 
 `[{{"target", "profile", "scenario", "baseline_ns", "predicted_ns", "measured_ns"}}]`:
 predicted = `baseline_ns` + Σ over classes of ops × (target's `latency_us` − the baseline run's,
-at least 0) × 1000. `target` is a run (with `measured_ns` when that run measured the scenario)
+at least 0) × 1000, + (when the scenario fsyncs) `write_extents` × (target's `flush_extent_us` −
+the baseline's, at least 0) × 1000. `target` is a run (with `measured_ns` when that run measured the scenario)
 or `aws-efs (published latencies)` (metadata 250, read 250, write 2700, sync 2700 µs).
 
 ## Plots
