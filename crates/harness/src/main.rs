@@ -63,7 +63,7 @@ struct IoProfileArgs {
     /// Backend profiles to count, comma-separated [default: every profile built in].
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     profiles: Vec<String>,
-    /// Output file [default: <criterion-dir>/triebench-runs/io-profile.json, where `report`
+    /// Output file [default: CRITERION_DIR/triebench-runs/io-profile.json, where report
     /// finds it].
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,

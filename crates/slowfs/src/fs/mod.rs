@@ -12,7 +12,7 @@
 //! reaches slowfs. Shared writable `mmap` works (pages written back arrive as writes).
 //! POSIX and BSD locks are left to the kernel (local to this machine).
 //!
-//! [`SlowFs`] and its operations live here; [`callbacks`] answers the kernel's requests with
+//! [`SlowFs`] and its operations live here; `callbacks` answers the kernel's requests with
 //! them, and `sys` holds the libc side.
 
 mod callbacks;
