@@ -21,6 +21,7 @@ pub mod fs;
 pub mod inodes;
 #[cfg(feature = "mount")]
 pub mod mount;
+pub mod mountinfo;
 pub mod op;
 pub mod profile;
 pub mod snapshot;

@@ -86,32 +86,7 @@ pub fn is_mount_point(path: &Path) -> io::Result<bool> {
     Ok(info
         .lines()
         .filter_map(|line| line.split(' ').nth(4))
-        .any(|field| Path::new(&unescape_mountinfo(field)) == path))
-}
-
-/// Decodes the octal escapes (`\040` for a space, ...) of a mountinfo path field.
-pub fn unescape_mountinfo(field: &str) -> String {
-    let bytes = field.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\\' && i + 4 <= bytes.len() {
-            let digits = &bytes[i + 1..i + 4];
-            if digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
-                let v = digits
-                    .iter()
-                    .fold(0u32, |acc, d| acc * 8 + u32::from(d - b'0'));
-                if let Ok(v) = u8::try_from(v) {
-                    out.push(v);
-                    i += 4;
-                    continue;
-                }
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+        .any(|field| Path::new(&crate::mountinfo::unescape(field)) == path))
 }
 
 /// Whether the kernel's FUSE device can be opened.
@@ -273,14 +248,6 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mountinfo_escapes() {
-        assert_eq!(unescape_mountinfo(r"/tmp/a\040b"), "/tmp/a b");
-        assert_eq!(unescape_mountinfo(r"/plain"), "/plain");
-        assert_eq!(unescape_mountinfo(r"/end\04"), r"/end\04");
-        assert_eq!(unescape_mountinfo(r"/x\134y"), r"/x\y");
-    }
 
     #[test]
     fn root_is_a_mount_point_and_a_temp_dir_is_not() {

@@ -15,6 +15,14 @@ use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::Duration;
 
 use tempfile::TempDir;
+use triebench_kv::conformance::Capabilities;
+
+/// LMDB and the SQLite WAL modes: persistent, snapshot readers, duplicates refused at insert.
+const SNAPSHOTS: Capabilities = Capabilities {
+    persistent: true,
+    snapshot_reads: true,
+    deferred_duplicate_check: false,
+};
 
 struct Shared {
     mnt: PathBuf,
@@ -103,12 +111,12 @@ fn the_shared_mount_is_slowfs() {
 }
 
 mod lmdb_default {
-    use triebench_kv::conformance::{Capabilities, TABLES};
+    use triebench_kv::conformance::TABLES;
     use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
 
     triebench_kv::conformance_tests!(
         in match super::base() { Some(p) => p, None => return };
-        Capabilities { persistent: true, snapshot_reads: true, deferred_duplicate_check: false },
+        super::SNAPSHOTS,
         |dir: &std::path::Path| {
             LmdbStore::open(dir, TABLES, LmdbOptions { map_size: 1 << 30, transact_flags: false })
         }
@@ -116,12 +124,12 @@ mod lmdb_default {
 }
 
 mod lmdb_async {
-    use triebench_kv::conformance::{Capabilities, TABLES};
+    use triebench_kv::conformance::TABLES;
     use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
 
     triebench_kv::conformance_tests!(
         in match super::base() { Some(p) => p, None => return };
-        Capabilities { persistent: true, snapshot_reads: true, deferred_duplicate_check: false },
+        super::SNAPSHOTS,
         |dir: &std::path::Path| {
             LmdbStore::open(dir, TABLES, LmdbOptions { map_size: 1 << 30, transact_flags: true })
         }
@@ -129,23 +137,23 @@ mod lmdb_async {
 }
 
 mod sqlite_wal {
-    use triebench_kv::conformance::{Capabilities, TABLES};
+    use triebench_kv::conformance::TABLES;
     use triebench_kv::sqlite::{SqliteMode, SqliteStore};
 
     triebench_kv::conformance_tests!(
         in match super::base() { Some(p) => p, None => return };
-        Capabilities { persistent: true, snapshot_reads: true, deferred_duplicate_check: false },
+        super::SNAPSHOTS,
         |dir: &std::path::Path| SqliteStore::open(dir, TABLES, SqliteMode::Wal)
     );
 }
 
 mod sqlite_wal_full {
-    use triebench_kv::conformance::{Capabilities, TABLES};
+    use triebench_kv::conformance::TABLES;
     use triebench_kv::sqlite::{SqliteMode, SqliteStore};
 
     triebench_kv::conformance_tests!(
         in match super::base() { Some(p) => p, None => return };
-        Capabilities { persistent: true, snapshot_reads: true, deferred_duplicate_check: false },
+        super::SNAPSHOTS,
         |dir: &std::path::Path| SqliteStore::open(dir, TABLES, SqliteMode::WalFull)
     );
 }

@@ -37,47 +37,62 @@ fn time_us(f: impl FnOnce() -> std::io::Result<()>) -> std::io::Result<f64> {
     Ok(start.elapsed().as_secs_f64() * 1e6)
 }
 
-/// Measures the median cost per operation class in `dir` (µs), in a scratch directory there
-/// that is removed afterwards.
-pub fn probe_dir(dir: &Path) -> Result<PerClass<f64>, IoLabError> {
-    let io = |what: &'static str| {
-        move |source: std::io::Error| IoLabError::Io {
+/// Names the directory under test in the probes' OS errors.
+#[derive(Clone, Copy)]
+struct ProbeIo<'a>(&'a Path);
+
+impl<'a> ProbeIo<'a> {
+    /// Turns an OS error of step `what` into an [`IoLabError`].
+    fn err(self, what: &'static str) -> impl FnOnce(std::io::Error) -> IoLabError + 'a {
+        move |source| IoLabError::Io {
             what,
-            dir: dir.to_path_buf(),
+            dir: self.0.to_path_buf(),
             source,
         }
-    };
+    }
+}
+
+/// A fresh scratch directory in `dir` (removed on drop) holding one new file, open read-write.
+fn scratch_file(dir: &Path) -> Result<(tempfile::TempDir, File), IoLabError> {
+    let io = ProbeIo(dir);
     let scratch = tempfile::Builder::new()
         .prefix("triebench-probe-")
         .tempdir_in(dir)
-        .map_err(io("cannot create the latency probe's directory"))?;
-    let path = scratch.path().join("probe");
+        .map_err(io.err("cannot create the latency probe's directory"))?;
     let file = OpenOptions::new()
         .read(true)
         .write(true)
         .create_new(true)
-        .open(&path)
-        .map_err(io("cannot create the latency probe's file"))?;
+        .open(scratch.path().join("probe"))
+        .map_err(io.err("cannot create the latency probe's file"))?;
+    Ok((scratch, file))
+}
+
+/// Measures the median cost per operation class in `dir` (µs), in a scratch directory there
+/// that is removed afterwards.
+pub fn probe_dir(dir: &Path) -> Result<PerClass<f64>, IoLabError> {
+    let io = ProbeIo(dir);
+    let (scratch, file) = scratch_file(dir)?;
     let block = [0x5au8; BLOCK];
 
     let mut writes = Vec::with_capacity(SAMPLES);
     for i in 0..SAMPLES {
         let offset = (i * BLOCK) as u64;
-        writes.push(time_us(|| file.write_all_at(&block, offset)).map_err(io("probe write"))?);
+        writes.push(time_us(|| file.write_all_at(&block, offset)).map_err(io.err("probe write"))?);
     }
     let mut syncs = Vec::with_capacity(SAMPLES);
     for i in 0..SAMPLES {
         let offset = ((i % 8) * BLOCK) as u64;
         file.write_all_at(&block, offset)
-            .map_err(io("probe write"))?;
-        syncs.push(time_us(|| file.sync_data()).map_err(io("probe fdatasync"))?);
+            .map_err(io.err("probe write"))?;
+        syncs.push(time_us(|| file.sync_data()).map_err(io.err("probe fdatasync"))?);
     }
     let mut reads = Vec::with_capacity(SAMPLES);
     let mut buf = [0u8; BLOCK];
     for i in 0..SAMPLES {
-        drop_cached_pages(&file).map_err(io("probe posix_fadvise"))?;
+        drop_cached_pages(&file).map_err(io.err("probe posix_fadvise"))?;
         let offset = (i * BLOCK) as u64;
-        reads.push(time_us(|| file.read_exact_at(&mut buf, offset)).map_err(io("probe read"))?);
+        reads.push(time_us(|| file.read_exact_at(&mut buf, offset)).map_err(io.err("probe read"))?);
     }
     let mut lookups = Vec::with_capacity(SAMPLES);
     for i in 0..SAMPLES {
@@ -88,7 +103,7 @@ pub fn probe_dir(dir: &Path) -> Result<PerClass<f64>, IoLabError> {
                 Err(e) => Err(e),
                 Ok(_) => Err(std::io::Error::other("a fresh name exists")),
             })
-            .map_err(io("probe lookup"))?,
+            .map_err(io.err("probe lookup"))?,
         );
     }
     Ok(PerClass {
@@ -108,41 +123,26 @@ const ROUNDS: usize = 9;
 /// Measures what each further separate run of dirty 4 KiB data adds to an `fdatasync` in `dir`
 /// (µs, median of a few rounds, at least 0), in a scratch directory that is removed afterwards.
 pub fn probe_flush_extent(dir: &Path) -> Result<f64, IoLabError> {
-    let io = |what: &'static str| {
-        move |source: std::io::Error| IoLabError::Io {
-            what,
-            dir: dir.to_path_buf(),
-            source,
-        }
-    };
-    let scratch = tempfile::Builder::new()
-        .prefix("triebench-probe-")
-        .tempdir_in(dir)
-        .map_err(io("cannot create the latency probe's directory"))?;
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(scratch.path().join("extents"))
-        .map_err(io("cannot create the latency probe's file"))?;
+    let io = ProbeIo(dir);
+    let (_scratch, file) = scratch_file(dir)?;
     let block = [0xa5u8; BLOCK];
     // Every other block, so no two dirty blocks are adjacent.
     let offset = |i: usize| (i * 2 * BLOCK) as u64;
     for i in 0..EXTENTS {
         file.write_all_at(&block, offset(i))
-            .map_err(io("probe write"))?;
+            .map_err(io.err("probe write"))?;
     }
-    file.sync_data().map_err(io("probe fdatasync"))?;
+    file.sync_data().map_err(io.err("probe fdatasync"))?;
     let mut per_extent = Vec::with_capacity(ROUNDS);
     for _ in 0..ROUNDS {
         file.write_all_at(&block, offset(0))
-            .map_err(io("probe write"))?;
-        let one = time_us(|| file.sync_data()).map_err(io("probe fdatasync"))?;
+            .map_err(io.err("probe write"))?;
+        let one = time_us(|| file.sync_data()).map_err(io.err("probe fdatasync"))?;
         for i in 0..EXTENTS {
             file.write_all_at(&block, offset(i))
-                .map_err(io("probe write"))?;
+                .map_err(io.err("probe write"))?;
         }
-        let many = time_us(|| file.sync_data()).map_err(io("probe fdatasync"))?;
+        let many = time_us(|| file.sync_data()).map_err(io.err("probe fdatasync"))?;
         per_extent.push(((many - one) / (EXTENTS - 1) as f64).max(0.0));
     }
     Ok(median_us(per_extent))

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ReportError;
 use crate::iolab::{latency, PerClass};
+use triebench_slowfs::mountinfo::unescape;
 
 /// The directory under the criterion dir that holds the sidecars.
 pub const SIDECAR_DIR: &str = "triebench-runs";
@@ -74,31 +75,6 @@ pub struct MountEntry {
     pub source: String,
     /// Superblock options.
     pub super_options: String,
-}
-
-/// Decodes mountinfo's octal escapes (`\040` for a space, ...).
-fn unescape(field: &str) -> String {
-    let bytes = field.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\\' && i + 4 <= bytes.len() {
-            let code = &bytes[i + 1..i + 4];
-            if code.iter().all(|b| (b'0'..=b'7').contains(b)) {
-                let value = code
-                    .iter()
-                    .fold(0u32, |acc, b| acc * 8 + u32::from(b - b'0'));
-                if let Ok(b) = u8::try_from(value) {
-                    out.push(b);
-                    i += 4;
-                    continue;
-                }
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Parses the text of `/proc/self/mountinfo` (lines it cannot parse are skipped).

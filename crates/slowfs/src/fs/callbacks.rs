@@ -2,7 +2,7 @@
 //! through to the backing directory with [`SlowFs`]'s operations.
 
 use std::ffi::OsStr;
-use std::fs::{self};
+use std::fs;
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, FileExt};
@@ -19,7 +19,7 @@ use fuser::{
 use crate::inodes::STATS_INO;
 use crate::op::Op;
 
-use super::sys::{check, cpath, errno, lock, open_options};
+use super::sys::{check, cpath, errno, lock, open_options, reply_empty, sync};
 use super::{SlowFs, TTL};
 
 impl Filesystem for SlowFs {
@@ -145,19 +145,13 @@ impl Filesystem for SlowFs {
         }
         let result = self.do_remove(parent, name, false);
         self.account(Op::Unlink, 0);
-        match result {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(reply, result);
     }
 
     fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         let result = self.do_remove(parent, name, true);
         self.account(Op::Rmdir, 0);
-        match result {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(reply, result);
     }
 
     fn symlink(
@@ -195,10 +189,7 @@ impl Filesystem for SlowFs {
         }
         let result = self.do_rename(parent, name, newparent, newname, flags);
         self.account(Op::Rename, 0);
-        match result {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(reply, result);
     }
 
     fn link(
@@ -350,19 +341,9 @@ impl Filesystem for SlowFs {
         datasync: bool,
         reply: ReplyEmpty,
     ) {
-        let result = self.file(fh).and_then(|file| {
-            if datasync {
-                file.sync_data()
-            } else {
-                file.sync_all()
-            }
-            .map_err(errno)
-        });
+        let result = self.file(fh).and_then(|file| sync(&file, datasync));
         self.account(Op::Fsync, 0);
-        match result {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(reply, result);
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
@@ -420,19 +401,11 @@ impl Filesystem for SlowFs {
     ) {
         let handle = lock(&self.dirs).get(&fh.0).cloned();
         let result = match handle {
-            Some(h) => if datasync {
-                h.dir.sync_data()
-            } else {
-                h.dir.sync_all()
-            }
-            .map_err(errno),
+            Some(h) => sync(&h.dir, datasync),
             None => Err(Errno::EBADF),
         };
         self.account(Op::Fsyncdir, 0);
-        match result {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(reply, result);
     }
 
     fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
@@ -505,10 +478,7 @@ impl Filesystem for SlowFs {
             check(unsafe { libc::access(c.as_ptr(), mask.bits()) })
         });
         self.account(Op::Access, 0);
-        match result {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(reply, result);
     }
 
     fn create(
@@ -556,9 +526,6 @@ impl Filesystem for SlowFs {
             check(unsafe { libc::fallocate(file.as_raw_fd(), mode, offset, length) })
         });
         self.account(Op::Fallocate, 0);
-        match result {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(reply, result);
     }
 }

@@ -2,7 +2,7 @@
 //! which open flags reach the backing file.
 
 use std::ffi::CString;
-use std::fs::{Metadata, OpenOptions};
+use std::fs::{File, Metadata, OpenOptions};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use fuser::{Errno, FileAttr, FileType, INodeNo, TimeOrNow};
+use fuser::{Errno, FileAttr, FileType, INodeNo, ReplyEmpty, TimeOrNow};
 
 pub(super) type FsResult<T> = Result<T, Errno>;
 
@@ -32,6 +32,24 @@ pub(super) fn check(ret: libc::c_int) -> FsResult<()> {
         Err(errno(io::Error::last_os_error()))
     } else {
         Ok(())
+    }
+}
+
+/// Flushes `file` to stable storage: its data only (`fdatasync`) or with its metadata (`fsync`).
+pub(super) fn sync(file: &File, datasync: bool) -> FsResult<()> {
+    if datasync {
+        file.sync_data()
+    } else {
+        file.sync_all()
+    }
+    .map_err(errno)
+}
+
+/// Answers a request that returns nothing but success or an errno.
+pub(super) fn reply_empty(reply: ReplyEmpty, result: FsResult<()>) {
+    match result {
+        Ok(()) => reply.ok(),
+        Err(e) => reply.error(e),
     }
 }
 
