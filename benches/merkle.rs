@@ -23,9 +23,10 @@ use criterion::{
 };
 use std::hint::black_box;
 use support::{announce_filesystem, configure, fresh_dir, profiles, selected, Scale};
-use triebench_harness::workloads::{update_address, Scenario, SCENARIOS};
 use triebench_kv::{BackendSpec, KvError, Profile, Store, StoreVisitor};
-use triebench_merkle::{MerkleTrie, StateChange, TABLES};
+use triebench_merkle::{MerkleTrie, TABLES};
+use triebench_workloads::scalable::{fresh_sets as sets, preload};
+use triebench_workloads::{update_address, Scenario, SCENARIOS};
 
 /// Opens a fresh store for `profile` under `TMPDIR` and runs `visitor` on it.
 fn with_fresh_store<V: StoreVisitor>(profile: Profile, visitor: V) -> Result<V::Output, KvError> {
@@ -80,29 +81,6 @@ fn bench_scenarios(c: &mut Criterion) {
     }
 }
 
-/// `n` fresh set changes, numbered from `first` (the `update` key scheme).
-fn sets(first: usize, n: usize) -> Vec<StateChange> {
-    (first..first + n)
-        .map(|i| StateChange::Set {
-            address: update_address(i as u32),
-            value: format!("{i:016x}").into_bytes(),
-        })
-        .collect()
-}
-
-/// Loads `leaves` leaves in commits of up to 1000 and returns the root.
-fn preload<S: Store>(store: &S, leaves: usize) -> String {
-    let mut trie = MerkleTrie::new(store).expect("open trie");
-    let mut loaded = 0;
-    while loaded < leaves {
-        let n = (leaves - loaded).min(1000);
-        let root = trie.commit(&sets(loaded, n)).expect("preload commit");
-        trie.set_root(&root).expect("advance root");
-        loaded += n;
-    }
-    trie.root().to_string()
-}
-
 type Group<'a, 'c> = &'a mut BenchmarkGroup<'c, WallTime>;
 
 /// Commits batches of fresh sets of each size on a trie that grows as it goes.
@@ -111,7 +89,8 @@ impl StoreVisitor for CommitSize<'_, '_> {
     type Output = ();
     fn visit<S: Store>(self, store: S) {
         let CommitSize(group, sizes, base) = self;
-        let mut trie = MerkleTrie::at_root(&store, &preload(&store, base)).expect("root");
+        let mut trie =
+            MerkleTrie::at_root(&store, &preload(&store, base).expect("preload")).expect("root");
         let mut next = base;
         for &n in sizes {
             group.throughput(Throughput::Elements(n as u64));
@@ -139,7 +118,8 @@ impl StoreVisitor for StateSize<'_, '_> {
     type Output = ();
     fn visit<S: Store>(self, store: S) {
         let StateSize(group, leaves) = self;
-        let mut trie = MerkleTrie::at_root(&store, &preload(&store, leaves)).expect("root");
+        let mut trie =
+            MerkleTrie::at_root(&store, &preload(&store, leaves).expect("preload")).expect("root");
         let mut next = leaves;
         group.throughput(Throughput::Elements(1));
         group.bench_function(BenchmarkId::from_parameter(leaves), |b| {
@@ -158,7 +138,8 @@ impl StoreVisitor for Reads<'_, '_> {
     type Output = ();
     fn visit<S: Store>(self, store: S) {
         let Reads(group, leaves) = self;
-        let trie = MerkleTrie::at_root(&store, &preload(&store, leaves)).expect("root");
+        let trie =
+            MerkleTrie::at_root(&store, &preload(&store, leaves).expect("preload")).expect("root");
         let hits: Vec<String> = (0..100)
             .map(|i| update_address((i * 7919 % leaves) as u32))
             .collect();
@@ -185,7 +166,8 @@ impl StoreVisitor for Leaves<'_, '_> {
     type Output = ();
     fn visit<S: Store>(self, store: S) {
         let Leaves(group, leaves) = self;
-        let trie = MerkleTrie::at_root(&store, &preload(&store, leaves)).expect("root");
+        let trie =
+            MerkleTrie::at_root(&store, &preload(&store, leaves).expect("preload")).expect("root");
         let first = update_address(0);
         let prefix = &first[..2];
         let count = trie.leaves(prefix).expect("leaves").len();
@@ -202,7 +184,8 @@ impl StoreVisitor for Prune<'_, '_> {
     type Output = ();
     fn visit<S: Store>(self, store: S) {
         let Prune(group, commits) = self;
-        let mut trie = MerkleTrie::at_root(&store, &preload(&store, 1000)).expect("root");
+        let mut trie =
+            MerkleTrie::at_root(&store, &preload(&store, 1000).expect("preload")).expect("root");
         let mut next = 1000;
         group.throughput(Throughput::Elements(commits as u64));
         group.bench_function(BenchmarkId::from_parameter(commits), |b| {

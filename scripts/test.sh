@@ -8,6 +8,8 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy (all targets, all features, -D warnings)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
+echo "== module cycles (no module imports one that imports it back)"
+scripts/check-module-cycles.py
 echo "== cargo doc (no broken links or HTML in the docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quiet
 echo "== cargo test (workspace, all features)"

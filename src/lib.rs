@@ -1,1 +1,3 @@
-//! triebench: benches live in `benches/`; the libraries are `triebench-kv`, `triebench-merkle` and `triebench-harness`.
+//! triebench: the benches live in `benches/`; the libraries are `triebench-kv` (storage),
+//! `triebench-merkle` (the trie), `triebench-workloads` (what runs against a store) and
+//! `triebench-report` (measurements to result folders); `triebench-harness` is the CLI.

@@ -145,11 +145,11 @@ pub fn fresh_dir() -> tempfile::TempDir {
 pub fn announce_filesystem() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        if !triebench_harness::report::font::ensure_registered() {
+        if !triebench_report::render::font::ensure_registered() {
             eprintln!("triebench: could not register the embedded font; criterion plots may fail");
         }
         let dir: PathBuf = std::env::temp_dir();
-        match triebench_harness::report::fs_info::fs_info_for_dir("TMPDIR", &dir) {
+        match triebench_report::fs_info_for_dir("TMPDIR", &dir) {
             Ok(fs) => eprintln!(
                 "triebench: TMPDIR={} is on {} (type {}, mounted at {}, options {}), scale {:?}",
                 dir.display(),

@@ -6,8 +6,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use triebench_harness::commit_file::CommitLine;
 use triebench_kv::Profile;
+use triebench_workloads::commit_file::CommitLine;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 use std::ops::{Bound, ControlFlow};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-use crate::store::{check_table, validate_tables};
-use crate::{KeyRange, KvError, KvResult, ReadTx, Store, Table, WriteTx};
+use crate::error::{KvError, KvResult};
+use crate::range::KeyRange;
+use crate::store::{check_table, validate_tables, ReadTx, Store, Table, WriteTx};
 
 type Map = BTreeMap<Vec<u8>, Vec<u8>>;
 type Tables = Vec<Map>;

@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Barrier;
 use std::time::Duration;
 
-use crate::{KeyRange, KvError, KvResult, ReadTx, Store, Table, WriteTx};
+use crate::error::{KvError, KvResult};
+use crate::range::KeyRange;
+use crate::store::{ReadTx, Store, Table, WriteTx};
 
 /// Tables every case opens its store with.
 pub const TABLES: &[&str] = &["main", "change_log", "duplicate_log"];

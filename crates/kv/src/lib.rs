@@ -1,5 +1,22 @@
 //! `triebench-kv`: the storage layer under the Merkle-Radix trie.
 //!
+//! Modules, in the order a request travels from the caller down to the disk:
+//!
+//! - `spec`: a profile name plus a directory, opened into a concrete store ([`BackendSpec`]), so
+//!   the CLI, the benches and the tests pick a backend at run time.
+//! - `profile`: the profile names and what each promises per commit ([`Profile`],
+//!   [`Durability`]), so every tool accepts the same names.
+//! - `store`: the trait generic code calls ([`Store`], [`ReadTx`], [`WriteTx`], [`Table`]),
+//!   statically dispatched, so the trie pays no boxing per operation.
+//! - `range`: [`KeyRange`], the bounds of an ordered scan, shared by every backend.
+//! - [`btree`], `lmdb`, `sqlite`, `redis`: the backends, one module each (the last three behind
+//!   their features, so a build pulls in only the libraries it uses).
+//! - `error`: [`KvError`], what every backend maps its native failures onto, with what to do.
+//! - [`conformance`]: the suite every backend passes, so all backends mean the same thing.
+//!
+//! Inside the crate, modules import an item from the module that defines it, never through the
+//! crate root's re-exports, so no module imports one that imports it back.
+//!
 //! A [`Store`] holds named tables, declared when it is opened. It hands out any number of
 //! [`ReadTx`] readers and one [`WriteTx`] writer at a time. Everything is statically dispatched:
 //! the reader and writer types are associated types of the store, so code generic over

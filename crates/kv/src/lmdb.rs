@@ -24,8 +24,9 @@ use lmdb::{
     Transaction, WriteFlags,
 };
 
-use crate::store::{check_table, validate_tables};
-use crate::{KeyRange, KvError, KvResult, ReadTx, Store, Table, WriteTx};
+use crate::error::{KvError, KvResult};
+use crate::range::KeyRange;
+use crate::store::{check_table, validate_tables, ReadTx, Store, Table, WriteTx};
 
 const BACKEND: &str = "lmdb";
 

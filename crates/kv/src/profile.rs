@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::KvError;
+use crate::error::KvError;
 
 /// What a committed transaction survives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

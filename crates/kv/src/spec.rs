@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
-use crate::{btree::BTreeStore, KvError, KvResult, Profile, Store};
+use crate::btree::BTreeStore;
+use crate::error::{KvError, KvResult};
+use crate::profile::Profile;
+use crate::store::Store;
 
 /// Default LMDB map size: 1 TiB of address space (sparse; only used pages cost disk).
 pub const DEFAULT_LMDB_MAP_SIZE: usize = 1 << 40;

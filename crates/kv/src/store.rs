@@ -2,7 +2,8 @@
 
 use std::ops::ControlFlow;
 
-use crate::{KeyRange, KvResult};
+use crate::error::{KvError, KvResult};
+use crate::range::KeyRange;
 
 /// A handle to one of the tables a store declared when it was opened.
 ///
@@ -48,7 +49,7 @@ pub trait Store: Send + Sync {
         match names.iter().position(|n| n == name) {
             // Declaration checks (`validate_tables`) cap the count well below u16::MAX.
             Some(i) => Ok(Table(i as u16)),
-            None => Err(crate::KvError::UnknownTable {
+            None => Err(KvError::UnknownTable {
                 name: name.to_string(),
                 known: names.join(", "),
             }),
@@ -120,7 +121,7 @@ pub trait WriteTx: ReadTx {
 pub(crate) fn validate_tables(tables: &[&str]) -> KvResult<Vec<String>> {
     const MAX_TABLES: usize = 64;
     if tables.is_empty() || tables.len() > MAX_TABLES {
-        return Err(crate::KvError::InvalidTables(format!(
+        return Err(KvError::InvalidTables(format!(
             "declare between 1 and {MAX_TABLES} tables, got {}",
             tables.len()
         )));
@@ -132,12 +133,12 @@ pub(crate) fn validate_tables(tables: &[&str]) -> KvResult<Vec<String>> {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         if !valid {
-            return Err(crate::KvError::InvalidTables(format!(
+            return Err(KvError::InvalidTables(format!(
                 "table name `{name}` must be non-empty ASCII letters, digits, `_` or `-`"
             )));
         }
         if names.iter().any(|n| n == name) {
-            return Err(crate::KvError::InvalidTables(format!(
+            return Err(KvError::InvalidTables(format!(
                 "table `{name}` is declared twice"
             )));
         }
@@ -152,6 +153,6 @@ pub(crate) fn check_table(table: Table, count: usize) -> KvResult<usize> {
     if index < count {
         Ok(index)
     } else {
-        Err(crate::KvError::BadTableHandle { index, count })
+        Err(KvError::BadTableHandle { index, count })
     }
 }

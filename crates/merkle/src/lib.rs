@@ -1,6 +1,22 @@
 //! `triebench-merkle`: a Merkle-Radix trie whose state roots are byte-for-byte those of
 //! Hyperledger Transact and Sawtooth, over any [`triebench_kv::Store`].
 //!
+//! # Modules, in data order
+//!
+//! * `address`: checks an address and splits it into tokens, one per trie level.
+//! * [`codec`]: the node format byte for byte, canonical CBOR with Transact's length quirk.
+//! * `node`: stored trie nodes, validated and read in place without decoding.
+//! * [`hash`]: node hashes (truncated SHA-512), the root midstate cache, work counters.
+//! * `update`: applies a batch in memory: the new root, new encodings, added and replaced nodes.
+//! * `write`: persists that outcome: new nodes, duplicate counts, change-log entries.
+//! * `tables`: the table handles and the change-log reads `write`, `prune` and `trie` share.
+//! * [`changelog`]: the change-log entry of a root (parent, additions, successors).
+//! * `refcount`: reference counts of nodes stored once but added several times.
+//! * [`prune`]: removes what an old root alone holds, with Transact's semantics.
+//! * `trie`: [`MerkleTrie`], the view at one root that reads and drives all of the above.
+//! * [`reference`](mod@reference): a mapping's root built from scratch, the tests' model.
+//! * `error`: [`MerkleError`], every way the above can fail.
+//!
 //! # Model
 //!
 //! State maps **addresses** (lowercase hex strings of even length; production addresses are 70
@@ -97,6 +113,7 @@ mod node;
 pub mod prune;
 mod refcount;
 pub mod reference;
+mod tables;
 mod trie;
 mod update;
 mod write;

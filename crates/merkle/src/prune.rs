@@ -18,8 +18,7 @@ use triebench_kv::{Store, WriteTx};
 
 use crate::changelog::Hash32;
 use crate::hash::{hex_string, to_hex, RawHash};
-use crate::trie::Tables;
-use crate::write::read_change_log;
+use crate::tables::{read_change_log, Tables};
 use crate::{refcount, MerkleError, EMPTY_ROOT_HEX};
 
 /// Prunes `root` (hex) and returns the hashes of the nodes deleted from storage.

@@ -1,29 +1,12 @@
 //! [`MerkleTrie`]: a view of the trie at one root over a store.
 
-use triebench_kv::{ReadTx, Store, Table, WriteTx};
+use triebench_kv::{ReadTx, Store, WriteTx};
 
 use crate::changelog::ChangeLogEntry;
 use crate::hash::{hex_string, hex_to_raw, parse_hex_hash, HexHash};
 use crate::node::{find_child, Layout};
+use crate::tables::{read_change_log, Tables};
 use crate::{address, prune, update, write, MerkleError, StateChange, EMPTY_ROOT_HEX};
-
-/// The table handles the trie uses.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Tables {
-    pub main: Table,
-    pub change_log: Table,
-    pub duplicate_log: Table,
-}
-
-impl Tables {
-    fn resolve<S: Store>(store: &S) -> Result<Self, MerkleError> {
-        Ok(Tables {
-            main: store.table("main")?,
-            change_log: store.table("change_log")?,
-            duplicate_log: store.table("duplicate_log")?,
-        })
-    }
-}
 
 /// A view of the trie at one state root, borrowing the store.
 ///
@@ -196,7 +179,7 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     pub fn change_log(store: &S, root: &str) -> Result<Option<ChangeLogEntry>, MerkleError> {
         let tables = Tables::resolve(store)?;
         let raw = hex_to_raw(&parse_root(root)?);
-        write::read_change_log(&store.reader()?, &tables, &raw)
+        read_change_log(&store.reader()?, &tables, &raw)
     }
 
     /// Prunes `root` with Transact's semantics (see [`prune`](crate::prune)) and returns the

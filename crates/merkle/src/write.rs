@@ -3,26 +3,10 @@
 use triebench_kv::{ReadTx, WriteTx};
 
 use crate::changelog::{ChangeLogEntry, Successor};
-use crate::hash::{hex_string, hex_to_raw, HexHash, RawHash};
-use crate::trie::Tables;
+use crate::hash::{hex_string, hex_to_raw, HexHash};
+use crate::tables::{read_change_log, Tables};
 use crate::update::Outcome;
 use crate::{refcount, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
-
-/// Reads the change-log entry of `root`.
-pub(crate) fn read_change_log<R: ReadTx>(
-    rx: &R,
-    tables: &Tables,
-    root: &RawHash,
-) -> Result<Option<ChangeLogEntry>, MerkleError> {
-    match rx.get_with(tables.change_log, root, ChangeLogEntry::from_bytes)? {
-        None => Ok(None),
-        Some(Ok(entry)) => Ok(Some(entry)),
-        Some(Err(source)) => Err(MerkleError::CorruptChangeLog {
-            root: hex::encode(root),
-            source,
-        }),
-    }
-}
 
 /// Writes the outcome of a batch applied on `parent` into the open transaction `w`.
 ///

@@ -2,11 +2,26 @@
 //! storage such as Amazon EFS in benchmarks, and to show how many fsyncs, writes, reads and
 //! metadata operations a storage backend asks of its filesystem.
 //!
+//! Modules, in the order a request's data flows through them:
+//!
+//! - `mount`: checks the paths, mounts the filesystem and serves it until unmounted, then writes
+//!   the final stats; [`mountinfo`] decodes the kernel's mount table for it and for readers.
+//! - `fs`: the FUSE passthrough; runs each kernel request on the backing directory, then counts
+//!   and delays it before replying.
+//! - [`inodes`]: which path each inode number the kernel holds stands for.
+//! - [`op`]: the FUSE request types counted, each with its JSON name and its class.
+//! - [`class`]: the four classes (metadata, read, write, sync) with their own delay and counters.
+//! - [`profile`]: the per-class delays, named after the storage they emulate.
+//! - [`stats`]: the live, lock-free counters a request is recorded in.
+//! - [`snapshot`]: the counters frozen as the stats JSON that `.slowfs-stats` and `--stats-out`
+//!   show, and that `triebench` reads back.
+//! - [`error`]: what can go wrong setting a mount up or running it.
+//!
 //! The stats model ([`class`], [`op`], [`profile`], [`stats`], [`snapshot`]) works without FUSE;
 //! `fs` is the FUSE filesystem, [`inodes`] its inode table, and `mount` mounts and serves it
 //! (both with the `mount` feature).
 //! The `slowfs` binary is the command line over `mount::run`. Without the default `mount`
-//! feature only the stats model is built (no fuser), which is what `triebench-harness` uses to
+//! feature only the stats model is built (no fuser), which is what `triebench-report` uses to
 //! read a mount's counters.
 //!
 //! Limits: path-based inodes (hard links are separate inodes to the kernel); extended

@@ -5,9 +5,9 @@
 mod common;
 
 use common::Mounted;
-use triebench_harness::iolab::io_profile::collect;
-use triebench_harness::iolab::IoRow;
 use triebench_kv::Profile;
+use triebench_report::model::io_profile::IoRow;
+use triebench_report::read::io_profile_run::collect;
 
 fn profile(name: &str) -> Profile {
     name.parse()

@@ -8,7 +8,8 @@ use redis::Value;
 use super::conn::{Lease, Pool};
 use super::namespace::TableKeys;
 use super::scripts::{self, Scripts};
-use crate::{KeyRange, KvError, KvResult};
+use crate::error::{KvError, KvResult};
+use crate::range::KeyRange;
 
 /// Keys fetched per scan page at most.
 const PAGE_KEYS: usize = 1000;

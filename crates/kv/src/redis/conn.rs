@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use redis::{Connection, ConnectionLike, RedisError};
 
-use crate::{KvError, KvResult};
+use crate::error::{KvError, KvResult};
 
 /// How long connecting may take.
 pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

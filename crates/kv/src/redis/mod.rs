@@ -69,8 +69,8 @@ use conn::{Lease, Origin, Pool};
 use overlay::TableOverlay;
 use scripts::Scripts;
 
-use crate::store::validate_tables;
-use crate::{KvError, KvResult, Store};
+use crate::error::{KvError, KvResult};
+use crate::store::{validate_tables, Store};
 
 /// How to reach the Redis server of a store.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
-use crate::KeyRange;
+use crate::range::KeyRange;
 
 /// Pending changes of one table.
 #[derive(Debug, Default)]

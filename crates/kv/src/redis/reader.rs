@@ -4,8 +4,9 @@ use std::ops::ControlFlow;
 
 use super::committed::Shared;
 use super::conn::Lease;
-use crate::store::check_table;
-use crate::{KeyRange, KvResult, ReadTx, Table};
+use crate::error::KvResult;
+use crate::range::KeyRange;
+use crate::store::{check_table, ReadTx, Table};
 
 /// A read transaction on a [`RedisStore`](super::RedisStore).
 ///

@@ -29,7 +29,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::{KvError, KvResult};
+use crate::error::{KvError, KvResult};
 
 /// Name of the executable looked up on `PATH`.
 const EXECUTABLE: &str = "redis-server";

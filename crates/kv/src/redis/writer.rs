@@ -10,8 +10,9 @@ use super::committed::{unexpected, Shared};
 use super::conn::Lease;
 use super::overlay::{Inserted, TableOverlay};
 use super::scripts;
-use crate::store::check_table;
-use crate::{KeyRange, KvError, KvResult, ReadTx, Table, WriteTx};
+use crate::error::{KvError, KvResult};
+use crate::range::KeyRange;
+use crate::store::{check_table, ReadTx, Table, WriteTx};
 
 /// The write transaction on a [`RedisStore`](super::RedisStore).
 ///

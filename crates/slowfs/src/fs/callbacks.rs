@@ -1,56 +1,32 @@
-//! The kernel's requests, answered: each one is counted and delayed by its class, then passed
-//! through to the backing directory with [`SlowFs`]'s operations.
+//! The kernel's requests, routed: fuser's `Filesystem` trait for [`SlowFs`], one delegation per
+//! request to the module that answers it (`namespace`, `attrs`, `files`, `dirs`; the stats
+//! file's requests go on to `stats_file`), which counts and delays it and passes it through.
+//! Rust allows one impl of the trait, so it stays here as the table of who answers what, and
+//! drops the arguments each request ignores.
 
 use std::ffi::OsStr;
-use std::fs;
-use std::os::fd::AsRawFd;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirBuilderExt, FileExt};
 use std::path::Path;
-use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use fuser::{
-    AccessFlags, Errno, FileHandle, Filesystem, FopenFlags, Generation, INodeNo, LockOwner,
-    OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty,
-    ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, ReplyXattr, Request, TimeOrNow, WriteFlags,
+    AccessFlags, FileHandle, Filesystem, INodeNo, LockOwner, OpenFlags, RenameFlags, ReplyAttr,
+    ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs,
+    ReplyWrite, ReplyXattr, Request, TimeOrNow, WriteFlags,
 };
 
-use crate::inodes::STATS_INO;
-use crate::op::Op;
-
-use super::sys::{check, cpath, errno, lock, open_options, reply_empty, sync};
-use super::{SlowFs, TTL};
+use super::{attrs, dirs, files, namespace, SlowFs};
 
 impl Filesystem for SlowFs {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        if Self::is_stats(parent, name) {
-            reply.entry(&Duration::ZERO, &self.stats_attr(), Generation(0));
-            return;
-        }
-        let result = self.child(parent, name).and_then(|rel| self.entry(&rel));
-        self.account(Op::Lookup, 0);
-        match result {
-            Ok(attr) => reply.entry(&TTL, &attr, Generation(0)),
-            Err(e) => reply.error(e),
-        }
+        namespace::lookup(self, parent, name, reply);
     }
 
     fn forget(&self, _req: &Request, ino: INodeNo, nlookup: u64) {
-        lock(&self.inodes).forget(ino.0, nlookup);
+        namespace::forget(self, ino, nlookup);
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
-        if ino.0 == STATS_INO {
-            reply.attr(&Duration::ZERO, &self.stats_attr());
-            return;
-        }
-        let result = self.do_getattr(ino, fh);
-        self.account(Op::Getattr, 0);
-        match result {
-            Ok(attr) => reply.attr(&TTL, &attr),
-            Err(e) => reply.error(e),
-        }
+        attrs::getattr(self, ino, fh, reply);
     }
 
     fn setattr(
@@ -71,27 +47,11 @@ impl Filesystem for SlowFs {
         _flags: Option<fuser::BsdFileFlags>,
         reply: ReplyAttr,
     ) {
-        if ino.0 == STATS_INO {
-            reply.error(Errno::EACCES);
-            return;
-        }
-        let result = self.do_setattr(ino, mode, uid, gid, size, atime, mtime, fh);
-        self.account(Op::Setattr, 0);
-        match result {
-            Ok(attr) => reply.attr(&TTL, &attr),
-            Err(e) => reply.error(e),
-        }
+        attrs::setattr(self, ino, mode, uid, gid, size, atime, mtime, fh, reply);
     }
 
     fn readlink(&self, _req: &Request, ino: INodeNo, reply: ReplyData) {
-        let result = self
-            .rel(ino)
-            .and_then(|rel| fs::read_link(self.abs(&rel)).map_err(errno));
-        self.account(Op::Readlink, 0);
-        match result {
-            Ok(target) => reply.data(target.as_os_str().as_bytes()),
-            Err(e) => reply.error(e),
-        }
+        namespace::readlink(self, ino, reply);
     }
 
     fn mknod(
@@ -104,15 +64,7 @@ impl Filesystem for SlowFs {
         rdev: u32,
         reply: ReplyEntry,
     ) {
-        let result = self.child(parent, name).and_then(|rel| {
-            self.do_mknod(&rel, mode & !umask, rdev)?;
-            self.entry(&rel)
-        });
-        self.account(Op::Mknod, 0);
-        match result {
-            Ok(attr) => reply.entry(&TTL, &attr, Generation(0)),
-            Err(e) => reply.error(e),
-        }
+        namespace::mknod(self, parent, name, mode, umask, rdev, reply);
     }
 
     fn mkdir(
@@ -124,34 +76,15 @@ impl Filesystem for SlowFs {
         umask: u32,
         reply: ReplyEntry,
     ) {
-        let result = self.child(parent, name).and_then(|rel| {
-            fs::DirBuilder::new()
-                .mode(mode & !umask & 0o7777)
-                .create(self.abs(&rel))
-                .map_err(errno)?;
-            self.entry(&rel)
-        });
-        self.account(Op::Mkdir, 0);
-        match result {
-            Ok(attr) => reply.entry(&TTL, &attr, Generation(0)),
-            Err(e) => reply.error(e),
-        }
+        namespace::mkdir(self, parent, name, mode, umask, reply);
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        if Self::is_stats(parent, name) {
-            reply.error(Errno::EACCES);
-            return;
-        }
-        let result = self.do_remove(parent, name, false);
-        self.account(Op::Unlink, 0);
-        reply_empty(reply, result);
+        namespace::unlink(self, parent, name, reply);
     }
 
     fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        let result = self.do_remove(parent, name, true);
-        self.account(Op::Rmdir, 0);
-        reply_empty(reply, result);
+        namespace::rmdir(self, parent, name, reply);
     }
 
     fn symlink(
@@ -162,15 +95,7 @@ impl Filesystem for SlowFs {
         target: &Path,
         reply: ReplyEntry,
     ) {
-        let result = self.child(parent, link_name).and_then(|rel| {
-            std::os::unix::fs::symlink(target, self.abs(&rel)).map_err(errno)?;
-            self.entry(&rel)
-        });
-        self.account(Op::Symlink, 0);
-        match result {
-            Ok(attr) => reply.entry(&TTL, &attr, Generation(0)),
-            Err(e) => reply.error(e),
-        }
+        namespace::symlink(self, parent, link_name, target, reply);
     }
 
     fn rename(
@@ -183,13 +108,7 @@ impl Filesystem for SlowFs {
         flags: RenameFlags,
         reply: ReplyEmpty,
     ) {
-        if Self::is_stats(parent, name) || Self::is_stats(newparent, newname) {
-            reply.error(Errno::EACCES);
-            return;
-        }
-        let result = self.do_rename(parent, name, newparent, newname, flags);
-        self.account(Op::Rename, 0);
-        reply_empty(reply, result);
+        namespace::rename(self, parent, name, newparent, newname, flags, reply);
     }
 
     fn link(
@@ -200,42 +119,11 @@ impl Filesystem for SlowFs {
         newname: &OsStr,
         reply: ReplyEntry,
     ) {
-        let result = self.rel(ino).and_then(|src| {
-            let rel = self.child(newparent, newname)?;
-            fs::hard_link(self.abs(&src), self.abs(&rel)).map_err(errno)?;
-            self.entry(&rel)
-        });
-        self.account(Op::Link, 0);
-        match result {
-            Ok(attr) => reply.entry(&TTL, &attr, Generation(0)),
-            Err(e) => reply.error(e),
-        }
+        namespace::link(self, ino, newparent, newname, reply);
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
-        if ino.0 == STATS_INO {
-            if flags.0 & libc::O_ACCMODE != libc::O_RDONLY {
-                reply.error(Errno::EACCES);
-                return;
-            }
-            let fh = self.new_fh();
-            lock(&self.stats_views).insert(fh, Arc::new(self.stats_json()));
-            // Direct I/O for this handle only: every open shows fresh counters, never a cached
-            // page, whatever size getattr reported.
-            reply.opened(FileHandle(fh), FopenFlags::FOPEN_DIRECT_IO);
-            return;
-        }
-        let result = self.rel(ino).and_then(|rel| {
-            let file = open_options(flags.0).open(self.abs(&rel)).map_err(errno)?;
-            let fh = self.new_fh();
-            lock(&self.files).insert(fh, Arc::new(file));
-            Ok(fh)
-        });
-        self.account(Op::Open, 0);
-        match result {
-            Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::FOPEN_KEEP_CACHE),
-            Err(e) => reply.error(e),
-        }
+        files::open(self, ino, flags, reply);
     }
 
     fn read(
@@ -249,25 +137,7 @@ impl Filesystem for SlowFs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
-        if ino.0 == STATS_INO {
-            let view = lock(&self.stats_views).get(&fh.0).cloned();
-            match view {
-                Some(view) => {
-                    let start = (offset as usize).min(view.len());
-                    let end = start.saturating_add(size as usize).min(view.len());
-                    reply.data(&view[start..end]);
-                }
-                None => reply.error(Errno::EBADF),
-            }
-            return;
-        }
-        let result = self.do_read(fh, offset, size);
-        let bytes = result.as_ref().map_or(0, |b| b.len() as u64);
-        self.account(Op::Read, bytes);
-        match result {
-            Ok(data) => reply.data(&data),
-            Err(e) => reply.error(e),
-        }
+        files::read(self, ino, fh, offset, size, reply);
     }
 
     fn write(
@@ -282,18 +152,7 @@ impl Filesystem for SlowFs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyWrite,
     ) {
-        let result = self
-            .file(fh)
-            .and_then(|file| file.write_all_at(data, offset).map_err(errno));
-        let bytes = if result.is_ok() { data.len() as u64 } else { 0 };
-        if bytes > 0 {
-            self.stats.record_write_extent(ino.0, offset, bytes);
-        }
-        self.account(Op::Write, bytes);
-        match result {
-            Ok(()) => reply.written(data.len() as u32),
-            Err(e) => reply.error(e),
-        }
+        files::write(self, ino, fh, offset, data, reply);
     }
 
     fn flush(
@@ -304,12 +163,7 @@ impl Filesystem for SlowFs {
         _lock_owner: LockOwner,
         reply: ReplyEmpty,
     ) {
-        if ino.0 != STATS_INO {
-            // Nothing is buffered here (writes went straight to the backing file); the cost is
-            // the round trip a network filesystem pays at close.
-            self.account(Op::Flush, 0);
-        }
-        reply.ok();
+        files::flush(self, ino, reply);
     }
 
     fn release(
@@ -322,15 +176,7 @@ impl Filesystem for SlowFs {
         _flush: bool,
         reply: ReplyEmpty,
     ) {
-        if ino.0 == STATS_INO {
-            lock(&self.stats_views).remove(&fh.0);
-            reply.ok();
-            return;
-        }
-        let file = lock(&self.files).remove(&fh.0);
-        drop(file);
-        self.account(Op::Release, 0);
-        reply.ok();
+        files::release(self, ino, fh, reply);
     }
 
     fn fsync(
@@ -341,18 +187,11 @@ impl Filesystem for SlowFs {
         datasync: bool,
         reply: ReplyEmpty,
     ) {
-        let result = self.file(fh).and_then(|file| sync(&file, datasync));
-        self.account(Op::Fsync, 0);
-        reply_empty(reply, result);
+        files::fsync(self, fh, datasync, reply);
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
-        let result = self.do_opendir(ino);
-        self.account(Op::Opendir, 0);
-        match result {
-            Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::empty()),
-            Err(e) => reply.error(e),
-        }
+        dirs::opendir(self, ino, reply);
     }
 
     fn readdir(
@@ -361,20 +200,9 @@ impl Filesystem for SlowFs {
         _ino: INodeNo,
         fh: FileHandle,
         offset: u64,
-        mut reply: ReplyDirectory,
+        reply: ReplyDirectory,
     ) {
-        let handle = lock(&self.dirs).get(&fh.0).cloned();
-        self.account(Op::Readdir, 0);
-        let Some(handle) = handle else {
-            reply.error(Errno::EBADF);
-            return;
-        };
-        for (i, e) in handle.entries.iter().enumerate().skip(offset as usize) {
-            if reply.add(INodeNo(e.ino), i as u64 + 1, e.kind, &e.name) {
-                break;
-            }
-        }
-        reply.ok();
+        dirs::readdir(self, fh, offset, reply);
     }
 
     fn releasedir(
@@ -385,10 +213,7 @@ impl Filesystem for SlowFs {
         _flags: OpenFlags,
         reply: ReplyEmpty,
     ) {
-        let handle = lock(&self.dirs).remove(&fh.0);
-        drop(handle);
-        self.account(Op::Releasedir, 0);
-        reply.ok();
+        dirs::releasedir(self, fh, reply);
     }
 
     fn fsyncdir(
@@ -399,31 +224,11 @@ impl Filesystem for SlowFs {
         datasync: bool,
         reply: ReplyEmpty,
     ) {
-        let handle = lock(&self.dirs).get(&fh.0).cloned();
-        let result = match handle {
-            Some(h) => sync(&h.dir, datasync),
-            None => Err(Errno::EBADF),
-        };
-        self.account(Op::Fsyncdir, 0);
-        reply_empty(reply, result);
+        dirs::fsyncdir(self, fh, datasync, reply);
     }
 
     fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
-        let result = self.do_statfs();
-        self.account(Op::Statfs, 0);
-        match result {
-            Ok(st) => reply.statfs(
-                st.f_blocks,
-                st.f_bfree,
-                st.f_bavail,
-                st.f_files,
-                st.f_ffree,
-                st.f_bsize as u32,
-                st.f_namemax as u32,
-                st.f_frsize as u32,
-            ),
-            Err(e) => reply.error(e),
-        }
+        attrs::statfs(self, reply);
     }
 
     fn getxattr(
@@ -434,9 +239,7 @@ impl Filesystem for SlowFs {
         _size: u32,
         reply: ReplyXattr,
     ) {
-        // Extended attributes are not passed through; ENOSYS makes the kernel stop asking.
-        self.account(Op::Getxattr, 0);
-        reply.error(Errno::ENOSYS);
+        attrs::getxattr(self, reply);
     }
 
     fn setxattr(
@@ -449,36 +252,19 @@ impl Filesystem for SlowFs {
         _position: u32,
         reply: ReplyEmpty,
     ) {
-        self.account(Op::Setxattr, 0);
-        reply.error(Errno::ENOSYS);
+        attrs::setxattr(self, reply);
     }
 
     fn listxattr(&self, _req: &Request, _ino: INodeNo, _size: u32, reply: ReplyXattr) {
-        self.account(Op::Listxattr, 0);
-        reply.error(Errno::ENOSYS);
+        attrs::listxattr(self, reply);
     }
 
     fn removexattr(&self, _req: &Request, _ino: INodeNo, _name: &OsStr, reply: ReplyEmpty) {
-        self.account(Op::Removexattr, 0);
-        reply.error(Errno::ENOSYS);
+        attrs::removexattr(self, reply);
     }
 
     fn access(&self, _req: &Request, ino: INodeNo, mask: AccessFlags, reply: ReplyEmpty) {
-        if ino.0 == STATS_INO {
-            if mask.contains(AccessFlags::W_OK) || mask.contains(AccessFlags::X_OK) {
-                reply.error(Errno::EACCES);
-            } else {
-                reply.ok();
-            }
-            return;
-        }
-        let result = self.rel(ino).and_then(|rel| {
-            let c = cpath(&self.abs(&rel))?;
-            // SAFETY: `c` is a valid NUL-terminated path.
-            check(unsafe { libc::access(c.as_ptr(), mask.bits()) })
-        });
-        self.account(Op::Access, 0);
-        reply_empty(reply, result);
+        attrs::access(self, ino, mask, reply);
     }
 
     fn create(
@@ -491,22 +277,7 @@ impl Filesystem for SlowFs {
         flags: i32,
         reply: ReplyCreate,
     ) {
-        if Self::is_stats(parent, name) {
-            reply.error(Errno::EEXIST);
-            return;
-        }
-        let result = self.do_create(parent, name, mode, umask, flags);
-        self.account(Op::Create, 0);
-        match result {
-            Ok((attr, fh)) => reply.created(
-                &TTL,
-                &attr,
-                Generation(0),
-                FileHandle(fh),
-                FopenFlags::FOPEN_KEEP_CACHE,
-            ),
-            Err(e) => reply.error(e),
-        }
+        files::create(self, parent, name, mode, umask, flags, reply);
     }
 
     fn fallocate(
@@ -519,13 +290,6 @@ impl Filesystem for SlowFs {
         mode: i32,
         reply: ReplyEmpty,
     ) {
-        let result = self.file(fh).and_then(|file| {
-            let offset = libc::off_t::try_from(offset).map_err(|_| Errno::EINVAL)?;
-            let length = libc::off_t::try_from(length).map_err(|_| Errno::EINVAL)?;
-            // SAFETY: the descriptor is open for the lifetime of `file`.
-            check(unsafe { libc::fallocate(file.as_raw_fd(), mode, offset, length) })
-        });
-        self.account(Op::Fallocate, 0);
-        reply_empty(reply, result);
+        files::fallocate(self, fh, offset, length, mode, reply);
     }
 }

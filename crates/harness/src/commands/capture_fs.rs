@@ -1,0 +1,47 @@
+//! `triebench capture-fs`: which filesystem a run's directory is on and what it charges per
+//! operation class, recorded as the run's sidecar.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::error::CliError;
+
+#[derive(Debug, Args)]
+pub struct CaptureFsArgs {
+    /// The run name (the criterion baseline it will be saved as).
+    pub name: String,
+    /// The directory the run will use as TMPDIR.
+    pub dir: PathBuf,
+    /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].
+    #[arg(long, value_name = "DIR")]
+    pub criterion_dir: Option<PathBuf>,
+    /// Skip the latency probe (about a second on a local disk, longer on slow storage).
+    #[arg(long)]
+    pub no_latency: bool,
+}
+
+pub fn run_capture_fs(args: CaptureFsArgs) -> Result<(), CliError> {
+    let (sidecar, info) = triebench_report::capture_fs(
+        &args.name,
+        &args.dir,
+        args.criterion_dir.as_deref(),
+        !args.no_latency,
+    )?;
+    println!(
+        "run `{}`: {} is on {} ({}, mounted at {}); recorded in {}",
+        args.name,
+        args.dir.display(),
+        info.device,
+        info.fs_type,
+        info.mount_point,
+        sidecar.display()
+    );
+    if let Some(lat) = info.latency_us {
+        println!(
+            "run `{}`: median µs per operation: metadata {:.1}, read {:.1}, write {:.1}, sync {:.1}",
+            args.name, lat.metadata, lat.read, lat.write, lat.sync
+        );
+    }
+    Ok(())
+}

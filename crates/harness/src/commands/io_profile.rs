@@ -1,0 +1,66 @@
+//! `triebench io-profile`: what every scenario asks of the filesystem, per backend profile,
+//! counted on a slowfs mount.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use triebench_kv::{BackendSpec, Profile};
+use triebench_report::model::io_profile;
+use triebench_report::read::{fs_info, io_profile_run};
+
+use crate::error::CliError;
+
+#[derive(Debug, Args)]
+pub struct IoProfileArgs {
+    /// The root of a slowfs mount (it serves `.slowfs-stats`).
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Backend profiles to count, comma-separated [default: every profile built in].
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    pub profiles: Vec<String>,
+    /// Output file [default: CRITERION_DIR/triebench-runs/io-profile.json, where report
+    /// finds it].
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].
+    #[arg(long, value_name = "DIR")]
+    pub criterion_dir: Option<PathBuf>,
+}
+
+pub fn run_io_profile(args: IoProfileArgs) -> Result<(), CliError> {
+    let profiles = if args.profiles.is_empty() {
+        Profile::enabled()
+    } else {
+        let mut chosen = Vec::new();
+        for name in &args.profiles {
+            let profile: Profile = name.trim().parse()?;
+            BackendSpec::new(profile, Some(args.dir.clone()))?;
+            chosen.push(profile);
+        }
+        chosen
+    };
+    let out = args.out.unwrap_or_else(|| {
+        args.criterion_dir
+            .unwrap_or_else(triebench_report::default_criterion_dir)
+            .join(fs_info::SIDECAR_DIR)
+            .join(io_profile::FILE_NAME)
+    });
+    let file = io_profile_run::collect(&args.dir, &profiles, |row| {
+        let c = &row.counts;
+        eprintln!(
+            "io-profile: {:<16} {:<44} {:>5} commits: {:>7} fsyncs {:>8} writes {:>10} bytes \
+             written {:>8} reads {:>8} metadata",
+            row.profile,
+            row.scenario,
+            row.commits,
+            c.fsyncs,
+            c.ops.write,
+            c.bytes_written,
+            c.ops.read,
+            c.ops.metadata
+        );
+    })?;
+    file.save(&out)?;
+    println!("I/O profile written to {}", out.display());
+    Ok(())
+}

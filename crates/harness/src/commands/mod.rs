@@ -1,0 +1,7 @@
+//! One file per `triebench` subcommand: its arguments and the function that runs it.
+
+pub mod capture_fs;
+pub mod io_profile;
+pub mod profiles;
+pub mod report;
+pub mod root;

@@ -1,0 +1,92 @@
+//! `triebench root`: replays a JSON Lines commit file from the empty root on a backend and
+//! prints each new state root.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::PathBuf;
+
+use clap::Args;
+use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
+use triebench_workloads::commit_file::{replay, ReplayError};
+
+use crate::error::CliError;
+
+#[derive(Debug, Args)]
+pub struct RootArgs {
+    /// The commit file; `-` or nothing reads standard input.
+    pub file: Option<PathBuf>,
+    /// Backend profile (`triebench profiles` lists them).
+    #[arg(long, value_name = "NAME", default_value = "btree")]
+    pub backend: String,
+    /// Directory for the data of file-backed profiles [default: a fresh temporary directory,
+    /// removed on exit].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// Replays a commit file on whichever store the backend spec opens.
+pub struct ReplayVisitor<R> {
+    input: R,
+}
+
+impl<R: BufRead> StoreVisitor for ReplayVisitor<R> {
+    type Output = Result<usize, ReplayError>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        replay(&store, self.input, &mut out)
+    }
+}
+
+pub fn run_root(args: RootArgs) -> Result<(), CliError> {
+    let profile: Profile = args.backend.parse()?;
+    // Keeps a temporary directory alive until the store is closed.
+    let mut _temp = None;
+    let dir = match args.dir {
+        Some(dir) => {
+            if !profile.needs_dir() {
+                eprintln!("note: backend `{profile}` keeps nothing on disk; --dir is ignored");
+            }
+            Some(dir)
+        }
+        None if profile.needs_dir() => {
+            let temp = tempfile::Builder::new()
+                .prefix("triebench-root-")
+                .tempdir()
+                .map_err(CliError::TempDir)?;
+            eprintln!(
+                "note: no --dir given; backend `{profile}` uses the temporary directory {} \
+                 (removed on exit)",
+                temp.path().display()
+            );
+            let path = temp.path().to_path_buf();
+            _temp = Some(temp);
+            Some(path)
+        }
+        None => None,
+    };
+    let spec = BackendSpec::new(profile, dir)?;
+    let tables = triebench_merkle::TABLES;
+    match args.file {
+        Some(path) if path.as_os_str() != "-" => {
+            let file = File::open(&path).map_err(|source| CliError::Input { path, source })?;
+            spec.open(
+                tables,
+                ReplayVisitor {
+                    input: BufReader::new(file),
+                },
+            )??;
+        }
+        _ => {
+            let stdin = io::stdin();
+            spec.open(
+                tables,
+                ReplayVisitor {
+                    input: stdin.lock(),
+                },
+            )??;
+        }
+    }
+    Ok(())
+}

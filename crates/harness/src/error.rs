@@ -1,0 +1,39 @@
+//! [`CliError`]: everything a `triebench` command can fail with, printed as one line.
+
+use std::io;
+use std::path::PathBuf;
+
+use triebench_kv::KvError;
+use triebench_report::{IoLabError, ReportError};
+use triebench_workloads::commit_file::ReplayError;
+
+/// Everything the CLI reports.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A bad profile, or a backend that failed to open.
+    #[error(transparent)]
+    Backend(#[from] KvError),
+    /// A bad line or a failed commit.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    /// The commit file could not be opened.
+    #[error("cannot open {}: {source}", path.display())]
+    Input {
+        /// The file given.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// No temporary directory could be made for a file-backed profile.
+    #[error("cannot create a temporary directory (set TMPDIR or pass --dir): {0}")]
+    TempDir(#[source] io::Error),
+    /// A report could not be written.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// Standard output failed.
+    #[error("cannot write output: {0}")]
+    Write(#[source] io::Error),
+    /// An I/O profile could not be taken.
+    #[error(transparent)]
+    IoLab(#[from] IoLabError),
+}

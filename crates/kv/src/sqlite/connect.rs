@@ -1,0 +1,62 @@
+//! Opening a connection: every connection the store opens, the writer's and each pooled
+//! reader's, gets the mode's pragmas and the busy timeout, and reads the pragmas back, so a
+//! filesystem that cannot honour them fails at open instead of silently changing durability.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::error::{sql_err, BACKEND};
+use super::mode::{SqliteMode, BUSY_TIMEOUT};
+use crate::error::{KvError, KvResult};
+
+/// Opens a connection and applies the mode's pragmas, reading each back.
+pub(super) fn connect(
+    path: &Path,
+    mode: SqliteMode,
+    cache_capacity: usize,
+) -> KvResult<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| sql_err(path, e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| sql_err(path, e))?;
+    conn.set_prepared_statement_cache_capacity(cache_capacity);
+
+    let wanted = mode.journal_mode();
+    let journal: String = conn
+        .query_row(&format!("PRAGMA journal_mode = {wanted}"), [], |row| {
+            row.get(0)
+        })
+        .map_err(|e| sql_err(path, e))?;
+    if !journal.eq_ignore_ascii_case(wanted) {
+        return Err(KvError::backend(
+            BACKEND,
+            format!(
+                "{}: journal_mode={wanted} did not take effect (SQLite kept `{journal}`); the \
+                 filesystem may not support it (WAL needs shared memory for its -shm file) or \
+                 another process holds the database; try profile sqlite-rollback or another \
+                 directory",
+                path.display()
+            ),
+        ));
+    }
+
+    let (sync_name, sync_value) = mode.synchronous();
+    conn.execute_batch(&format!("PRAGMA synchronous = {sync_name}"))
+        .map_err(|e| sql_err(path, e))?;
+    let sync: i64 = conn
+        .query_row("PRAGMA synchronous", [], |row| row.get(0))
+        .map_err(|e| sql_err(path, e))?;
+    if sync != sync_value {
+        return Err(KvError::backend(
+            BACKEND,
+            format!(
+                "{}: synchronous={sync_name} did not take effect (SQLite reports {sync})",
+                path.display()
+            ),
+        ));
+    }
+    Ok(conn)
+}

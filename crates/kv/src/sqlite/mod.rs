@@ -1,0 +1,109 @@
+//! The SQLite profiles: one database file, `triebench.sqlite3`, in the store's directory, with one
+//! `WITHOUT ROWID` table `(key BLOB PRIMARY KEY, value BLOB NOT NULL)` per declared table. BLOB
+//! keys compare with `memcmp` and then by length, which is the trait's byte order.
+//!
+//! | mode | pragmas | a commit survives | readers see |
+//! |---|---|---|---|
+//! | [`SqliteMode::Wal`] (`sqlite-wal`) | `journal_mode=WAL`, `synchronous=NORMAL` | a process crash; fsync happens only at checkpoints, so power loss can drop the latest commits (never corrupts) | a snapshot |
+//! | [`SqliteMode::WalFull`] (`sqlite-wal-full`) | `journal_mode=WAL`, `synchronous=FULL` | power loss: the WAL is fsynced at every commit | a snapshot |
+//! | [`SqliteMode::Rollback`] (`sqlite-rollback`) | `journal_mode=DELETE`, `synchronous=FULL` | power loss: journal and database are fsynced at every commit | committed data, per statement |
+//!
+//! The pragmas are applied to, and read back from, every connection the store opens (Transact
+//! 0.3.7 set them on one pooled connection only), and every connection has a busy timeout of
+//! [`BUSY_TIMEOUT`].
+//!
+//! **Writer.** One dedicated connection behind a process-level mutex: [`Store::writer`] blocks
+//! until the previous writer is committed or dropped, then runs `BEGIN IMMEDIATE`, so another
+//! process cannot slip a write in between. Dropping an uncommitted writer runs `ROLLBACK`.
+//!
+//! **Readers.** Connections come from a small pool and go back to it when the reader drops. In
+//! the WAL modes a reader runs `BEGIN DEFERRED` plus a first read, which pins the WAL snapshot:
+//! it sees the database as of [`Store::reader`], whatever commits later, and never blocks the
+//! writer. In rollback mode a reader that held its `SHARED` lock for its lifetime would stop
+//! every commit (the commit needs an `EXCLUSIVE` lock) until the reader is dropped, and a thread
+//! holding a reader while committing would deadlock itself. So rollback-mode readers run each
+//! get, count or scan as its own autocommit statement: each statement sees one committed state,
+//! but two reads of one reader may straddle a commit (no snapshot; `snapshot_reads` is false).
+//! A scan holds the lock while its visitor runs; a commit waits for it, up to the busy timeout.
+//!
+//! **Layout**, each module using only those before it: `mode` (the pragmas and busy timeout
+//! per profile), `error` (rusqlite errors as [`KvError`](crate::KvError)), `connect` (opening a
+//! connection with its pragmas checked), `schema` (table names, `CREATE TABLE`, per-table
+//! statements), `store` ([`SqliteStore`]: the file, the writer connection, the reader pool),
+//! `query` (transaction control and the reads both transactions share), then `reader` and
+//! `writer`; this module hands them out through [`Store`].
+
+mod connect;
+mod error;
+mod mode;
+mod query;
+mod reader;
+mod schema;
+mod store;
+mod writer;
+
+pub use mode::{SqliteMode, BUSY_TIMEOUT};
+pub use reader::SqliteReader;
+pub use store::{SqliteStore, DB_FILE};
+pub use writer::SqliteWriter;
+
+use crate::error::KvResult;
+use crate::store::Store;
+
+impl Store for SqliteStore {
+    type Reader<'s> = SqliteReader<'s>;
+    type Writer<'s> = SqliteWriter<'s>;
+
+    fn reader(&self) -> KvResult<SqliteReader<'_>> {
+        SqliteReader::begin(self)
+    }
+
+    fn writer(&self) -> KvResult<SqliteWriter<'_>> {
+        SqliteWriter::begin(self)
+    }
+
+    fn table_names(&self) -> &[String] {
+        &self.names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::*;
+
+    fn pragmas(conn: &Connection) -> (String, i64) {
+        let journal = conn
+            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+            .expect("journal_mode");
+        let sync = conn
+            .query_row("PRAGMA synchronous", [], |row| row.get(0))
+            .expect("synchronous");
+        (journal, sync)
+    }
+
+    #[test]
+    fn every_connection_gets_the_modes_pragmas() {
+        for mode in [SqliteMode::Wal, SqliteMode::WalFull, SqliteMode::Rollback] {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let store = SqliteStore::open(dir.path(), &["main"], mode).expect("open");
+            let expected = (mode.journal_mode().to_string(), mode.synchronous().1);
+            // Three readers at once: three pooled connections.
+            let readers: Vec<_> = (0..3).map(|_| store.reader().expect("reader")).collect();
+            for reader in &readers {
+                assert_eq!(pragmas(reader.conn().expect("conn")), expected, "{mode:?}");
+            }
+            assert_eq!(store.pool.lock().expect("pool").len(), 0);
+            drop(readers);
+            assert_eq!(store.pool.lock().expect("pool").len(), 3);
+            let writer = store.writer().expect("writer");
+            assert_eq!(pragmas(&writer.conn), expected, "{mode:?}");
+            // Pooled readers come back outside any transaction.
+            drop(writer);
+            for conn in store.pool.lock().expect("pool").iter() {
+                assert!(conn.is_autocommit());
+            }
+        }
+    }
+}

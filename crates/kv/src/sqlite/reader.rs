@@ -1,0 +1,82 @@
+//! Read transactions: a pooled connection per reader, pinned to a WAL snapshot in the WAL modes
+//! and reading per statement in rollback mode (see the module docs for why), handed back to the
+//! pool when the reader drops.
+
+use std::ops::ControlFlow;
+
+use rusqlite::Connection;
+
+use super::error::BACKEND;
+use super::query::{control, count_on, get_with_on, scan_on};
+use super::store::SqliteStore;
+use crate::error::{KvError, KvResult};
+use crate::range::KeyRange;
+use crate::store::{ReadTx, Table};
+
+/// A read transaction on a [`SqliteStore`]: a pinned snapshot in the WAL modes, per-statement
+/// reads of committed data in rollback mode. Its connection returns to the pool on drop.
+#[derive(Debug)]
+pub struct SqliteReader<'s> {
+    store: &'s SqliteStore,
+    /// Always `Some` until `drop` hands the connection back.
+    conn: Option<Connection>,
+}
+
+impl<'s> SqliteReader<'s> {
+    /// Takes a connection for a new reader of `store` and, in the WAL modes, pins its snapshot.
+    pub(super) fn begin(store: &'s SqliteStore) -> KvResult<SqliteReader<'s>> {
+        let reader = SqliteReader {
+            store,
+            conn: Some(store.take_connection()?),
+        };
+        if store.mode().snapshot_reads() {
+            // BEGIN DEFERRED takes no lock; the first read pins the WAL snapshot. On failure the
+            // reader's drop rolls back.
+            let conn = reader.conn()?;
+            control(conn, "BEGIN DEFERRED").map_err(|e| store.err(e))?;
+            conn.prepare_cached("SELECT 1 FROM sqlite_master LIMIT 1")
+                .and_then(|mut stmt| stmt.query([])?.next().map(drop))
+                .map_err(|e| store.err(e))?;
+        }
+        Ok(reader)
+    }
+}
+
+impl SqliteReader<'_> {
+    pub(super) fn conn(&self) -> KvResult<&Connection> {
+        self.conn
+            .as_ref()
+            .ok_or_else(|| KvError::backend(BACKEND, "reader used after its connection closed"))
+    }
+}
+
+impl Drop for SqliteReader<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            // End the read transaction; a connection that cannot is closed, not pooled.
+            if conn.is_autocommit() || control(&conn, "ROLLBACK").is_ok() {
+                self.store.give_back(conn);
+            }
+        }
+    }
+}
+
+impl ReadTx for SqliteReader<'_> {
+    fn get_with<R, F>(&self, table: Table, key: &[u8], f: F) -> KvResult<Option<R>>
+    where
+        F: FnOnce(&[u8]) -> R,
+    {
+        get_with_on(self.store, self.conn()?, table, key, f)
+    }
+
+    fn count(&self, table: Table) -> KvResult<u64> {
+        count_on(self.store, self.conn()?, table)
+    }
+
+    fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
+    where
+        F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
+    {
+        scan_on(self.store, self.conn()?, table, range, visit)
+    }
+}

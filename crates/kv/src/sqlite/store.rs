@@ -1,0 +1,115 @@
+//! The store itself: the database file, the declared tables and their statements, the writer's
+//! connection and the readers' pool. Readers and writers borrow it; the `Store` impl that hands
+//! them out lives in the parent module, so this one needs neither and they can depend on it.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use rusqlite::Connection;
+
+use super::connect::connect;
+use super::error::sql_err;
+use super::mode::SqliteMode;
+use super::schema::{check_sql_names, create_tables, TableSql, STATEMENTS_PER_TABLE};
+use crate::error::{KvError, KvResult};
+use crate::store::{check_table, validate_tables, Table};
+
+/// The database file's name inside the store's directory.
+pub const DB_FILE: &str = "triebench.sqlite3";
+
+/// Idle reader connections kept for reuse; more concurrent readers open extra connections that
+/// are closed when they finish.
+const MAX_IDLE_READERS: usize = 32;
+
+/// Transaction-control statements cached on top of the per-table ones.
+const CONTROL_STATEMENTS: usize = 8;
+
+/// A store in one SQLite database file (profiles `sqlite-wal`, `sqlite-wal-full`,
+/// `sqlite-rollback`).
+#[derive(Debug)]
+pub struct SqliteStore {
+    path: PathBuf,
+    mode: SqliteMode,
+    pub(super) names: Vec<String>,
+    sql: Vec<TableSql>,
+    cache_capacity: usize,
+    /// The writer's dedicated connection; the mutex is the one-writer-at-a-time lock.
+    pub(super) writer: Mutex<Connection>,
+    /// Idle reader connections.
+    pub(super) pool: Mutex<Vec<Connection>>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) `dir/triebench.sqlite3` with `tables`, configured for `mode`.
+    ///
+    /// A directory that cannot be created or written is a [`KvError::Io`] naming the path; a
+    /// file that is not a SQLite database, or a damaged one, is a [`KvError::Corrupt`].
+    pub fn open(dir: &Path, tables: &[&str], mode: SqliteMode) -> KvResult<SqliteStore> {
+        let names = validate_tables(tables)?;
+        check_sql_names(&names)?;
+        std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
+        let path = dir.join(DB_FILE);
+        // Probe with the OS first, so an unwritable directory or file reports the real errno
+        // (SQLite only says "unable to open database file").
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| KvError::io("open database file", &path, e))?;
+        let sql: Vec<TableSql> = names.iter().map(|n| TableSql::new(n)).collect();
+        let cache_capacity = sql.len() * STATEMENTS_PER_TABLE + CONTROL_STATEMENTS;
+        let mut writer = connect(&path, mode, cache_capacity)?;
+        create_tables(&mut writer, &names).map_err(|e| sql_err(&path, e))?;
+        Ok(SqliteStore {
+            path,
+            mode,
+            names,
+            sql,
+            cache_capacity,
+            writer: Mutex::new(writer),
+            pool: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The mode the store was opened with.
+    pub fn mode(&self) -> SqliteMode {
+        self.mode
+    }
+
+    pub(super) fn table_sql(&self, table: Table) -> KvResult<&TableSql> {
+        Ok(&self.sql[check_table(table, self.sql.len())?])
+    }
+
+    pub(super) fn err(&self, err: rusqlite::Error) -> KvError {
+        sql_err(&self.path, err)
+    }
+
+    /// An idle pooled connection, or a new one.
+    pub(super) fn take_connection(&self) -> KvResult<Connection> {
+        let idle = self
+            .pool
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        match idle {
+            Some(conn) => Ok(conn),
+            None => connect(&self.path, self.mode, self.cache_capacity),
+        }
+    }
+
+    /// Returns a connection (outside any transaction) to the pool, or closes it if the pool is
+    /// full.
+    pub(super) fn give_back(&self, conn: Connection) {
+        let mut pool = self.pool.lock().unwrap_or_else(PoisonError::into_inner);
+        if pool.len() < MAX_IDLE_READERS {
+            pool.push(conn);
+        }
+    }
+}

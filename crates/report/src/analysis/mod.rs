@@ -1,0 +1,13 @@
+//! Analysis of the [model](crate::model): statistics, ratios, what is missing, predictions.
+//!
+//! - [`stats`]: bootstrap confidence intervals of ratios of means.
+//! - [`ratios`]: slowdowns (vs the baseline filesystem) and overheads (vs `btree`).
+//! - [`missing`]: runs, cells and floors that are absent.
+//! - [`predict`]: predicted time = baseline time + Σ per class (count × extra latency).
+//! - [`lab`]: predictions for every run with measured costs and for AWS EFS.
+
+pub mod lab;
+pub mod missing;
+pub mod predict;
+pub mod ratios;
+pub mod stats;

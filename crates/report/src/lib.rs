@@ -1,0 +1,265 @@
+//! `triebench-report`: from measurements (criterion's saved baselines, one per filesystem; run
+//! sidecars; I/O profiles) to a shareable result folder. Used by `triebench report`,
+//! `capture-fs` and `io-profile`.
+//!
+//! A pipeline in one direction; each stage imports only the stages above it:
+//!
+//! - [`model`]: the vocabulary every stage shares (bench ids, results, filesystems, I/O
+//!   profiles, names).
+//! - [`read`]: criterion's output, sidecars, filesystem probes, slowfs counters, host and
+//!   versions, into the model.
+//! - [`analysis`]: slowdowns (vs the baseline filesystem) and overheads (vs `btree`) with
+//!   bootstrap intervals, what is missing, predicted slowdowns.
+//! - [`render`]: `report.md` (with the lab's sections as a renderer of their own), CSV/JSON,
+//!   plots.
+//! - [`error`]: [`ReportError`]; [`io_error`]: [`IoLabError`], the lab's measurement errors.
+//!
+//! [`run_report`] wires the stages and writes the folder:
+//!
+//! ```text
+//! results/<date>-<host>-<label>/
+//!   report.md  ratios.csv  ratios.json  SCHEMA.md  env.json  slowdown.{svg,png}  time-<run>.{svg,png}
+//!   io-profile.{json,csv}  predictions.json      (when `triebench io-profile` was run)
+//! ```
+//!
+//! [`capture_fs`] records which filesystem a run's directory is on, as a sidecar the report
+//! reads (`<criterion-dir>/triebench-runs/<NAME>.json`).
+
+pub mod analysis;
+pub mod error;
+pub mod io_error;
+pub mod model;
+pub mod read;
+pub mod render;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub use error::ReportError;
+pub use io_error::IoLabError;
+pub use model::fs::FsInfo;
+pub use model::results::ResultSet;
+pub use read::criterion_reader::CriterionIndex;
+pub use read::fs_info::fs_info_for_dir;
+pub use triebench_slowfs::{OpClass, PerClass};
+
+use analysis::{lab, missing, ratios, stats};
+use model::{naming, results};
+use read::{env, fs_info, io_profile_run, versions};
+use render::{export, lab_csv, markdown, plots};
+
+/// Baseline names criterion manages itself; not taken as runs unless asked for by name.
+const CRITERION_OWN: [&str; 2] = ["new", "base"];
+
+/// What `triebench report` was asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportArgs {
+    /// The baseline run (filesystem) every slowdown is relative to.
+    pub baseline: String,
+    /// The other runs to compare; empty = every saved baseline but criterion's `new`/`base`.
+    pub runs: Vec<String>,
+    /// Output folder; default `<results_root>/<date>-<host>-<label>`.
+    pub out: Option<PathBuf>,
+    /// Criterion's output directory; default [`default_criterion_dir`].
+    pub criterion_dir: Option<PathBuf>,
+    /// Folder label; default the run names joined with `-`.
+    pub label: Option<String>,
+    /// Where result folders go when `out` is not given (the CLI passes `results`).
+    pub results_root: PathBuf,
+}
+
+/// `$CARGO_TARGET_DIR/criterion` when that variable is set, else `target/criterion`.
+pub fn default_criterion_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(t) if !t.is_empty() => PathBuf::from(t).join("criterion"),
+        _ => PathBuf::from("target").join("criterion"),
+    }
+}
+
+/// Records the filesystem of `dir` (the TMPDIR run `name` uses), and its latency per operation
+/// class when `probe_latency`, as `<criterion_dir>/triebench-runs/<name>.json`; returns that path
+/// and what it recorded.
+///
+/// `criterion_dir` defaults to [`default_criterion_dir`].
+pub fn capture_fs(
+    name: &str,
+    dir: &Path,
+    criterion_dir: Option<&Path>,
+    probe_latency: bool,
+) -> Result<(PathBuf, FsInfo), ReportError> {
+    let criterion_dir = criterion_dir
+        .map(Path::to_path_buf)
+        .unwrap_or_else(default_criterion_dir);
+    fs_info::write_sidecar(name, dir, &criterion_dir, probe_latency)
+}
+
+/// The runs of a report: the baseline, then the requested runs (or every saved baseline but
+/// criterion's own), without repeats.
+fn resolve_runs(args: &ReportArgs, index: &CriterionIndex) -> Vec<String> {
+    let requested: Vec<String> = if args.runs.is_empty() {
+        index
+            .baselines()
+            .into_iter()
+            .filter(|b| !CRITERION_OWN.contains(&b.as_str()))
+            .collect()
+    } else {
+        args.runs.clone()
+    };
+    let mut runs = vec![args.baseline.clone()];
+    for r in requested {
+        if !runs.contains(&r) {
+            runs.push(r);
+        }
+    }
+    runs
+}
+
+/// Loads the runs' measurements and sidecars.
+pub fn load_results(index: &CriterionIndex, runs: &[String]) -> Result<ResultSet, ReportError> {
+    let mut out = Vec::with_capacity(runs.len());
+    for name in runs {
+        let present = index.has_baseline(name);
+        let fs = if present && fs_info::validate_run_name(name).is_ok() {
+            fs_info::read_sidecar(index.root(), name)?
+        } else {
+            None
+        };
+        out.push(results::RunResults {
+            name: name.clone(),
+            present,
+            fs,
+            benches: index.load_all(name)?,
+        });
+    }
+    Ok(ResultSet {
+        runs: out,
+        available: index.baselines(),
+    })
+}
+
+fn command_line(args: &ReportArgs, criterion_dir: &Path, runs: &[String], label: &str) -> String {
+    let mut cmd = format!("triebench report --baseline {}", args.baseline);
+    if runs.len() > 1 {
+        cmd.push_str(" --runs ");
+        cmd.push_str(&runs[1..].join(" "));
+    }
+    cmd.push_str(&format!(" --criterion-dir {}", criterion_dir.display()));
+    cmd.push_str(&format!(" --label {label}"));
+    cmd
+}
+
+fn write(path: &Path, text: &str) -> Result<(), ReportError> {
+    fs::write(path, text).map_err(|e| ReportError::write(path, e))
+}
+
+fn to_json<T: serde::Serialize>(what: &'static str, value: &T) -> Result<String, ReportError> {
+    serde_json::to_string_pretty(value)
+        .map(|s| s + "\n")
+        .map_err(|source| ReportError::Json { what, source })
+}
+
+/// Writes the report folder for `args` and returns its path.
+///
+/// Errors when the criterion directory or the baseline does not exist (listing the baselines
+/// that do); runs, cells and floors that are absent are reported as missing, not errors.
+pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
+    let criterion_dir = args
+        .criterion_dir
+        .clone()
+        .unwrap_or_else(default_criterion_dir);
+    let index = CriterionIndex::open(&criterion_dir)?;
+    if !index.has_baseline(&args.baseline) {
+        return Err(ReportError::BaselineNotFound {
+            name: args.baseline.clone(),
+            dir: criterion_dir,
+            available: index.baselines(),
+        });
+    }
+    let runs = resolve_runs(args, &index);
+    let results = load_results(&index, &runs)?;
+    let ratios = ratios::compute(&results, stats::RESAMPLES);
+    let missing = missing::find(&results);
+    let io = io_profile_run::load_io_profile(&criterion_dir)?;
+    let predictions = io
+        .as_ref()
+        .map(|io| lab::predictions(&results, io))
+        .unwrap_or_default();
+
+    let label = args.label.clone().unwrap_or_else(|| runs.join("-"));
+    let host = env::hostname();
+    let out_dir = match &args.out {
+        Some(dir) => dir.clone(),
+        None => args
+            .results_root
+            .join(naming::folder_name(&naming::today(), &host, &label)),
+    };
+    fs::create_dir_all(&out_dir).map_err(|e| ReportError::write(&out_dir, e))?;
+
+    let generated_at = naming::now();
+    let env_info = env::EnvInfo {
+        generated_at: generated_at.clone(),
+        host: env::capture_host(),
+        filesystems: results
+            .runs
+            .iter()
+            .map(|r| (r.name.clone(), r.fs.clone()))
+            .collect(),
+        versions: versions::capture(),
+        criterion_dir: criterion_dir.display().to_string(),
+        baseline: args.baseline.clone(),
+        runs: runs.clone(),
+    };
+    let plot_files = plots::write_all(&results, &ratios, &out_dir)?;
+
+    let report = render::report_md(&markdown::ReportInput {
+        results: &results,
+        ratios: &ratios,
+        missing: &missing,
+        plots: &plot_files,
+        env: &env_info,
+        command: command_line(args, &criterion_dir, &runs, &label),
+        resamples: stats::RESAMPLES,
+        io_profile: io.as_ref(),
+        predictions: &predictions,
+    });
+    write(&out_dir.join("report.md"), &report)?;
+    write(
+        &out_dir.join("ratios.csv"),
+        &export::to_csv(&ratios.rows, stats::CONFIDENCE),
+    )?;
+    let ratios_file = export::RatiosFile {
+        schema_version: export::SCHEMA_VERSION,
+        generated_at,
+        baseline: args.baseline.clone(),
+        runs,
+        confidence: stats::CONFIDENCE,
+        resamples: stats::RESAMPLES,
+        seed: stats::SEED,
+        rows: ratios.rows.clone(),
+        missing,
+    };
+    write(
+        &out_dir.join("ratios.json"),
+        &to_json("ratios", &ratios_file)?,
+    )?;
+    write(
+        &out_dir.join("env.json"),
+        &to_json("environment", &env_info)?,
+    )?;
+    write(&out_dir.join("SCHEMA.md"), &export::schema_markdown())?;
+    if let Some(io) = &io {
+        write(
+            &out_dir.join(model::io_profile::FILE_NAME),
+            &to_json("I/O profile", io)?,
+        )?;
+        write(
+            &out_dir.join("io-profile.csv"),
+            &lab_csv::io_profile_csv(io),
+        )?;
+        write(
+            &out_dir.join("predictions.json"),
+            &to_json("predictions", &predictions)?,
+        )?;
+    }
+    Ok(out_dir)
+}

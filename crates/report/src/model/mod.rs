@@ -1,0 +1,14 @@
+//! The report's vocabulary, shared by every later stage: what a benchmark is, what was measured,
+//! which filesystem it ran on, what a run asked of the filesystem, and how things are named.
+//!
+//! - [`bench_id`]: criterion's (group, function, parameter) and the triebench naming of it.
+//! - [`results`]: runs × benchmarks with estimates and raw samples.
+//! - [`fs`]: a run's filesystem and its measured cost per operation class.
+//! - [`io_profile`]: operations per profile × scenario counted on slowfs (`io-profile.json`).
+//! - [`naming`]: result folder names and UTC dates.
+
+pub mod bench_id;
+pub mod fs;
+pub mod io_profile;
+pub mod naming;
+pub mod results;

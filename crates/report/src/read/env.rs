@@ -1,0 +1,108 @@
+//! `env.json`: the machine, filesystems and software versions a report's numbers come from.
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::fs::FsInfo;
+use crate::read::versions::Versions;
+
+/// The machine the report was generated on (normally the one that ran the benches).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostInfo {
+    /// Host name.
+    pub hostname: String,
+    /// `model name` from /proc/cpuinfo.
+    pub cpu_model: String,
+    /// Logical CPUs available to this process.
+    pub cores: usize,
+    /// Distinct (physical id, core id) pairs in /proc/cpuinfo, when listed.
+    pub physical_cores: Option<usize>,
+    /// MemTotal from /proc/meminfo, in bytes.
+    pub ram_bytes: Option<u64>,
+    /// Kernel release (`uname -r`).
+    pub kernel: String,
+    /// Operating system and architecture, e.g. `linux x86_64`.
+    pub os: String,
+}
+
+/// The whole of `env.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnvInfo {
+    /// When the report was generated (UTC, RFC 3339).
+    pub generated_at: String,
+    /// The machine.
+    pub host: HostInfo,
+    /// Each run's filesystem (`null` when the run has no sidecar or does not exist).
+    pub filesystems: BTreeMap<String, Option<FsInfo>>,
+    /// Software versions.
+    pub versions: Versions,
+    /// The criterion directory read.
+    pub criterion_dir: String,
+    /// The baseline run.
+    pub baseline: String,
+    /// All runs, baseline first.
+    pub runs: Vec<String>,
+}
+
+fn read(path: &str) -> String {
+    fs::read_to_string(path).unwrap_or_default()
+}
+
+/// The host name (kernel's, else `$HOSTNAME`, else `unknown`).
+pub fn hostname() -> String {
+    let name = read("/proc/sys/kernel/hostname").trim().to_string();
+    if !name.is_empty() {
+        return name;
+    }
+    std::env::var("HOSTNAME")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+fn cpuinfo_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let (k, v) = line.split_once(':')?;
+    (k.trim() == key).then(|| v.trim())
+}
+
+/// Captures the host facts from /proc (fields read `unknown`/`null` elsewhere).
+pub fn capture_host() -> HostInfo {
+    let cpuinfo = read("/proc/cpuinfo");
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| cpuinfo_value(l, "model name").or_else(|| cpuinfo_value(l, "Model")))
+        .unwrap_or("unknown")
+        .to_string();
+    let mut physical = std::collections::BTreeSet::new();
+    let mut package = "";
+    for line in cpuinfo.lines() {
+        if let Some(v) = cpuinfo_value(line, "physical id") {
+            package = v;
+        }
+        if let Some(v) = cpuinfo_value(line, "core id") {
+            physical.insert((package.to_string(), v.to_string()));
+        }
+    }
+    let ram_bytes = read("/proc/meminfo").lines().find_map(|l| {
+        let kb = l.strip_prefix("MemTotal:")?.trim().strip_suffix("kB")?;
+        kb.trim().parse::<u64>().ok().map(|k| k * 1024)
+    });
+    let kernel = read("/proc/sys/kernel/osrelease").trim().to_string();
+    HostInfo {
+        hostname: hostname(),
+        cpu_model,
+        cores: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        physical_cores: (!physical.is_empty()).then_some(physical.len()),
+        ram_bytes,
+        kernel: if kernel.is_empty() {
+            "unknown".to_string()
+        } else {
+            kernel
+        },
+        os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+    }
+}

@@ -1,0 +1,107 @@
+//! Taking an I/O profile (`triebench io-profile`): each scenario runs once on a fresh store in a
+//! fresh directory on a slowfs mount (profile `none`), like one criterion iteration; the
+//! counters are read after the store is opened and before it is closed, so they cover exactly
+//! what the benches time. Counts are filesystem-wide, so they include the background work of a
+//! backend's own process (redis-server's AOF writes).
+
+use std::path::{Path, PathBuf};
+
+use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
+use triebench_workloads::{Scenario, SCENARIOS};
+
+use crate::error::ReportError;
+use crate::model::bench_id::SUITE;
+use crate::model::io_profile::FILE_NAME;
+use crate::model::io_profile::{IoCounts, IoProfileFile, IoRow, SCHEMA};
+use crate::model::naming;
+use crate::read::fs_info::SIDECAR_DIR;
+use crate::read::slowfs_stats::read_snapshot;
+use crate::IoLabError;
+
+/// Runs one scenario on an opened store between two counter snapshots.
+struct Counted<'a> {
+    scenario: Scenario,
+    profile: Profile,
+    mount: &'a Path,
+}
+
+impl StoreVisitor for Counted<'_> {
+    type Output = Result<(u64, IoCounts), IoLabError>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        let before = read_snapshot(self.mount)?;
+        let outcome = self.scenario.run(&store);
+        let after = read_snapshot(self.mount)?;
+        drop(store);
+        let outcome = outcome.map_err(|source| IoLabError::Scenario {
+            scenario: self.scenario.name(),
+            profile: self.profile.name().to_string(),
+            source,
+        })?;
+        Ok((outcome.commits as u64, IoCounts::between(&before, &after)))
+    }
+}
+
+/// Counts every scenario once per profile on the slowfs mounted at `mount`, each on a fresh
+/// store in a fresh directory there; `progress` hears each row as it is taken.
+pub fn collect(
+    mount: &Path,
+    profiles: &[Profile],
+    mut progress: impl FnMut(&IoRow),
+) -> Result<IoProfileFile, IoLabError> {
+    let first = read_snapshot(mount)?;
+    let mut rows = Vec::new();
+    for &profile in profiles {
+        let mut suite = IoRow {
+            profile: profile.name().to_string(),
+            scenario: SUITE.to_string(),
+            commits: 0,
+            counts: IoCounts::default(),
+        };
+        for scenario in SCENARIOS {
+            let dir = tempfile::Builder::new()
+                .prefix("triebench-io-")
+                .tempdir_in(mount)
+                .map_err(|source| IoLabError::Io {
+                    what: "cannot create a store directory",
+                    dir: mount.to_path_buf(),
+                    source,
+                })?;
+            let spec = BackendSpec::new(profile, Some(PathBuf::from(dir.path())))?;
+            let counted = Counted {
+                scenario,
+                profile,
+                mount,
+            };
+            let (commits, counts) = spec.open(triebench_merkle::TABLES, counted)??;
+            let row = IoRow {
+                profile: profile.name().to_string(),
+                scenario: scenario.name().to_string(),
+                commits,
+                counts,
+            };
+            progress(&row);
+            suite.commits += commits;
+            suite.counts = suite.counts.plus(&counts);
+            rows.push(row);
+        }
+        progress(&suite);
+        rows.push(suite);
+    }
+    Ok(IoProfileFile {
+        schema: SCHEMA,
+        generated_at: naming::now(),
+        mount: mount.display().to_string(),
+        slowfs_profile: first.profile,
+        rows,
+    })
+}
+
+/// The I/O profile saved beside the run sidecars in `criterion_dir`, if any.
+pub fn load_io_profile(criterion_dir: &Path) -> Result<Option<IoProfileFile>, ReportError> {
+    let path = criterion_dir.join(SIDECAR_DIR).join(FILE_NAME);
+    IoProfileFile::load(&path).map_err(|e| ReportError::Sidecar {
+        path,
+        reason: e.to_string(),
+    })
+}

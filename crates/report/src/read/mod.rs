@@ -1,0 +1,19 @@
+//! Reading measurements into the [model](crate::model): criterion's saved baselines, the run
+//! sidecars, the filesystem itself (mounts, statfs, latency probes), slowfs counters, the host
+//! and library versions.
+//!
+//! - [`criterion_reader`]: indexes criterion's output and loads each run's measurements.
+//! - [`fs_info`]: which filesystem a directory is on; the per-run sidecar.
+//! - [`latency`]: a directory's cost per operation class, measured.
+//! - [`slowfs_stats`]: a slowfs mount's live counters.
+//! - [`io_profile_run`]: takes an I/O profile (every scenario per profile on slowfs) and loads
+//!   the saved one.
+//! - [`env`](mod@env), [`versions`]: the machine and software a run's numbers come from.
+
+pub mod criterion_reader;
+pub mod env;
+pub mod fs_info;
+pub mod io_profile_run;
+pub mod latency;
+pub mod slowfs_stats;
+pub mod versions;

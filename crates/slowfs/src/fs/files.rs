@@ -1,0 +1,195 @@
+//! Open files: open and create, the data path (read, write, fallocate) and its durability
+//! (flush, fsync), and release. A handle is the backing file kept open, so reads and writes reach
+//! it without a path lookup; the stats file's handles are answered by `stats_file`.
+
+use std::ffi::OsStr;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::sync::Arc;
+
+use fuser::{
+    Errno, FileAttr, FileHandle, FopenFlags, Generation, INodeNo, OpenFlags, ReplyCreate,
+    ReplyData, ReplyEmpty, ReplyOpen, ReplyWrite,
+};
+
+use crate::inodes::STATS_INO;
+use crate::op::Op;
+
+use super::stats_file;
+use super::sys::{attr_of, check, errno, lock, open_options, reply_empty, sync, FsResult};
+use super::{SlowFs, TTL};
+
+pub(super) fn open(this: &SlowFs, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+    if ino.0 == STATS_INO {
+        stats_file::open(this, flags, reply);
+        return;
+    }
+    let result = this.rel(ino).and_then(|rel| {
+        let file = open_options(flags.0).open(this.abs(&rel)).map_err(errno)?;
+        let fh = this.new_fh();
+        lock(&this.files).insert(fh, Arc::new(file));
+        Ok(fh)
+    });
+    this.account(Op::Open, 0);
+    match result {
+        Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::FOPEN_KEEP_CACHE),
+        Err(e) => reply.error(e),
+    }
+}
+
+pub(super) fn create(
+    this: &SlowFs,
+    parent: INodeNo,
+    name: &OsStr,
+    mode: u32,
+    umask: u32,
+    flags: i32,
+    reply: ReplyCreate,
+) {
+    if SlowFs::is_stats(parent, name) {
+        reply.error(Errno::EEXIST);
+        return;
+    }
+    let result = this.do_create(parent, name, mode, umask, flags);
+    this.account(Op::Create, 0);
+    match result {
+        Ok((attr, fh)) => reply.created(
+            &TTL,
+            &attr,
+            Generation(0),
+            FileHandle(fh),
+            FopenFlags::FOPEN_KEEP_CACHE,
+        ),
+        Err(e) => reply.error(e),
+    }
+}
+
+pub(super) fn read(
+    this: &SlowFs,
+    ino: INodeNo,
+    fh: FileHandle,
+    offset: u64,
+    size: u32,
+    reply: ReplyData,
+) {
+    if ino.0 == STATS_INO {
+        stats_file::read(this, fh, offset, size, reply);
+        return;
+    }
+    let result = this.do_read(fh, offset, size);
+    let bytes = result.as_ref().map_or(0, |b| b.len() as u64);
+    this.account(Op::Read, bytes);
+    match result {
+        Ok(data) => reply.data(&data),
+        Err(e) => reply.error(e),
+    }
+}
+
+pub(super) fn write(
+    this: &SlowFs,
+    ino: INodeNo,
+    fh: FileHandle,
+    offset: u64,
+    data: &[u8],
+    reply: ReplyWrite,
+) {
+    let result = this
+        .file(fh)
+        .and_then(|file| file.write_all_at(data, offset).map_err(errno));
+    let bytes = if result.is_ok() { data.len() as u64 } else { 0 };
+    if bytes > 0 {
+        this.stats.record_write_extent(ino.0, offset, bytes);
+    }
+    this.account(Op::Write, bytes);
+    match result {
+        Ok(()) => reply.written(data.len() as u32),
+        Err(e) => reply.error(e),
+    }
+}
+
+pub(super) fn fallocate(
+    this: &SlowFs,
+    fh: FileHandle,
+    offset: u64,
+    length: u64,
+    mode: i32,
+    reply: ReplyEmpty,
+) {
+    let result = this.file(fh).and_then(|file| {
+        let offset = libc::off_t::try_from(offset).map_err(|_| Errno::EINVAL)?;
+        let length = libc::off_t::try_from(length).map_err(|_| Errno::EINVAL)?;
+        // SAFETY: the descriptor is open for the lifetime of `file`.
+        check(unsafe { libc::fallocate(file.as_raw_fd(), mode, offset, length) })
+    });
+    this.account(Op::Fallocate, 0);
+    reply_empty(reply, result);
+}
+
+pub(super) fn flush(this: &SlowFs, ino: INodeNo, reply: ReplyEmpty) {
+    if ino.0 != STATS_INO {
+        // Nothing is buffered here (writes went straight to the backing file); the cost is
+        // the round trip a network filesystem pays at close.
+        this.account(Op::Flush, 0);
+    }
+    reply.ok();
+}
+
+pub(super) fn fsync(this: &SlowFs, fh: FileHandle, datasync: bool, reply: ReplyEmpty) {
+    let result = this.file(fh).and_then(|file| sync(&file, datasync));
+    this.account(Op::Fsync, 0);
+    reply_empty(reply, result);
+}
+
+pub(super) fn release(this: &SlowFs, ino: INodeNo, fh: FileHandle, reply: ReplyEmpty) {
+    if ino.0 == STATS_INO {
+        stats_file::release(this, fh, reply);
+        return;
+    }
+    let file = lock(&this.files).remove(&fh.0);
+    drop(file);
+    this.account(Op::Release, 0);
+    reply.ok();
+}
+
+impl SlowFs {
+    fn do_read(&self, fh: FileHandle, offset: u64, size: u32) -> FsResult<Vec<u8>> {
+        let file = self.file(fh)?;
+        let mut buf = vec![0u8; size as usize];
+        let mut filled = 0;
+        while filled < buf.len() {
+            match file.read_at(&mut buf[filled..], offset + filled as u64) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(errno(e)),
+            }
+        }
+        buf.truncate(filled);
+        Ok(buf)
+    }
+
+    fn do_create(
+        &self,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        flags: i32,
+    ) -> FsResult<(FileAttr, u64)> {
+        let rel = self.child(parent, name)?;
+        let mut opts = open_options(flags);
+        opts.mode(mode & !umask & 0o7777);
+        if flags & libc::O_EXCL != 0 {
+            opts.create_new(true);
+        } else {
+            opts.create(true);
+        }
+        let file = opts.open(self.abs(&rel)).map_err(errno)?;
+        let meta = file.metadata().map_err(errno)?;
+        let ino = lock(&self.inodes).lookup(&rel);
+        let fh = self.new_fh();
+        lock(&self.files).insert(fh, Arc::new(file));
+        Ok((attr_of(ino, &meta), fh))
+    }
+}

@@ -1,0 +1,24 @@
+//! `triebench-workloads`: what runs against a store, generic over [`triebench_kv::Store`].
+//!
+//! Data flow: a workload drives a [`triebench_merkle::MerkleTrie`] over the store it is given;
+//! the caller (a bench, a test, the CLI) times it and decides what to write. Nothing here
+//! writes files or measures time.
+//!
+//! - [`scenarios`]: Transact's ten `merkle_trie_*` scenarios, self-checking ([`Scenario`],
+//!   [`SCENARIOS`], [`run_scenario`]).
+//! - [`rng`]: the seeded generator the `update` scenario shares with Transact's test.
+//! - [`scalable`]: fresh key batches and preloads of any size, for the scalable benches.
+//! - [`commit_file`]: the JSON Lines commit format of `triebench root` and its replay.
+//! - [`error`]: [`WorkloadError`], why a scenario failed.
+
+pub mod commit_file;
+pub mod error;
+pub mod rng;
+pub mod scalable;
+pub mod scenarios;
+
+pub use error::WorkloadError;
+pub use scenarios::{
+    run_scenario, update_address, update_key, Outcome, Scenario, SCENARIOS, UPDATE_FINAL_ROOT,
+    UPDATE_LOADED_ROOT, UPDATE_SEED,
+};
