@@ -45,7 +45,7 @@ pub const MISSING: &str = "missing";
 /// How `report.md` marks a durable profile (fsync per commit) in the durable column.
 pub const DURABLE_YES: &str = "**yes** (fsync/commit)";
 
-fn durable_cell(profile: &str) -> &'static str {
+pub(crate) fn durable_cell(profile: &str) -> &'static str {
     match profile_durable(profile) {
         Some(true) => DURABLE_YES,
         Some(false) => "no",
@@ -64,7 +64,7 @@ fn time_with_rate(m: &Measurement) -> String {
 }
 
 impl ReportInput<'_> {
-    fn baseline(&self) -> String {
+    pub(crate) fn baseline(&self) -> String {
         self.results
             .run_names()
             .first()
@@ -72,11 +72,11 @@ impl ReportInput<'_> {
             .unwrap_or_default()
     }
 
-    fn run_present(&self, run: &str) -> bool {
+    pub(crate) fn run_present(&self, run: &str) -> bool {
         self.results.runs.iter().any(|r| r.name == run && r.present)
     }
 
-    fn run_headers(&self, first: &[&str]) -> Vec<String> {
+    pub(crate) fn run_headers(&self, first: &[&str]) -> Vec<String> {
         let mut cells: Vec<String> = first.iter().map(|s| s.to_string()).collect();
         for (i, run) in self.results.run_names().iter().enumerate() {
             let fs = self
@@ -196,110 +196,6 @@ impl ReportInput<'_> {
         out.push('\n');
     }
 
-    fn intro(&self, out: &mut String) {
-        let runs = self.results.run_names();
-        let env = self.env;
-        let _ = writeln!(out, "# triebench report: {}\n", runs.join(" vs "));
-        let _ = writeln!(
-            out,
-            "Generated {} on `{}` by triebench {} (commit `{}`{}) from criterion output in `{}`.\n",
-            env.generated_at,
-            esc(&env.host.hostname),
-            env.versions.triebench,
-            env.versions.git_commit,
-            match env.versions.git_dirty {
-                Some(true) => ", uncommitted changes",
-                _ => "",
-            },
-            esc(&env.criterion_dir)
-        );
-        let _ = writeln!(out, "Regenerate: `{}`\n", self.command);
-        let _ = writeln!(
-            out,
-            "- Baseline filesystem: **{}**; runs (one criterion baseline per filesystem): {}.\n\
-             - Times are criterion's mean time per iteration. A slowdown or overhead is the ratio \
-             of mean per-iteration times; `[low–high]` is its {}% percentile-bootstrap interval \
-             ({} rounds resampling both sample sets, seeded, so it is reproducible).\n\
-             - **durable** marks the profiles that fsync every commit (they survive power loss); \
-             the others trade that for speed.\n\
-             - Floors (from the kv benches) sit under the suite table: the latency of one 4 KiB \
-             write + fdatasync and SHA-512 throughput, per filesystem.\n",
-            self.baseline(),
-            runs.iter()
-                .map(|r| format!("`{}`", esc(r)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            CONFIDENCE * 100.0,
-            self.resamples,
-        );
-    }
-
-    fn filesystems(&self, out: &mut String) {
-        out.push_str("## Filesystems\n\n");
-        out.push_str(&header(
-            &[
-                "run",
-                "fs type",
-                "mount point",
-                "device",
-                "mount options",
-                "dir",
-            ]
-            .map(str::to_string),
-        ));
-        for run in &self.results.runs {
-            let cells = match (&run.fs, run.present) {
-                (_, false) => vec![
-                    format!("`{}`", esc(&run.name)),
-                    "run missing".to_string(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                ],
-                (Some(f), true) => vec![
-                    format!("`{}`", esc(&run.name)),
-                    esc(&f.fs_type),
-                    format!("`{}`", esc(&f.mount_point)),
-                    format!("`{}`", esc(&f.device)),
-                    format!("`{}`", esc(&f.mount_options)),
-                    format!("`{}`", esc(&f.dir)),
-                ],
-                (None, true) => vec![
-                    format!("`{}`", esc(&run.name)),
-                    "unknown (no sidecar)".to_string(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                ],
-            };
-            out.push_str(&row(&cells));
-        }
-        out.push('\n');
-    }
-
-    fn profiles(&self, out: &mut String) {
-        out.push_str("## Backend profiles\n\n");
-        out.push_str(&header(
-            &["profile", "durable", "measured", "what it does per commit"].map(str::to_string),
-        ));
-        let measured = self.results.all_profiles();
-        for p in triebench_kv::Profile::ALL {
-            out.push_str(&row(&[
-                format!("`{}`", p.name()),
-                durable_cell(p.name()).to_string(),
-                if measured.contains(p.name()) {
-                    "yes".to_string()
-                } else {
-                    MISSING.to_string()
-                },
-                esc(p.describe()),
-            ]));
-        }
-        out.push('\n');
-    }
-
     fn floors(&self, out: &mut String) {
         out.push_str("## Floors (kv benches)\n\n");
         out.push_str(
@@ -350,7 +246,8 @@ impl ReportInput<'_> {
         }
     }
 
-    fn other_groups(&self, out: &mut String) {
+    /// Benchmarks outside the scenarios (scalable groups, raw kv operations).
+    pub fn other_groups(&self, out: &mut String) {
         let groups = self.results.other_groups();
         if groups.is_empty() {
             return;
@@ -383,49 +280,8 @@ impl ReportInput<'_> {
         }
     }
 
-    fn missing_section(&self, out: &mut String) {
-        out.push_str("## Missing\n\n");
-        if self.missing.is_empty() {
-            out.push_str("Nothing missing: every requested run, cell and floor was measured.\n\n");
-            return;
-        }
-        for m in self.missing {
-            let _ = writeln!(out, "- {}", esc(&m.detail));
-        }
-        out.push('\n');
-    }
-
-    fn environment(&self, out: &mut String) {
-        let env = self.env;
-        let h = &env.host;
-        out.push_str("## Environment\n\n");
-        let _ = writeln!(
-            out,
-            "- CPU: {} ({} logical cores{})\n- RAM: {}\n- Kernel: {} ({})\n\
-             - SQLite: {}; LMDB: {}; redis-server: {}\n\
-             - Full details: `env.json` (host, each run's filesystem, versions).\n",
-            esc(&h.cpu_model),
-            h.cores,
-            h.physical_cores
-                .map(|p| format!(", {p} physical"))
-                .unwrap_or_default(),
-            h.ram_bytes
-                .map(|b| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64))
-                .unwrap_or_else(|| "unknown".to_string()),
-            esc(&h.kernel),
-            esc(&h.os),
-            esc(&env.versions.sqlite),
-            esc(&env.versions.lmdb),
-            esc(&env.versions.redis_server),
-        );
-    }
-
-    /// The sections before the filesystem lab's: intro, filesystems, profiles, the headline
-    /// suite, floors, scenarios and their plots.
-    pub fn leading_sections(&self, out: &mut String) {
-        self.intro(out);
-        self.filesystems(out);
-        self.profiles(out);
+    /// The headline: the whole suite, its plot, the floors, every scenario and their plots.
+    pub fn measurement_sections(&self, out: &mut String) {
         let scenarios = self.results.scenario_names();
         let headline = scenarios.iter().any(|s| s == SUITE);
         if headline {
@@ -450,24 +306,6 @@ impl ReportInput<'_> {
         if self.plots.iter().any(|p| !p.svg.ends_with("slowdown.svg")) {
             out.push_str("## Time per scenario\n\n");
             self.plot_links(out, |p| !p.svg.ends_with("slowdown.svg"));
-        }
-    }
-
-    /// The sections after the filesystem lab's: other groups, missing, environment, files.
-    pub fn closing_sections(&self, out: &mut String) {
-        self.other_groups(out);
-        self.missing_section(out);
-        self.environment(out);
-        out.push_str(
-            "## Files\n\n- `ratios.csv`, `ratios.json`: every ratio with its interval \
-             (schema in `SCHEMA.md`)\n- `env.json`: machine, filesystems, versions\n\
-             - `*.svg`, `*.png`: the plots above\n",
-        );
-        if self.io_profile.is_some() {
-            out.push_str(
-                "- `io-profile.json`, `io-profile.csv`: operations per profile × scenario \
-                 (slowfs counters)\n- `predictions.json`: every predicted time\n",
-            );
         }
     }
 }

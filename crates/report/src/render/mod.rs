@@ -1,13 +1,15 @@
 //! Writers of a result folder, from the model and its analysis.
 //!
-//! - [`markdown`]: `report.md`, its sections in order; the lab's sections come from
-//!   [`lab_markdown`], a renderer of its own over the same model. Both use [`table`] and [`fmt`].
+//! - [`report_md`] assembles `report.md` from renderers over the same model: [`markdown`] (the
+//!   measurement tables), [`context_markdown`] (what the run was: intro, filesystems, profiles,
+//!   missing, environment) and [`lab_markdown`] (the filesystem lab). All use [`table`] and [`fmt`].
 //! - [`export`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; [`lab_csv`]: `io-profile.csv`.
 //! - [`plots`]: the slowdown and time plots, drawn by [`chart`] on [`axes`] with the embedded
 //!   [`font`].
 
 pub mod axes;
 pub mod chart;
+pub mod context_markdown;
 pub mod export;
 pub mod fmt;
 pub mod font;
@@ -17,12 +19,19 @@ pub mod markdown;
 pub mod plots;
 pub mod table;
 
-/// The whole of `report.md`: the main sections, then the filesystem lab's (from
-/// [`lab_markdown`], a renderer of its own), then the closing ones.
+/// The whole of `report.md`, section by section: what the run was, the headline measurements,
+/// the filesystem lab's sections (from [`lab_markdown`], a renderer of its own), the other
+/// groups, then what is missing, the environment and the files.
 pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
     let mut out = String::new();
-    input.leading_sections(&mut out);
+    input.intro(&mut out);
+    input.filesystems(&mut out);
+    input.profiles(&mut out);
+    input.measurement_sections(&mut out);
     lab_markdown::render(&mut out, input.results, input.io_profile, input.predictions);
-    input.closing_sections(&mut out);
+    input.other_groups(&mut out);
+    input.missing_section(&mut out);
+    input.environment(&mut out);
+    input.files_section(&mut out);
     out
 }

@@ -1,0 +1,166 @@
+//! The sections of `report.md` that say what a run was, not what it measured: the intro, the
+//! filesystems, the profiles, what is missing, the environment and the files.
+
+use std::fmt::Write as _;
+
+use crate::analysis::stats::CONFIDENCE;
+use crate::render::markdown::{durable_cell, ReportInput, MISSING};
+use crate::render::table::{esc, header, row};
+
+impl ReportInput<'_> {
+    pub fn intro(&self, out: &mut String) {
+        let runs = self.results.run_names();
+        let env = self.env;
+        let _ = writeln!(out, "# triebench report: {}\n", runs.join(" vs "));
+        let _ = writeln!(
+            out,
+            "Generated {} on `{}` by triebench {} (commit `{}`{}) from criterion output in `{}`.\n",
+            env.generated_at,
+            esc(&env.host.hostname),
+            env.versions.triebench,
+            env.versions.git_commit,
+            match env.versions.git_dirty {
+                Some(true) => ", uncommitted changes",
+                _ => "",
+            },
+            esc(&env.criterion_dir)
+        );
+        let _ = writeln!(out, "Regenerate: `{}`\n", self.command);
+        let _ = writeln!(
+            out,
+            "- Baseline filesystem: **{}**; runs (one criterion baseline per filesystem): {}.\n\
+             - Times are criterion's mean time per iteration. A slowdown or overhead is the ratio \
+             of mean per-iteration times; `[low–high]` is its {}% percentile-bootstrap interval \
+             ({} rounds resampling both sample sets, seeded, so it is reproducible).\n\
+             - **durable** marks the profiles that fsync every commit (they survive power loss); \
+             the others trade that for speed.\n\
+             - Floors (from the kv benches) sit under the suite table: the latency of one 4 KiB \
+             write + fdatasync and SHA-512 throughput, per filesystem.\n",
+            self.baseline(),
+            runs.iter()
+                .map(|r| format!("`{}`", esc(r)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            CONFIDENCE * 100.0,
+            self.resamples,
+        );
+    }
+
+    pub fn filesystems(&self, out: &mut String) {
+        out.push_str("## Filesystems\n\n");
+        out.push_str(&header(
+            &[
+                "run",
+                "fs type",
+                "mount point",
+                "device",
+                "mount options",
+                "dir",
+            ]
+            .map(str::to_string),
+        ));
+        for run in &self.results.runs {
+            let cells = match (&run.fs, run.present) {
+                (_, false) => vec![
+                    format!("`{}`", esc(&run.name)),
+                    "run missing".to_string(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ],
+                (Some(f), true) => vec![
+                    format!("`{}`", esc(&run.name)),
+                    esc(&f.fs_type),
+                    format!("`{}`", esc(&f.mount_point)),
+                    format!("`{}`", esc(&f.device)),
+                    format!("`{}`", esc(&f.mount_options)),
+                    format!("`{}`", esc(&f.dir)),
+                ],
+                (None, true) => vec![
+                    format!("`{}`", esc(&run.name)),
+                    "unknown (no sidecar)".to_string(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ],
+            };
+            out.push_str(&row(&cells));
+        }
+        out.push('\n');
+    }
+
+    pub fn profiles(&self, out: &mut String) {
+        out.push_str("## Backend profiles\n\n");
+        out.push_str(&header(
+            &["profile", "durable", "measured", "what it does per commit"].map(str::to_string),
+        ));
+        let measured = self.results.all_profiles();
+        for p in triebench_kv::Profile::ALL {
+            out.push_str(&row(&[
+                format!("`{}`", p.name()),
+                durable_cell(p.name()).to_string(),
+                if measured.contains(p.name()) {
+                    "yes".to_string()
+                } else {
+                    MISSING.to_string()
+                },
+                esc(p.describe()),
+            ]));
+        }
+        out.push('\n');
+    }
+
+    pub fn missing_section(&self, out: &mut String) {
+        out.push_str("## Missing\n\n");
+        if self.missing.is_empty() {
+            out.push_str("Nothing missing: every requested run, cell and floor was measured.\n\n");
+            return;
+        }
+        for m in self.missing {
+            let _ = writeln!(out, "- {}", esc(&m.detail));
+        }
+        out.push('\n');
+    }
+
+    pub fn environment(&self, out: &mut String) {
+        let env = self.env;
+        let h = &env.host;
+        out.push_str("## Environment\n\n");
+        let _ = writeln!(
+            out,
+            "- CPU: {} ({} logical cores{})\n- RAM: {}\n- Kernel: {} ({})\n\
+             - SQLite: {}; LMDB: {}; redis-server: {}\n\
+             - Full details: `env.json` (host, each run's filesystem, versions).\n",
+            esc(&h.cpu_model),
+            h.cores,
+            h.physical_cores
+                .map(|p| format!(", {p} physical"))
+                .unwrap_or_default(),
+            h.ram_bytes
+                .map(|b| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64))
+                .unwrap_or_else(|| "unknown".to_string()),
+            esc(&h.kernel),
+            esc(&h.os),
+            esc(&env.versions.sqlite),
+            esc(&env.versions.lmdb),
+            esc(&env.versions.redis_server),
+        );
+    }
+
+    /// `## Files`: what the folder holds.
+    pub fn files_section(&self, out: &mut String) {
+        out.push_str(
+            "## Files\n\n- `ratios.csv`, `ratios.json`: every ratio with its interval \
+             (schema in `SCHEMA.md`)\n- `env.json`: machine, filesystems, versions\n\
+             - `*.svg`, `*.png`: the plots above\n",
+        );
+        if self.io_profile.is_some() {
+            out.push_str(
+                "- `io-profile.json`, `io-profile.csv`: operations per profile × scenario \
+                 (slowfs counters)\n- `predictions.json`: every predicted time\n",
+            );
+        }
+    }
+}
