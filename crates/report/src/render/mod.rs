@@ -5,6 +5,8 @@
 //! - [`export`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; [`lab_csv`]: `io-profile.csv`.
 //! - [`plots`]: the slowdown and time plots, drawn by [`chart`] on [`axes`] with the embedded
 //!   [`font`].
+//! - [`load_files`], [`load_plots`]: a `triebench load` folder (load.json, timeseries.csv,
+//!   matrix, plots over time); [`load_section`]: the report's sustained commits/s section.
 
 pub mod axes;
 pub mod chart;
@@ -13,6 +15,9 @@ pub mod fmt;
 pub mod font;
 pub mod lab_csv;
 pub mod lab_markdown;
+pub mod load_files;
+pub mod load_plots;
+pub mod load_section;
 pub mod markdown;
 pub mod plots;
 pub mod table;
@@ -23,6 +28,7 @@ pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
     let mut out = String::new();
     input.leading_sections(&mut out);
     lab_markdown::render(&mut out, input.results, input.io_profile, input.predictions);
+    load_section::render(&mut out, input.load);
     input.closing_sections(&mut out);
     out
 }

@@ -65,7 +65,11 @@ pub fn drive<C: Clock>(
         i += 1;
     }
     out.started = i;
-    let last = if out.stopped { clock.now().min(end) } else { end };
+    let last = if out.stopped {
+        clock.now().min(end)
+    } else {
+        end
+    };
     out.missed = schedule.due_before(last).saturating_sub(i);
     Ok(out)
 }

@@ -168,7 +168,9 @@ pub fn run_load<S: Store, C: Clock, M: Monitor>(
     progress: &(dyn Fn(Duration) + Sync),
 ) -> Result<RunResult, LoadError> {
     if config.commit_size == 0 {
-        return Err(LoadError::Config("the commit size must be at least 1".into()));
+        return Err(LoadError::Config(
+            "the commit size must be at least 1".into(),
+        ));
     }
     let start = clock.now();
     let schedule = Schedule::new(config.rate, start)?;
@@ -186,7 +188,15 @@ pub fn run_load<S: Store, C: Clock, M: Monitor>(
                 let (published, done) = (&published, &done);
                 let shape = state.shape;
                 scope.spawn(move || {
-                    read_loop(store, clock, start, &shape, published, done, seed ^ (r as u64 + 1))
+                    read_loop(
+                        store,
+                        clock,
+                        start,
+                        &shape,
+                        published,
+                        done,
+                        seed ^ (r as u64 + 1),
+                    )
                 })
             })
             .collect();
@@ -194,7 +204,9 @@ pub fn run_load<S: Store, C: Clock, M: Monitor>(
             let done = &done;
             scope.spawn(move || sample_loop(clock, start, monitor, done, progress))
         };
-        let writer = write_loop(store, state, config, clock, &schedule, end, stop, &published, seed);
+        let writer = write_loop(
+            store, state, config, clock, &schedule, end, stop, &published, seed,
+        );
         done.store(true, Ordering::Relaxed);
         let mut read = Recorder::new();
         let mut first_err = writer.as_ref().err().map(|e| e.to_string());
@@ -242,8 +254,13 @@ fn write_loop<S: Store, C: Clock>(
     let mut trie = MerkleTrie::at_root(store, &state.root)?;
     let mut rng = XorShift64Star::new(seed);
     let out = open_loop::drive(clock, schedule, end, stop, |_| {
-        let (changes, window) =
-            plan_commit(&state.shape, &config.mix, state.window, config.commit_size, &mut rng);
+        let (changes, window) = plan_commit(
+            &state.shape,
+            &config.mix,
+            state.window,
+            config.commit_size,
+            &mut rng,
+        );
         let root = trie.commit(&changes)?;
         trie.set_root(&root)?;
         state.root = root;

@@ -35,7 +35,9 @@ impl StateShape {
     /// Checks the sizes: at least one leaf, `1 <= value_min <= value_max <= 1 MiB`.
     pub fn validate(&self) -> Result<(), LoadError> {
         if self.size == 0 {
-            return Err(LoadError::Config("the state size must be at least 1".into()));
+            return Err(LoadError::Config(
+                "the state size must be at least 1".into(),
+            ));
         }
         if self.value_min == 0 || self.value_min > self.value_max || self.value_max > 1 << 20 {
             return Err(LoadError::Config(format!(
@@ -188,8 +190,9 @@ pub fn plan_commit(
     (changes, after)
 }
 
-/// Loads keys `0..shape.size` from the empty root in commits of [`PRELOAD_BATCH`], calling
-/// `progress` with the count loaded after each; returns the root and the live window.
+/// Loads keys `0..shape.size` from the empty root in commits of [`PRELOAD_BATCH`], pruning each
+/// replaced root, calling `progress` with the count loaded after each commit; returns the root
+/// and the live window. (Runs under load do not prune: readers may still read older roots.)
 pub fn preload<S: Store>(
     store: &S,
     shape: &StateShape,
@@ -208,6 +211,12 @@ pub fn preload<S: Store>(
             })
             .collect();
         let root = trie.commit(&batch)?;
+        // Prune the replaced root (never the empty one, which is shared and kept), as a node
+        // pruning old state roots would: without it, every batch's replaced interior nodes stay
+        // and a large preload writes mostly garbage.
+        if loaded > 0 {
+            MerkleTrie::prune(store, trie.root())?;
+        }
         trie.set_root(&root)?;
         loaded += n;
         progress(loaded);
@@ -240,7 +249,9 @@ mod tests {
         for i in 0..2000 {
             let a = address(7, i);
             assert_eq!(a.len(), 70);
-            assert!(a.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
+            assert!(a
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
             assert!(NAMESPACES.contains(&&a[..6]));
             assert!(seen.insert(a));
         }

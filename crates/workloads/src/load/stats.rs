@@ -18,7 +18,9 @@ fn histogram(sigfig: u8) -> Histogram<u64> {
 
 /// Latency in µs as recorded: at least 1 (the histogram's lowest value).
 fn micros(d: Duration) -> u64 {
-    u64::try_from(d.as_micros()).unwrap_or(u64::MAX).clamp(1, MAX_US)
+    u64::try_from(d.as_micros())
+        .unwrap_or(u64::MAX)
+        .clamp(1, MAX_US)
 }
 
 /// Summary of one operation kind over a run: how many, how fast, how long.
