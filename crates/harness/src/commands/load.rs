@@ -72,6 +72,9 @@ pub struct LoadArgs {
     /// Seed of keys and values.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Skip the plots (load.json and timeseries.csv only).
+    #[arg(long)]
+    pub no_plots: bool,
     /// Print every figure of two load.json files (or folders holding one) side by side with
     /// the ratio B ÷ A, and run nothing.
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
@@ -374,7 +377,7 @@ impl StoreVisitor for LoadVisitor<'_> {
             saturation,
             runs: summaries,
         };
-        load_files::write_load_folder(&a.out, &file, &headline.seconds())?;
+        load_files::write_load_folder(&a.out, &file, &headline.seconds(), !a.no_plots)?;
         if !a.saturate && runs.len() > 1 {
             print!("\n{}", load_files::matrix_markdown(&file));
         }

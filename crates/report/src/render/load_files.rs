@@ -164,11 +164,12 @@ fn write(path: &Path, text: &str) -> Result<(), ReportError> {
 }
 
 /// Writes a load folder: `load.json`, `timeseries.csv` (the headline run's seconds), the three
-/// plots, and `matrix.md` when more than one cell ran. Returns the plots.
+/// plots when `plots`, and `matrix.md` when more than one cell ran. Returns the plots.
 pub fn write_load_folder(
     dir: &Path,
     file: &LoadFile,
     samples: &[SecondSample],
+    plots: bool,
 ) -> Result<Vec<PlotFile>, ReportError> {
     fs::create_dir_all(dir).map_err(|e| ReportError::write(dir, e))?;
     let json = serde_json::to_string_pretty(file).map_err(|source| ReportError::Json {
@@ -179,6 +180,9 @@ pub fn write_load_folder(
     write(&dir.join(TIMESERIES_FILE), &timeseries_csv(samples))?;
     if file.config.rates.len() * file.config.readers.len() > 1 {
         write(&dir.join(MATRIX_FILE), &matrix_markdown(file))?;
+    }
+    if !plots {
+        return Ok(Vec::new());
     }
     let what = format!(
         "{}, {} readers, {} commits/s offered",

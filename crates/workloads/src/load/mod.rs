@@ -11,7 +11,7 @@
 //! - [`monitor`]: what is sampled once per second besides latency (RSS, CPU, store size).
 //! - [`run`]: one run (writer, readers, sampler on scoped threads).
 //! - [`saturate`]: the highest rate that holds a latency bound (grow, then bisect).
-//! - [`error`]: [`LoadError`].
+//! - [`error`](mod@error): [`LoadError`], why a run could not start or stopped.
 //!
 //! Nothing here writes files or reads the wall clock except through [`SystemClock`].
 
