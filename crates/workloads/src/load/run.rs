@@ -327,6 +327,8 @@ fn sample_loop<C: Clock, M: Monitor>(
     loop {
         while clock.now() < next {
             if done.load(Ordering::Relaxed) {
+                // The last (possibly partial) second gets a sample too.
+                out.push(monitor.sample());
                 return out;
             }
             clock.sleep_until(next.min(clock.now() + Duration::from_millis(50)));
