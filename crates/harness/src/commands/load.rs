@@ -61,7 +61,7 @@ pub struct LoadArgs {
     #[arg(long, value_name = "T", default_value = "100ms", value_parser = parse_duration)]
     pub p99_bound: Duration,
     /// Time limit of a saturation search, preload excluded; no step starts past it.
-    #[arg(long, value_name = "T", default_value = "150s", value_parser = parse_duration)]
+    #[arg(long, value_name = "T", default_value = "120s", value_parser = parse_duration)]
     pub budget: Duration,
     /// Smallest value, bytes (sizes are drawn log-uniformly between the two bounds).
     #[arg(long, value_name = "B", default_value_t = 32)]
