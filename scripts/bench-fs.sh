@@ -18,6 +18,11 @@
 # scale and profile), TRIEBENCH_FILTER (a criterion filter regex, e.g. 'scenario/suite|floor'),
 # TRIEBENCH_IOLAB (slowfs mount for the I/O profile; `none` skips it), TRIEBENCH_OUT (report
 # folder; default results/<date>-<host>-<label>).
+#
+# TRIEBENCH_LOAD=1 also runs `triebench load --saturate` for every profile on every filesystem
+# (TRIEBENCH_LOAD_STATE leaves, default 10000; TRIEBENCH_LOAD_READERS, default 2) into
+# <criterion-dir>/triebench-runs/load/<run>/<profile>/, and the report gains a "sustained
+# commits/s" table and plot.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -82,6 +87,29 @@ for run in "${runs[@]}"; do
   echo "bench-fs: run '$name' took $(( $(date +%s) - run_start )) s"
   rm -rf "$work"
 done
+
+if [[ ${TRIEBENCH_LOAD:-0} == 1 ]]; then
+  load_profiles=${TRIEBENCH_PROFILES:-}
+  if [[ -z $load_profiles ]]; then
+    load_profiles=$("$triebench" profiles | awk 'NR>1 && $4 == "yes" {print $1}' | paste -sd, -)
+  fi
+  for run in "${runs[@]}"; do
+    name=${run%%=*}
+    dir=${run#*=}
+    for profile in ${load_profiles//,/ }; do
+      work=$(mktemp -d "$dir/triebench-load.XXXXXX")
+      rm -rf "$criterion_dir/triebench-runs/load/$name/$profile"
+      echo "bench-fs: load saturation search, '$profile' on '$name'"
+      load_start=$(date +%s)
+      "$triebench" load --backend "$profile" --dir "$work/store" --saturate \
+        --state-size "${TRIEBENCH_LOAD_STATE:-10000}" --readers "${TRIEBENCH_LOAD_READERS:-2}" \
+        --duration 4s --budget 60s --out "$criterion_dir/triebench-runs/load/$name/$profile" \
+        || echo "bench-fs: load on '$profile'/'$name' failed; the report shows it as not run" >&2
+      echo "bench-fs: load '$profile' on '$name' took $(( $(date +%s) - load_start )) s"
+      rm -rf "$work"
+    done
+  done
+fi
 
 iolab=${TRIEBENCH_IOLAB:-}
 if [[ -z $iolab && -x scripts/fs-lab.sh ]]; then

@@ -36,4 +36,10 @@ pub enum CliError {
     /// An I/O profile could not be taken.
     #[error(transparent)]
     IoLab(#[from] IoLabError),
+    /// A load run failed or was misconfigured.
+    #[error(transparent)]
+    Load(#[from] triebench_workloads::load::LoadError),
+    /// Arguments that cannot work together.
+    #[error("{0}")]
+    Usage(String),
 }

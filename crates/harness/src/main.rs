@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use commands::{capture_fs, io_profile, profiles, report, root};
+use commands::{capture_fs, io_profile, load, profiles, report, root};
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
 #[derive(Debug, Parser)]
@@ -54,6 +54,11 @@ enum Command {
     /// class, fsyncs and bytes, per scenario and per commit. `report` shows them and predicts
     /// each filesystem's slowdown from them.
     IoProfile(io_profile::IoProfileArgs),
+    /// Sustained commits per second with readers running: preload a production-shaped state,
+    /// run an open-loop writer (latency from each commit's intended start) and closed-loop
+    /// readers per readers × rate cell, or search the saturation point (`--saturate`); writes
+    /// load.json, timeseries.csv and plots. `--compare A B` sets two load.json side by side.
+    Load(load::LoadArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         Command::Report(args) => report::run_report(args),
         Command::CaptureFs(args) => capture_fs::run_capture_fs(args),
         Command::IoProfile(args) => io_profile::run_io_profile(args),
+        Command::Load(args) => load::run_load_command(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -43,6 +43,13 @@ pub trait Store: Send + Sync {
     /// The table names this store was opened with, in declaration order.
     fn table_names(&self) -> &[String];
 
+    /// The process id of a server this store started and owns (the managed `redis-server`),
+    /// so a load run can count its memory and CPU; `None` for in-process backends and for
+    /// servers reached by URL.
+    fn server_pid(&self) -> Option<u32> {
+        None
+    }
+
     /// Resolves a declared table name to a handle.
     fn table(&self, name: &str) -> KvResult<Table> {
         let names = self.table_names();

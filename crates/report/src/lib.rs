@@ -210,6 +210,8 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         runs: runs.clone(),
     };
     let plot_files = plots::write_all(&results, &ratios, &out_dir)?;
+    let load = read::load_runs::read_all(&criterion_dir, &runs)?;
+    render::load_section::write_plot(&load, &out_dir)?;
 
     let report = render::report_md(&markdown::ReportInput {
         results: &results,
@@ -221,6 +223,7 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         resamples: stats::RESAMPLES,
         io_profile: io.as_ref(),
         predictions: &predictions,
+        load: &load,
     });
     write(&out_dir.join("report.md"), &report)?;
     write(

@@ -2,6 +2,7 @@
 
 pub mod capture_fs;
 pub mod io_profile;
+pub mod load;
 pub mod profiles;
 pub mod report;
 pub mod root;

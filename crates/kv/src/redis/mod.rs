@@ -205,6 +205,10 @@ impl Store for RedisStore {
         })
     }
 
+    fn server_pid(&self) -> Option<u32> {
+        self.server.as_ref().map(RedisServer::pid)
+    }
+
     fn table_names(&self) -> &[String] {
         &self.shared.names
     }

@@ -5,10 +5,14 @@
 //! - [`results`]: runs × benchmarks with estimates and raw samples.
 //! - [`fs`]: a run's filesystem and its measured cost per operation class.
 //! - [`io_profile`]: operations per profile × scenario counted on slowfs (`io-profile.json`).
+//! - [`load`]: what a `triebench load` run offered and measured (`load.json`).
+//! - [`env`](mod@env): the machine and software versions (`env.json`).
 //! - [`naming`]: result folder names and UTC dates.
 
 pub mod bench_id;
+pub mod env;
 pub mod fs;
 pub mod io_profile;
+pub mod load;
 pub mod naming;
 pub mod results;

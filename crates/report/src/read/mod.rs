@@ -8,6 +8,8 @@
 //! - [`slowfs_stats`]: a slowfs mount's live counters.
 //! - [`io_profile_run`]: takes an I/O profile (every scenario per profile on slowfs) and loads
 //!   the saved one.
+//! - [`proc_monitor`]: a load run's memory, CPU and store size, sampled from `/proc`.
+//! - [`load_runs`]: the load folders bench-fs.sh keeps beside the sidecars.
 //! - [`env`](mod@env), [`versions`]: the machine and software a run's numbers come from.
 
 pub mod criterion_reader;
@@ -15,5 +17,7 @@ pub mod env;
 pub mod fs_info;
 pub mod io_profile_run;
 pub mod latency;
+pub mod load_runs;
+pub mod proc_monitor;
 pub mod slowfs_stats;
 pub mod versions;

@@ -3,25 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use serde::{Deserialize, Serialize};
-
-/// What `env.json` records as versions. Libraries not compiled into this build read
-/// `"not built"`; a missing `redis-server` reads `"not found"`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Versions {
-    /// SQLite library version (`rusqlite::version()`).
-    pub sqlite: String,
-    /// LMDB library version (`mdb_version`).
-    pub lmdb: String,
-    /// First line of `redis-server --version`.
-    pub redis_server: String,
-    /// triebench's crate version.
-    pub triebench: String,
-    /// `git rev-parse HEAD` of the checkout, or `unknown`.
-    pub git_commit: String,
-    /// Whether the checkout had uncommitted changes (`null` when unknown).
-    pub git_dirty: Option<bool>,
-}
+pub use crate::model::env::Versions;
 
 #[cfg(feature = "sqlite-db")]
 fn sqlite() -> String {

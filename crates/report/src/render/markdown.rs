@@ -37,6 +37,8 @@ pub struct ReportInput<'a> {
     pub io_profile: Option<&'a IoProfileFile>,
     /// Slowdowns predicted from it.
     pub predictions: &'a [Prediction],
+    /// Load-generator results bench-fs.sh saved beside the runs (empty when none).
+    pub load: &'a [crate::read::load_runs::LoadEntry],
 }
 
 /// The cell text for a missing measurement.

@@ -6,6 +6,8 @@
 //! - [`export`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; [`lab_csv`]: `io-profile.csv`.
 //! - [`plots`]: the slowdown and time plots, drawn by [`chart`] on [`axes`] with the embedded
 //!   [`font`].
+//! - [`load_files`], [`load_plots`]: a `triebench load` folder (load.json, timeseries.csv,
+//!   matrix, plots over time); [`load_section`]: the report's sustained commits/s section.
 
 pub mod axes;
 pub mod chart;
@@ -15,6 +17,9 @@ pub mod fmt;
 pub mod font;
 pub mod lab_csv;
 pub mod lab_markdown;
+pub mod load_files;
+pub mod load_plots;
+pub mod load_section;
 pub mod markdown;
 pub mod plots;
 pub mod table;
@@ -29,6 +34,7 @@ pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
     input.profiles(&mut out);
     input.measurement_sections(&mut out);
     lab_markdown::render(&mut out, input.results, input.io_profile, input.predictions);
+    load_section::render(&mut out, input.load);
     input.other_groups(&mut out);
     input.missing_section(&mut out);
     input.environment(&mut out);

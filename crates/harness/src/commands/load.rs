@@ -1,0 +1,406 @@
+//! `triebench load`: sustained commits per second with readers running. Preloads a
+//! production-shaped state, then runs an open-loop writer and closed-loop readers for every
+//! readers × rate cell, or searches the saturation point (`--saturate`), and writes `load.json`,
+//! `timeseries.csv` and plots; `--compare A B` sets two `load.json` side by side.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
+use triebench_report::model::load::{LoadConfig, LoadFile, RunSummary, Saturation, LOAD_FILE};
+use triebench_report::read::load_runs::{capture_env, read_load_file};
+use triebench_report::read::proc_monitor::ProcMonitor;
+use triebench_report::render::load_files::{self, latency, rate};
+use triebench_workloads::load::saturate::{search, sustained, SearchPlan};
+use triebench_workloads::load::{
+    preload, run_load, LoadError, LoadState, Mix, RunConfig, RunResult, StateShape, SystemClock,
+};
+
+use crate::error::CliError;
+
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// Backend profile (`triebench profiles` lists them).
+    #[arg(long, value_name = "NAME", default_value = "btree")]
+    pub backend: String,
+    /// Directory for the store [default: a fresh temporary directory, removed on exit].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Leaves preloaded before the runs (not timed).
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub state_size: u64,
+    /// Changes per commit (80% updates, 10% inserts, 10% deletes).
+    #[arg(long, value_name = "K", default_value_t = 10)]
+    pub commit_size: usize,
+    /// Reader threads; a comma-separated list runs a matrix row per entry.
+    #[arg(long, value_name = "C,..", default_value = "2")]
+    pub readers: String,
+    /// Offered commits per second; a list runs a matrix column per entry.
+    #[arg(
+        long,
+        value_name = "R,..",
+        default_value = "100",
+        allow_hyphen_values = true
+    )]
+    pub rate: String,
+    /// Length of each run (of each search step with --saturate): `10s`, `500ms`, `2m`.
+    #[arg(long, value_name = "S", value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// Output folder.
+    #[arg(long, value_name = "DIR", default_value = "load-out")]
+    pub out: PathBuf,
+    /// Search the highest rate that holds the p99 bound (grow, then bisect), with the first
+    /// --readers entry, instead of running the matrix.
+    #[arg(long)]
+    pub saturate: bool,
+    /// A run holds when commit p99 stays within this bound (and it achieves 95% of the rate).
+    #[arg(long, value_name = "T", default_value = "100ms", value_parser = parse_duration)]
+    pub p99_bound: Duration,
+    /// Time limit of a saturation search, preload excluded; no step starts past it.
+    #[arg(long, value_name = "T", default_value = "120s", value_parser = parse_duration)]
+    pub budget: Duration,
+    /// Smallest value, bytes (sizes are drawn log-uniformly between the two bounds).
+    #[arg(long, value_name = "B", default_value_t = 32)]
+    pub value_min: usize,
+    /// Largest value, bytes.
+    #[arg(long, value_name = "B", default_value_t = 1024)]
+    pub value_max: usize,
+    /// Seed of keys and values.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Skip the plots (load.json and timeseries.csv only).
+    #[arg(long)]
+    pub no_plots: bool,
+    /// Print every figure of two load.json files (or folders holding one) side by side with
+    /// the ratio B ÷ A, and run nothing.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub compare: Vec<PathBuf>,
+}
+
+/// Share of the offered rate a run must achieve to hold.
+const MIN_FRACTION: f64 = 0.95;
+const RUN_DEFAULT: Duration = Duration::from_secs(10);
+const STEP_DEFAULT: Duration = Duration::from_secs(5);
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (num, unit) = t.split_at(t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len()));
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration like 10s"))?;
+    let secs = match unit {
+        "" | "s" => v,
+        "ms" => v / 1e3,
+        "us" | "µs" => v / 1e6,
+        "m" | "min" => v * 60.0,
+        _ => return Err(format!("`{text}`: use s, ms, us or m")),
+    };
+    if !(secs.is_finite() && secs > 0.0) {
+        return Err(format!("`{text}` must be above zero"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// A comma-separated list; blank entries are skipped, a bad one is an error naming it.
+fn parse_list<T: std::str::FromStr>(flag: &str, text: &str) -> Result<Vec<T>, CliError> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            t.parse()
+                .map_err(|_| usage(format!("{flag}: `{t}` is not a number")))
+        })
+        .collect()
+}
+
+fn usage(msg: impl Into<String>) -> CliError {
+    CliError::Usage(msg.into())
+}
+
+fn load_json(path: &Path) -> Result<LoadFile, CliError> {
+    let file = if path.is_dir() {
+        path.join(LOAD_FILE)
+    } else {
+        path.to_path_buf()
+    };
+    Ok(read_load_file(&file)?)
+}
+
+pub fn run_load_command(args: LoadArgs) -> Result<(), CliError> {
+    if let [a, b] = args.compare.as_slice() {
+        let text = load_files::compare_markdown(
+            &load_json(a)?,
+            &a.display().to_string(),
+            &load_json(b)?,
+            &b.display().to_string(),
+        );
+        print!("{text}");
+        return Ok(());
+    }
+    let profile: Profile = args.backend.parse()?;
+    let readers: Vec<usize> = parse_list("--readers", &args.readers)?;
+    let rates: Vec<f64> = parse_list("--rate", &args.rate)?;
+    if readers.is_empty() || rates.is_empty() {
+        return Err(usage(
+            "the readers × rate matrix is empty: give --readers and --rate",
+        ));
+    }
+    if let Some(r) = rates.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
+        return Err(usage(format!("--rate must be above 0 commits/s, got {r}")));
+    }
+    if args.commit_size == 0 {
+        return Err(usage("--commit-size must be at least 1"));
+    }
+    let shape = StateShape {
+        size: args.state_size,
+        value_min: args.value_min,
+        value_max: args.value_max,
+        seed: args.seed,
+    };
+    shape.validate()?;
+    let mut _temp = None;
+    let dir = match &args.dir {
+        Some(d) => Some(d.clone()),
+        None if profile.needs_dir() => {
+            let t = tempfile::Builder::new()
+                .prefix("triebench-load-")
+                .tempdir()
+                .map_err(CliError::TempDir)?;
+            let p = t.path().to_path_buf();
+            _temp = Some(t);
+            Some(p)
+        }
+        None => None,
+    };
+    if let Some(d) = &dir {
+        std::fs::create_dir_all(d).map_err(|source| CliError::Input {
+            path: d.clone(),
+            source,
+        })?;
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    // A second Ctrl-C exits at once; the first sets the flag and the run ends cleanly.
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&stop))
+            .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&stop)))
+            .map_err(CliError::Write)?;
+    }
+    let spec = BackendSpec::new(profile, dir.clone())?;
+    let visitor = LoadVisitor {
+        args: &args,
+        readers: &readers,
+        rates: &rates,
+        profile,
+        shape,
+        dir: dir.as_deref(),
+        stop: &stop,
+    };
+    spec.open(triebench_merkle::TABLES, visitor)?
+}
+
+struct LoadVisitor<'a> {
+    args: &'a LoadArgs,
+    readers: &'a [usize],
+    rates: &'a [f64],
+    profile: Profile,
+    shape: StateShape,
+    dir: Option<&'a Path>,
+    stop: &'a AtomicBool,
+}
+
+fn bar(len: u64, template: &str, msg: String) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        pb.set_style(style);
+    }
+    pb.set_message(msg);
+    pb
+}
+
+impl StoreVisitor for LoadVisitor<'_> {
+    type Output = Result<(), CliError>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        let a = self.args;
+        let pb = bar(
+            self.shape.size,
+            "preload {bar:40} {pos}/{len} leaves {elapsed} (eta {eta}) {msg}",
+            a.backend.clone(),
+        );
+        let t0 = Instant::now();
+        let (root, window) = preload(&store, &self.shape, &mut |n| pb.set_position(n))?;
+        pb.finish_and_clear();
+        let preload_s = t0.elapsed().as_secs_f64();
+        eprintln!(
+            "load: {} preloaded {} leaves in {preload_s:.1} s",
+            a.backend, self.shape.size
+        );
+        let mut state = LoadState {
+            shape: self.shape,
+            root,
+            window,
+            commits: 0,
+        };
+        let mut monitor = ProcMonitor::new(store.server_pid(), self.dir);
+        let bound_us = u64::try_from(a.p99_bound.as_micros()).unwrap_or(u64::MAX);
+        let duration = a.duration.unwrap_or(if a.saturate {
+            STEP_DEFAULT
+        } else {
+            RUN_DEFAULT
+        });
+        let mut one = |readers: usize, rate: f64| -> Result<RunResult, LoadError> {
+            let cfg = RunConfig {
+                rate,
+                readers,
+                duration,
+                commit_size: a.commit_size,
+                mix: Mix::default(),
+            };
+            let pb = bar(
+                duration.as_secs(),
+                "{msg} {bar:30} {pos}/{len} s",
+                format!("{} c={readers} r={}/s", a.backend, rate_text(rate)),
+            );
+            let run = run_load(
+                &store,
+                &mut state,
+                &cfg,
+                &SystemClock::start(),
+                &mut monitor,
+                self.stop,
+                &|t| pb.set_position(t.as_secs()),
+            )?;
+            pb.finish_and_clear();
+            print_run(&RunSummary::of(&run, bound_us, MIN_FRACTION));
+            Ok(run)
+        };
+        let mut runs: Vec<RunResult> = Vec::new();
+        let mut saturation = None;
+        if a.saturate {
+            let readers = self.readers[0];
+            let started = Instant::now();
+            let plan = SearchPlan::default();
+            let steps = search(&plan, |rate| {
+                if self.stop.load(Ordering::Relaxed) || started.elapsed() + duration > a.budget {
+                    return Ok(None);
+                }
+                let run = one(readers, rate)?;
+                let holds = run.holds(a.p99_bound, MIN_FRACTION);
+                let stopped = run.stopped;
+                runs.push(run);
+                Ok::<_, LoadError>(if stopped { None } else { Some(holds) })
+            })?;
+            if let Some(best) = sustained(&steps) {
+                let run = runs.iter().find(|r| r.config.rate == best);
+                let s = run.map(|r| r.commit_stats()).unwrap_or_default();
+                saturation = Some(Saturation {
+                    commits_per_sec: best,
+                    p99_us: s.p99_us,
+                    achieved_per_sec: s.per_sec,
+                    steps: steps.len(),
+                    search_s: started.elapsed().as_secs_f64(),
+                });
+                println!(
+                    "{} sustains {} commits/s (p99 {})",
+                    a.backend,
+                    rate_text(best),
+                    latency(s.p99_us)
+                );
+            } else {
+                println!(
+                    "{} sustains no rate tried (lowest {} commits/s) within p99 {}",
+                    a.backend,
+                    rate_text(steps.last().map_or(0.0, |s| s.rate)),
+                    latency(bound_us)
+                );
+            }
+        } else {
+            'matrix: for &c in self.readers {
+                for &r in self.rates {
+                    if self.stop.load(Ordering::Relaxed) {
+                        break 'matrix;
+                    }
+                    runs.push(one(c, r)?);
+                }
+            }
+        }
+        let headline_idx = match saturation {
+            Some(s) => runs.iter().position(|r| r.config.rate == s.commits_per_sec),
+            None => runs.len().checked_sub(1),
+        };
+        let Some(headline) = headline_idx.and_then(|i| runs.get(i)) else {
+            eprintln!("load: stopped before any run completed; nothing written");
+            return Ok(());
+        };
+        let summaries: Vec<RunSummary> = runs
+            .iter()
+            .map(|r| RunSummary::of(r, bound_us, MIN_FRACTION))
+            .collect();
+        let file = LoadFile {
+            schema_version: triebench_report::model::load::SCHEMA_VERSION,
+            config: LoadConfig {
+                backend: a.backend.clone(),
+                durability: self.profile.durability().name().to_string(),
+                dir: self.dir.map(|d| d.display().to_string()),
+                state_size: self.shape.size,
+                commit_size: a.commit_size,
+                value_bytes: [a.value_min, a.value_max],
+                mix: {
+                    let m = Mix::default();
+                    [m.update, m.insert, m.delete]
+                },
+                readers: if a.saturate {
+                    vec![self.readers[0]]
+                } else {
+                    self.readers.to_vec()
+                },
+                rates: if a.saturate {
+                    Vec::new()
+                } else {
+                    self.rates.to_vec()
+                },
+                duration_s: duration.as_secs_f64(),
+                p99_bound_us: bound_us,
+                min_fraction: MIN_FRACTION,
+                seed: a.seed,
+                preload_s,
+            },
+            env: capture_env(self.dir, std::env::args().collect::<Vec<_>>().join(" ")),
+            commit: headline.commit_stats(),
+            read: headline.read_stats(),
+            headline: RunSummary::of(headline, bound_us, MIN_FRACTION),
+            saturation,
+            runs: summaries,
+        };
+        load_files::write_load_folder(&a.out, &file, &headline.seconds(), !a.no_plots)?;
+        if !a.saturate && runs.len() > 1 {
+            print!("\n{}", load_files::matrix_markdown(&file));
+        }
+        println!("load: wrote {}", a.out.join(LOAD_FILE).display());
+        Ok(())
+    }
+}
+
+fn rate_text(r: f64) -> String {
+    rate(r)
+}
+
+fn print_run(s: &RunSummary) {
+    println!(
+        "  readers {:>2}, offered {:>7}/s: achieved {:>7} commits/s, p99 {:>9}, max {:>9}; {:>8} reads/s (p99 {}){}{}",
+        s.readers,
+        rate(s.rate),
+        rate(s.commit.per_sec),
+        latency(s.commit.p99_us),
+        latency(s.commit.max_us),
+        rate(s.read.per_sec),
+        latency(s.read.p99_us),
+        if s.saturated { "  [saturated]" } else { "" },
+        if s.stopped { "  [stopped]" } else { "" },
+    );
+}

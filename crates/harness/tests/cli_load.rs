@@ -1,0 +1,135 @@
+//! `triebench load`: a one-second real run on every profile this build includes writes
+//! load.json (with the documented fields), timeseries.csv and the plots; `--compare` reads two
+//! of them back; bad arguments are one clear error.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use triebench_kv::Profile;
+
+fn triebench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_triebench"))
+        .args(args)
+        .output()
+        .expect("triebench runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn one_second_run(profile: Profile, work: &Path, plots: bool) -> serde_json::Value {
+    let dir = work.join(format!("store-{profile}"));
+    let out = work.join(format!("out-{profile}"));
+    let mut args = vec![
+        "load",
+        "--backend",
+        profile.name(),
+        "--dir",
+        dir.to_str().unwrap(),
+        "--state-size",
+        "300",
+        "--commit-size",
+        "5",
+        "--readers",
+        "1",
+        "--rate",
+        "20",
+        "--duration",
+        "1s",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    if !plots {
+        // Plots render slowly in a debug build; the btree run checks them.
+        args.push("--no-plots");
+    }
+    let o = triebench(&args);
+    assert!(o.status.success(), "{profile}: {}", text(&o.stderr));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("load.json")).unwrap()).unwrap();
+    for kind in ["commit", "read"] {
+        for field in ["count", "per_sec", "p50_us", "p99_us", "p999_us", "max_us"] {
+            assert!(json[kind][field].is_number(), "{profile}: {kind}.{field}");
+        }
+    }
+    assert!(json["commit"]["count"].as_u64().unwrap() > 0, "{profile}");
+    assert!(json["read"]["count"].as_u64().unwrap() > 0, "{profile}");
+    assert_eq!(json["config"]["backend"], profile.name());
+    assert!(json["env"]["host"]["cores"].is_number());
+    let csv = std::fs::read_to_string(out.join("timeseries.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("t_s,commits,commit_p99_us,reads,read_p99_us,rss_bytes,cpu_pct,store_bytes")
+    );
+    let row: Vec<&str> = lines
+        .next()
+        .expect("one row per second")
+        .split(',')
+        .collect();
+    assert_eq!(row[0], "1");
+    assert!(
+        row[5].parse::<u64>().unwrap() > 0,
+        "{profile}: rss in {csv}"
+    );
+    if profile.needs_dir() && profile != Profile::Redis {
+        assert!(
+            row[7].parse::<u64>().unwrap() > 0,
+            "{profile}: store_bytes in {csv}"
+        );
+    }
+    for plot in ["latency", "throughput", "resources"]
+        .into_iter()
+        .filter(|_| plots)
+    {
+        for ext in ["svg", "png"] {
+            assert!(
+                out.join(format!("{plot}.{ext}")).is_file(),
+                "{profile}: {plot}.{ext}"
+            );
+        }
+    }
+    json
+}
+
+#[test]
+fn a_one_second_run_on_every_profile_writes_the_folder() {
+    let work = tempfile::tempdir().unwrap();
+    // One thread per profile: each run lasts a second plus its preload.
+    std::thread::scope(|s| {
+        for profile in Profile::enabled() {
+            let work = work.path();
+            s.spawn(move || one_second_run(profile, work, profile == Profile::Btree));
+        }
+    });
+    let a = work.path().join("out-btree");
+    let last = Profile::enabled().last().copied().unwrap();
+    let b = work.path().join(format!("out-{last}"));
+    let o = triebench(&[
+        "load",
+        "--compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("| commit p99 |"), "{out}");
+    assert!(out.contains("B ÷ A"), "{out}");
+}
+
+#[test]
+fn bad_arguments_are_one_clear_error() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["load", "--rate", "0"], "--rate must be above 0"),
+        (&["load", "--rate=-5"], "--rate must be above 0"),
+        (&["load", "--backend", "nosuch"], "nosuch"),
+        (&["load", "--readers", ""], "matrix is empty"),
+    ];
+    for (args, expect) in cases {
+        let o = triebench(args);
+        assert!(!o.status.success(), "{args:?}");
+        let err = text(&o.stderr);
+        assert!(err.contains(expect), "{args:?}: {err}");
+    }
+}

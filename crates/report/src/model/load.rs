@@ -1,0 +1,150 @@
+//! `load.json`: what a `triebench load` run offered and measured (commit and read latency,
+//! the c × r matrix, the saturation point), with its environment; and the names of the files a
+//! load folder holds.
+
+use serde::{Deserialize, Serialize};
+use triebench_workloads::load::OpStats;
+
+use crate::model::env::{HostInfo, Versions};
+use crate::model::fs::FsInfo;
+
+/// Version of the `load.json` layout.
+pub const SCHEMA_VERSION: u32 = 1;
+/// The summary file of a load folder.
+pub const LOAD_FILE: &str = "load.json";
+/// One row per second of the headline run.
+pub const TIMESERIES_FILE: &str = "timeseries.csv";
+/// The c × r matrix as markdown.
+pub const MATRIX_FILE: &str = "matrix.md";
+/// Where `scripts/bench-fs.sh` keeps load folders, under the criterion directory:
+/// `<criterion-dir>/triebench-runs/load/<run>/<profile>/`.
+pub const LOAD_RUNS_DIR: [&str; 2] = ["triebench-runs", "load"];
+
+/// The whole of `load.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadFile {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// What was asked.
+    pub config: LoadConfig,
+    /// Where it ran.
+    pub env: LoadEnv,
+    /// Commits of the headline run (the single run; the last cell of a matrix; the step at the
+    /// sustained rate of a search), latency from the intended start.
+    pub commit: OpStats,
+    /// Reads of the headline run.
+    pub read: OpStats,
+    /// The headline run's offered rate and reader count.
+    pub headline: RunSummary,
+    /// The saturation point, when `--saturate` searched for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saturation: Option<Saturation>,
+    /// Every run made, in order (matrix cells or search steps).
+    pub runs: Vec<RunSummary>,
+}
+
+/// What a load run was asked to do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadConfig {
+    /// Backend profile.
+    pub backend: String,
+    /// What a commit survives on that profile (`volatile`, `process-crash`, `power-loss`).
+    pub durability: String,
+    /// The store's directory (absent for `btree`).
+    pub dir: Option<String>,
+    /// Leaves preloaded.
+    pub state_size: u64,
+    /// Changes per commit.
+    pub commit_size: usize,
+    /// Smallest and largest value, bytes (sizes drawn log-uniformly between).
+    pub value_bytes: [usize; 2],
+    /// Weights of updates, inserts and deletes among a commit's changes.
+    pub mix: [u32; 3],
+    /// Reader threads asked (one entry per matrix row).
+    pub readers: Vec<usize>,
+    /// Rates asked, commits/s (one entry per matrix column; empty for a search).
+    pub rates: Vec<f64>,
+    /// Seconds per run (per step of a search).
+    pub duration_s: f64,
+    /// The p99 bound a run must hold, µs.
+    pub p99_bound_us: u64,
+    /// The share of the offered rate a run must achieve.
+    pub min_fraction: f64,
+    /// Seed of keys and values.
+    pub seed: u64,
+    /// How long the (untimed) preload took, seconds.
+    pub preload_s: f64,
+}
+
+/// Where a load run ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadEnv {
+    /// When the file was written (UTC, RFC 3339).
+    pub generated_at: String,
+    /// The machine.
+    pub host: HostInfo,
+    /// The store directory's filesystem (absent for `btree` without `--dir`).
+    pub fs: Option<FsInfo>,
+    /// Software versions.
+    pub versions: Versions,
+    /// The command line.
+    pub command: String,
+}
+
+/// One run: what was offered, what was achieved.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// Reader threads.
+    pub readers: usize,
+    /// Offered commits/s.
+    pub rate: f64,
+    /// Seconds it ran.
+    pub elapsed_s: f64,
+    /// Commits.
+    pub commit: OpStats,
+    /// Reads.
+    pub read: OpStats,
+    /// Commits due but never started.
+    pub missed: u64,
+    /// Achieved < the minimum share of the offered rate, or p99 over the bound.
+    pub saturated: bool,
+    /// Ended early by Ctrl-C.
+    pub stopped: bool,
+}
+
+/// The highest rate that held.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Saturation {
+    /// The rate that held, commits/s.
+    pub commits_per_sec: f64,
+    /// Commit p99 at that rate, µs.
+    pub p99_us: u64,
+    /// Commits/s actually achieved at that rate.
+    pub achieved_per_sec: f64,
+    /// Steps the search ran.
+    pub steps: usize,
+    /// Seconds the search took (without the preload).
+    pub search_s: f64,
+}
+
+impl RunSummary {
+    /// The summary of a run; `saturated` when it did not hold `p99_bound_us` at
+    /// `min_fraction` of its offered rate.
+    pub fn of(
+        run: &triebench_workloads::load::RunResult,
+        p99_bound_us: u64,
+        min_fraction: f64,
+    ) -> Self {
+        let bound = std::time::Duration::from_micros(p99_bound_us);
+        RunSummary {
+            readers: run.config.readers,
+            rate: run.config.rate,
+            elapsed_s: run.elapsed.as_secs_f64(),
+            commit: run.commit_stats(),
+            read: run.read_stats(),
+            missed: run.missed,
+            saturated: !run.holds(bound, min_fraction),
+            stopped: run.stopped,
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! The load folders `scripts/bench-fs.sh` leaves beside the run sidecars
+//! (`<criterion-dir>/triebench-runs/load/<run>/<profile>/load.json`), for the report's
+//! "sustained commits/s" section.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::ReportError;
+use crate::model::load::{LoadFile, LOAD_FILE, LOAD_RUNS_DIR};
+
+/// One load folder found: which run (filesystem), which profile, what it measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadEntry {
+    /// The run (filesystem) name.
+    pub run: String,
+    /// The backend profile.
+    pub profile: String,
+    /// Its `load.json`.
+    pub file: LoadFile,
+}
+
+/// Where bench-fs.sh puts the load folder of `run` and `profile`.
+pub fn load_dir(criterion_dir: &Path, run: &str, profile: &str) -> PathBuf {
+    let mut p = criterion_dir.to_path_buf();
+    p.extend(LOAD_RUNS_DIR);
+    p.join(run).join(profile)
+}
+
+/// Reads one `load.json`.
+pub fn read_load_file(path: &Path) -> Result<LoadFile, ReportError> {
+    let bad = |reason: String| ReportError::Sidecar {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let text = fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    serde_json::from_str(&text).map_err(|e| bad(e.to_string()))
+}
+
+fn sorted_dirs(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path())))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every load folder under `criterion_dir` (none when bench-fs.sh ran no load), runs in
+/// `run_order` first (the report's order), then any others by name.
+pub fn read_all(criterion_dir: &Path, run_order: &[String]) -> Result<Vec<LoadEntry>, ReportError> {
+    let mut root = criterion_dir.to_path_buf();
+    root.extend(LOAD_RUNS_DIR);
+    let mut runs = sorted_dirs(&root);
+    runs.sort_by_key(|(name, _)| {
+        run_order
+            .iter()
+            .position(|r| r == name)
+            .unwrap_or(usize::MAX)
+    });
+    let mut out = Vec::new();
+    for (run, run_dir) in runs {
+        for (profile, dir) in sorted_dirs(&run_dir) {
+            let path = dir.join(LOAD_FILE);
+            if path.is_file() {
+                out.push(LoadEntry {
+                    run: run.clone(),
+                    profile,
+                    file: read_load_file(&path)?,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The environment of a load run: host, the filesystem of `dir` (when given), versions.
+pub fn capture_env(dir: Option<&Path>, command: String) -> crate::model::load::LoadEnv {
+    crate::model::load::LoadEnv {
+        generated_at: crate::model::naming::now(),
+        host: crate::read::env::capture_host(),
+        fs: dir.and_then(|d| crate::read::fs_info::fs_info_for_dir("load", d).ok()),
+        versions: crate::read::versions::capture(),
+        command,
+    }
+}

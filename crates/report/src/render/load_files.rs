@@ -1,0 +1,194 @@
+//! A load folder's files: `load.json`, `timeseries.csv`, `matrix.md` and the plots; plus the
+//! text the CLI prints (the c × r matrix, the side-by-side comparison of two `load.json`).
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+use triebench_workloads::load::{OpStats, SecondSample};
+
+use crate::error::ReportError;
+use crate::model::load::{LoadFile, RunSummary, LOAD_FILE, MATRIX_FILE, TIMESERIES_FILE};
+use crate::render::fmt;
+use crate::render::load_plots;
+use crate::render::plots::PlotFile;
+use crate::render::table::{header, row};
+
+/// The header of `timeseries.csv`.
+pub const TIMESERIES_HEADER: &str =
+    "t_s,commits,commit_p99_us,reads,read_p99_us,rss_bytes,cpu_pct,store_bytes";
+
+/// `timeseries.csv`: one row per second.
+pub fn timeseries_csv(samples: &[SecondSample]) -> String {
+    let mut out = String::from(TIMESERIES_HEADER);
+    out.push('\n');
+    for s in samples {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{:.1},{}",
+            s.t_s,
+            s.commits,
+            s.commit_p99_us,
+            s.reads,
+            s.read_p99_us,
+            s.rss_bytes,
+            s.cpu_pct,
+            s.store_bytes
+        );
+    }
+    out
+}
+
+/// A latency in µs for tables: `850 µs`, `12.3 ms`.
+pub fn latency(us: u64) -> String {
+    if us == 0 {
+        return "–".to_string();
+    }
+    fmt::time_ns(us as f64 * 1e3)
+}
+
+/// A rate for tables: three significant figures.
+pub fn rate(r: f64) -> String {
+    if r == 0.0 {
+        return "0".to_string();
+    }
+    fmt::trim_zeros(&fmt::sig3(r))
+}
+
+/// The c × r matrix as a markdown table: achieved commits/s and commit p99 per cell, saturated
+/// cells marked.
+pub fn matrix_markdown(file: &LoadFile) -> String {
+    let rates = &file.config.rates;
+    let mut cells = vec!["readers \\ offered commits/s".to_string()];
+    cells.extend(rates.iter().map(|r| rate(*r)));
+    let mut out = header(&cells);
+    for &c in &file.config.readers {
+        let mut line = vec![c.to_string()];
+        for &r in rates {
+            let cell = file
+                .runs
+                .iter()
+                .find(|x| x.readers == c && x.rate == r)
+                .map_or_else(|| "not run".to_string(), matrix_cell);
+            line.push(cell);
+        }
+        out.push_str(&row(&line));
+    }
+    let _ = write!(
+        out,
+        "\nEach cell: achieved commits/s, commit p99 (from the intended start), reads/s. \
+         **sat** = saturated: achieved < {:.0}% of offered or p99 > {}.\n",
+        file.config.min_fraction * 100.0,
+        latency(file.config.p99_bound_us)
+    );
+    out
+}
+
+fn matrix_cell(run: &RunSummary) -> String {
+    let sat = if run.saturated { " **sat**" } else { "" };
+    format!(
+        "{}/s, p99 {}, {} reads/s{sat}",
+        rate(run.commit.per_sec),
+        latency(run.commit.p99_us),
+        rate(run.read.per_sec)
+    )
+}
+
+fn figures(file: &LoadFile) -> Vec<(String, Option<f64>, bool)> {
+    // (name, value, is_latency)
+    let mut out = Vec::new();
+    for (kind, s) in [("commit", &file.commit), ("read", &file.read)] {
+        let s: &OpStats = s;
+        out.push((format!("{kind} count"), Some(s.count as f64), false));
+        out.push((format!("{kind} per_sec"), Some(s.per_sec), false));
+        for (n, v) in [
+            ("p50", s.p50_us),
+            ("p99", s.p99_us),
+            ("p999", s.p999_us),
+            ("max", s.max_us),
+        ] {
+            out.push((format!("{kind} {n}"), Some(v as f64), true));
+        }
+    }
+    let sat = file.saturation.as_ref();
+    out.push((
+        "saturation commits_per_sec".into(),
+        sat.map(|s| s.commits_per_sec),
+        false,
+    ));
+    out.push(("saturation p99".into(), sat.map(|s| s.p99_us as f64), true));
+    out
+}
+
+fn describe(file: &LoadFile) -> String {
+    let fs = file
+        .env
+        .fs
+        .as_ref()
+        .map_or("no directory".to_string(), |f| {
+            format!("{} at {}", f.fs_type, f.mount_point)
+        });
+    format!("{} on {fs}", file.config.backend)
+}
+
+/// Every figure of two `load.json` side by side with the ratio B ÷ A.
+pub fn compare_markdown(a: &LoadFile, a_name: &str, b: &LoadFile, b_name: &str) -> String {
+    let mut out = format!(
+        "A = {a_name} ({})\nB = {b_name} ({})\n\n",
+        describe(a),
+        describe(b)
+    );
+    out.push_str(&header(&[
+        "figure".into(),
+        "A".into(),
+        "B".into(),
+        "B ÷ A".into(),
+    ]));
+    for ((name, va, lat), (_, vb, _)) in figures(a).into_iter().zip(figures(b)) {
+        let show = |v: Option<f64>| match v {
+            None => "–".to_string(),
+            Some(v) if lat => latency(v as u64),
+            Some(v) => rate(v),
+        };
+        let ratio = match (va, vb) {
+            (Some(x), Some(y)) if x > 0.0 => fmt::ratio(y / x),
+            _ => "–".to_string(),
+        };
+        out.push_str(&row(&[name, show(va), show(vb), ratio]));
+    }
+    out
+}
+
+fn write(path: &Path, text: &str) -> Result<(), ReportError> {
+    fs::write(path, text).map_err(|e| ReportError::write(path, e))
+}
+
+/// Writes a load folder: `load.json`, `timeseries.csv` (the headline run's seconds), the three
+/// plots when `plots`, and `matrix.md` when more than one cell ran. Returns the plots.
+pub fn write_load_folder(
+    dir: &Path,
+    file: &LoadFile,
+    samples: &[SecondSample],
+    plots: bool,
+) -> Result<Vec<PlotFile>, ReportError> {
+    fs::create_dir_all(dir).map_err(|e| ReportError::write(dir, e))?;
+    let json = serde_json::to_string_pretty(file).map_err(|source| ReportError::Json {
+        what: "load",
+        source,
+    })?;
+    write(&dir.join(LOAD_FILE), &(json + "\n"))?;
+    write(&dir.join(TIMESERIES_FILE), &timeseries_csv(samples))?;
+    if file.config.rates.len() * file.config.readers.len() > 1 {
+        write(&dir.join(MATRIX_FILE), &matrix_markdown(file))?;
+    }
+    if !plots {
+        return Ok(Vec::new());
+    }
+    let what = format!(
+        "{}, {} readers, {} commits/s offered",
+        file.config.backend,
+        file.headline.readers,
+        rate(file.headline.rate)
+    );
+    load_plots::write_all(samples, &what, dir)
+}

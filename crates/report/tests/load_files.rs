@@ -1,0 +1,87 @@
+//! Load folders as the report reads them: `load.json` files captured from real `triebench load`
+//! runs (fixtures/load/) parse, render as the matrix and the comparison, and bench-fs.sh's
+//! layout under the criterion directory feeds the "Sustained commits/s" section and its plot.
+
+use std::path::PathBuf;
+
+use triebench_report::read::load_runs::{load_dir, read_all, read_load_file};
+use triebench_report::render::load_files::{compare_markdown, matrix_markdown, timeseries_csv};
+use triebench_report::render::load_section;
+use triebench_workloads::load::SecondSample;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/load")
+        .join(name)
+}
+
+#[test]
+fn the_matrix_has_a_row_per_reader_count_and_a_column_per_rate() {
+    let f = read_load_file(&fixture("matrix-sqlite-wal.json")).unwrap();
+    let md = matrix_markdown(&f);
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(rows.len(), 2 + f.config.readers.len(), "{md}");
+    assert_eq!(
+        rows[0].matches('|').count(),
+        f.config.rates.len() + 2,
+        "{md}"
+    );
+    assert!(md.contains("**sat**"), "{md}");
+}
+
+#[test]
+fn compare_sets_every_figure_side_by_side_with_its_ratio() {
+    let a = read_load_file(&fixture("saturate-lmdb.json")).unwrap();
+    let b = read_load_file(&fixture("matrix-sqlite-wal.json")).unwrap();
+    let md = compare_markdown(&a, "a", &b, "b");
+    for figure in [
+        "commit per_sec",
+        "commit p99",
+        "read p999",
+        "saturation commits_per_sec",
+    ] {
+        assert!(md.contains(&format!("| {figure} |")), "{figure}: {md}");
+    }
+    let same = compare_markdown(&a, "a", &a, "a");
+    assert!(same.contains("| commit count |"));
+    assert!(same.contains("1.00×") || same.contains("1×"), "{same}");
+}
+
+#[test]
+fn timeseries_has_the_documented_header_and_one_row_per_second() {
+    let rows = [SecondSample {
+        t_s: 1,
+        commits: 5,
+        ..SecondSample::default()
+    }];
+    let csv = timeseries_csv(&rows);
+    assert_eq!(
+        csv,
+        "t_s,commits,commit_p99_us,reads,read_p99_us,rss_bytes,cpu_pct,store_bytes\n\
+         1,5,0,0,0,0,0.0,0\n"
+    );
+}
+
+#[test]
+fn bench_fs_layout_feeds_the_sustained_section_and_plot() {
+    let crit = tempfile::tempdir().unwrap();
+    for run in ["tmpfs", "disk"] {
+        let dir = load_dir(crit.path(), run, "lmdb");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(fixture("saturate-lmdb.json"), dir.join("load.json")).unwrap();
+    }
+    let entries = read_all(crit.path(), &["tmpfs".to_string(), "disk".to_string()]).unwrap();
+    assert_eq!(entries.len(), 2);
+    assert_eq!(entries[0].run, "tmpfs");
+    let mut md = String::new();
+    load_section::render(&mut md, &entries);
+    assert!(md.contains("## Sustained commits/s"), "{md}");
+    assert!(md.contains("| `lmdb` | **yes** (fsync/commit) |"), "{md}");
+    assert!(md.contains("/s (p99 "), "{md}");
+    let out = tempfile::tempdir().unwrap();
+    let plot = load_section::write_plot(&entries, out.path()).unwrap();
+    assert!(plot.is_some() && out.path().join("sustained.png").is_file());
+    let mut none = String::new();
+    load_section::render(&mut none, &[]);
+    assert!(none.is_empty());
+}
