@@ -38,9 +38,9 @@
 //!
 //! # Cache
 //!
-//! With a managed server, the store keeps what it committed and read in memory
-//! ([`cache`](self::cache) has the contract), so the trie's reads of nodes it wrote moments ago
-//! cost no round trip; each commit is still one atomic script call. With `REDIS_URL` (other
+//! With a managed server, the store keeps what it committed and read in memory (the private
+//! module `cache` states the contract), so the trie's reads of nodes it wrote moments ago cost no
+//! round trip; each commit is still one atomic script call. With `REDIS_URL` (other
 //! clients may write) and with [`RedisStore::open_uncached`] (profile `redis-uncached`) every
 //! read is a round trip.
 //!
