@@ -10,6 +10,8 @@
 //!   `scale/leaves/<profile>` (iterating a subtree), `scale/prune/<profile>` (pruning a chain of
 //!   roots).
 //!
+//! The scenario groups are the headline and always run; the `scale/...` groups run with
+//! `TRIEBENCH_GROUPS=all` (default at full scale) or when `TRIEBENCH_FILTER` names them.
 //! `TRIEBENCH_SCALE=quick|standard|full` sets the sizes; `TRIEBENCH_PROFILES=a,b` narrows the
 //! profiles; `TRIEBENCH_SAMPLES=N` (at least 10) fixes the samples per benchmark.
 
@@ -22,7 +24,10 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
 };
 use std::hint::black_box;
-use support::{announce_filesystem, configure, fresh_dir, profiles, selected, Scale};
+use support::{
+    announce_filesystem, configure, configure_runs, extra_selected, fresh_dir, profiles, selected,
+    Scale,
+};
 use triebench_kv::{BackendSpec, KvError, Profile, Store, StoreVisitor};
 use triebench_merkle::{MerkleTrie, TABLES};
 use triebench_workloads::scalable::{fresh_sets as sets, preload};
@@ -35,7 +40,8 @@ fn with_fresh_store<V: StoreVisitor>(profile: Profile, visitor: V) -> Result<V::
     spec.open(TABLES, visitor)
 }
 
-/// Times the given scenarios back to back, each on its own fresh store.
+/// Times the given scenarios back to back, each on its own fresh store (opening and removing the
+/// stores is not timed).
 fn time_scenarios(profile: Profile, scenarios: &[Scenario]) -> Duration {
     struct Timed(Scenario);
     impl StoreVisitor for Timed {
@@ -68,7 +74,14 @@ fn bench_scenarios(c: &mut Criterion) {
     for (name, scenarios) in groups {
         let mut group = c.benchmark_group(format!("scenario/{name}"));
         for &profile in &profiles {
-            configure(&mut group, scale, Some(profile));
+            if !selected(&format!("scenario/{name}/{profile}")) {
+                continue;
+            }
+            // One run, untimed by criterion, sizes the benchmark by its wall time.
+            let start = Instant::now();
+            let timed = time_scenarios(profile, &scenarios);
+            let wall = start.elapsed();
+            configure_runs(&mut group, scale, name == "suite", timed, wall);
             group.bench_function(profile.name(), |b| {
                 b.iter_custom(|iters| {
                     (0..iters)
@@ -225,7 +238,10 @@ fn in_group(
     f: impl FnOnce(Group<'_, '_>) -> Result<(), KvError>,
 ) {
     let group_name = format!("scale/{name}/{profile}");
-    if !ids.iter().any(|id| selected(&format!("{group_name}/{id}"))) {
+    if !ids
+        .iter()
+        .any(|id| extra_selected(&format!("{group_name}/{id}")))
+    {
         return;
     }
     let mut group = c.benchmark_group(group_name.clone());

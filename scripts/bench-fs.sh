@@ -12,11 +12,15 @@
 # `scripts/fs-lab.sh iolab` names), `triebench io-profile` counts what each backend asks of the
 # filesystem, and the report adds I/O profiles and predicted-vs-measured slowdowns.
 #
+# By default each run measures the headline: every scenario and the whole suite on every profile,
+# and the floors. TRIEBENCH_GROUPS=all (the default at full scale) adds the scalable groups
+# (scale/...) and raw backend operations (kv/...); a TRIEBENCH_FILTER naming them does too.
+#
 # Environment: TRIEBENCH_SCALE=quick|standard|full (default standard), TRIEBENCH_PROFILES=a,b
 # (default: every profile), TRIEBENCH_FEATURES (default all-backends), TRIEBENCH_BENCHES
 # (default "merkle kv"), TRIEBENCH_SAMPLES (samples per benchmark, at least 10; default per
 # scale and profile), TRIEBENCH_FILTER (a criterion filter regex, e.g. 'scenario/suite|floor'),
-# TRIEBENCH_IOLAB (slowfs mount for the I/O profile; `none` skips it), TRIEBENCH_OUT (report
+# TRIEBENCH_PLOTS=1 (criterion's HTML plots, off by default), TRIEBENCH_IOLAB (slowfs mount for the I/O profile; `none` skips it), TRIEBENCH_OUT (report
 # folder; default results/<date>-<host>-<label>).
 #
 # TRIEBENCH_LOAD=1 also runs `triebench load --saturate` for every profile on every filesystem
@@ -43,8 +47,11 @@ criterion_dir=$target_dir/criterion
 bench_args=()
 for b in $benches; do bench_args+=(--bench "$b"); done
 filter_args=()
+# Criterion's per-benchmark HTML plots cost more than many benchmarks themselves on 2 cores, and
+# the report does not read them: TRIEBENCH_PLOTS=1 keeps them.
+if [[ ${TRIEBENCH_PLOTS:-0} != 1 ]]; then filter_args+=(--noplot); fi
 if [[ -n ${TRIEBENCH_FILTER:-} ]]; then
-  filter_args+=("$TRIEBENCH_FILTER")
+  filter_args+=("$TRIEBENCH_FILTER") # criterion's positional filter
   export TRIEBENCH_FILTER # the benches skip the set-up of groups it leaves out
 fi
 
@@ -70,9 +77,11 @@ for run in "${runs[@]}"; do
 done
 
 echo "bench-fs: building (features: $features)"
+build_start=$(date +%s)
 cargo build --release --features "$features" -p triebench-harness --bin triebench
 cargo bench --features "$features" "${bench_args[@]}" --no-run
 triebench=$target_dir/release/triebench
+echo "bench-fs: build took $(( $(date +%s) - build_start )) s"
 
 start=$(date +%s)
 for run in "${runs[@]}"; do

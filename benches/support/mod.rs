@@ -8,7 +8,7 @@ use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
-use criterion::BenchmarkGroup;
+use criterion::{BenchmarkGroup, SamplingMode};
 use regex::Regex;
 use triebench_kv::Profile;
 
@@ -68,6 +68,82 @@ pub fn configure(group: &mut BenchmarkGroup<'_, WallTime>, scale: Scale, profile
         .sample_size(samples)
         .warm_up_time(Duration::from_secs_f64(warm))
         .measurement_time(Duration::from_secs_f64(measure));
+}
+
+/// Wall-clock budget of one scenario benchmark (`suite`: the whole-suite benchmark), set-up of
+/// its fresh stores included.
+fn run_budget(scale: Scale, suite: bool) -> Duration {
+    let seconds = match (scale, suite) {
+        (Scale::Quick, false) => 0.15,
+        (Scale::Quick, true) => 0.6,
+        (Scale::Standard, false) => 0.3,
+        (Scale::Standard, true) => 1.5,
+        (Scale::Full, false) => 2.0,
+        (Scale::Full, true) => 10.0,
+    };
+    Duration::from_secs_f64(seconds)
+}
+
+/// Most samples a scenario benchmark takes when its runs are short.
+const MAX_RUN_SAMPLES: u64 = 30;
+
+/// Sets sampling for a benchmark whose every iteration opens (untimed) a fresh store: one
+/// measured iteration took `timed`, `wall` with its set-up and clean-up.
+///
+/// Criterion sizes a run by measured time only, so set-up that costs more than the work (a
+/// fresh redis-server per iteration of a 200 µs scenario) used to multiply its wall time many
+/// times over. Here the number of iterations comes from a wall-clock budget ([`run_budget`]),
+/// at least 10 (criterion's minimum samples) and each sample holds the same number of them
+/// (flat sampling): a run of seconds is 10 samples of one iteration, a run of microseconds up to
+/// [`MAX_RUN_SAMPLES`] samples of many. Warm-up is the one iteration already made.
+/// `TRIEBENCH_SAMPLES` still fixes the sample count.
+pub fn configure_runs(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    scale: Scale,
+    suite: bool,
+    timed: Duration,
+    wall: Duration,
+) {
+    let budget = run_budget(scale, suite);
+    let wall_ns = wall.as_nanos().max(1);
+    let iterations = (budget.as_nanos() / wall_ns).clamp(10, 1 << 24) as u64;
+    let samples = samples_override()
+        .map(|n| n as u64)
+        .unwrap_or(iterations.min(MAX_RUN_SAMPLES));
+    let iterations = iterations.max(samples);
+    let measure = timed
+        .max(Duration::from_nanos(1))
+        .saturating_mul(u32::try_from(iterations).unwrap_or(u32::MAX));
+    group
+        .sampling_mode(SamplingMode::Flat)
+        .sample_size(samples as usize)
+        .warm_up_time(Duration::from_nanos(1))
+        .measurement_time(measure);
+}
+
+/// Whether the groups outside the headline run: `TRIEBENCH_GROUPS=all` (the default at full
+/// scale) adds the scalable groups (`scale/...`) and the raw backend operations (`kv/...`) to
+/// the headline (`scenario/...`, `floor/...`), which `TRIEBENCH_GROUPS=headline` (the default at
+/// quick and standard scale) runs alone. A `TRIEBENCH_FILTER` picks benchmarks by itself.
+pub fn all_groups() -> bool {
+    match std::env::var("TRIEBENCH_GROUPS").as_deref() {
+        Ok("all") => true,
+        Ok("headline") => false,
+        Ok(other) if !other.is_empty() => {
+            eprintln!("TRIEBENCH_GROUPS={other} is not one of headline, all");
+            std::process::exit(2);
+        }
+        _ => Scale::from_env() == Scale::Full,
+    }
+}
+
+/// Whether a benchmark outside the headline (`scale/...`, `kv/...`) runs: the filter decides
+/// when one is given, else [`all_groups`].
+pub fn extra_selected(id: &str) -> bool {
+    match std::env::var("TRIEBENCH_FILTER") {
+        Ok(text) if !text.is_empty() => selected(id),
+        _ => all_groups(),
+    }
 }
 
 /// `TRIEBENCH_SAMPLES=N` (N ≥ 10, criterion's minimum): every group takes N samples, e.g. 10

@@ -46,11 +46,13 @@ pub enum Profile {
     Redis,
     /// redis-server with `appendonly yes`, `appendfsync always`, files in the directory under test.
     RedisAof,
+    /// `redis` without the store's read cache: every read of a node is a round trip.
+    RedisUncached,
 }
 
 impl Profile {
     /// Every profile, in the order tables list them.
-    pub const ALL: [Profile; 8] = [
+    pub const ALL: [Profile; 9] = [
         Profile::Btree,
         Profile::Lmdb,
         Profile::LmdbAsync,
@@ -59,6 +61,7 @@ impl Profile {
         Profile::SqliteRollback,
         Profile::Redis,
         Profile::RedisAof,
+        Profile::RedisUncached,
     ];
 
     /// The profile's name as given on the command line.
@@ -72,6 +75,7 @@ impl Profile {
             Profile::SqliteRollback => "sqlite-rollback",
             Profile::Redis => "redis",
             Profile::RedisAof => "redis-aof",
+            Profile::RedisUncached => "redis-uncached",
         }
     }
 
@@ -83,7 +87,7 @@ impl Profile {
             Profile::SqliteWal | Profile::SqliteWalFull | Profile::SqliteRollback => {
                 Some("sqlite-db")
             }
-            Profile::Redis | Profile::RedisAof => Some("redis-db"),
+            Profile::Redis | Profile::RedisAof | Profile::RedisUncached => Some("redis-db"),
         }
     }
 
@@ -109,7 +113,7 @@ impl Profile {
     /// What a commit survives under this profile.
     pub fn durability(self) -> Durability {
         match self {
-            Profile::Btree | Profile::Redis => Durability::Volatile,
+            Profile::Btree | Profile::Redis | Profile::RedisUncached => Durability::Volatile,
             Profile::LmdbAsync | Profile::SqliteWal => Durability::ProcessCrash,
             Profile::Lmdb
             | Profile::SqliteWalFull
@@ -136,8 +140,11 @@ impl Profile {
             Profile::SqliteRollback => {
                 "SQLite rollback journal (DELETE), synchronous=FULL; several fsyncs per commit"
             }
-            Profile::Redis => "redis-server, no persistence",
-            Profile::RedisAof => "redis-server, appendonly + appendfsync always; fsync per commit",
+            Profile::Redis => "redis-server, no persistence; reads of what it wrote or read cached",
+            Profile::RedisUncached => "redis-server, no persistence; every read a round trip",
+            Profile::RedisAof => {
+                "redis-server, appendonly + appendfsync always; fsync per commit; reads cached"
+            }
         }
     }
 

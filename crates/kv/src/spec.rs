@@ -100,12 +100,17 @@ impl BackendSpec {
                 Ok(visitor.visit(store))
             }
             #[cfg(feature = "redis-db")]
-            Profile::Redis | Profile::RedisAof => {
+            Profile::Redis | Profile::RedisAof | Profile::RedisUncached => {
                 let options = crate::redis::RedisOptions {
                     url: self.redis_url.clone(),
                     append_only: self.profile == Profile::RedisAof,
                 };
-                let store = crate::redis::RedisStore::open(self.require_dir()?, tables, options)?;
+                let dir = self.require_dir()?;
+                let store = if self.profile == Profile::RedisUncached {
+                    crate::redis::RedisStore::open_uncached(dir, tables, options)?
+                } else {
+                    crate::redis::RedisStore::open(dir, tables, options)?
+                };
                 Ok(visitor.visit(store))
             }
             #[allow(unreachable_patterns)]

@@ -5,7 +5,9 @@ use std::collections::VecDeque;
 
 use redis::Value;
 
+use super::cache::{Cached, NodeCache};
 use super::conn::{Lease, Pool};
+use super::liveness::Liveness;
 use super::namespace::TableKeys;
 use super::scripts::{self, Scripts};
 use crate::error::{KvError, KvResult};
@@ -23,17 +25,43 @@ pub(crate) struct Shared {
     pub keys: Vec<TableKeys>,
     pub pool: Pool,
     pub scripts: Scripts,
+    /// What this store committed or read (`None`: every read asks the server); see
+    /// [`cache`](super::cache) for when it is on and why it is exact.
+    pub cache: Option<NodeCache>,
 }
 
 impl Shared {
     /// The committed value of `key` in table `table`.
-    pub fn get(&self, lease: &Lease<'_>, table: usize, key: &[u8]) -> KvResult<Option<Vec<u8>>> {
-        lease.run("HGET", |con| {
+    ///
+    /// An answer from the cache still fails, as a round trip would, once the managed server has
+    /// exited ([`Liveness`]).
+    pub fn get(
+        &self,
+        lease: &Lease<'_>,
+        liveness: &Liveness<'_>,
+        table: usize,
+        key: &[u8],
+    ) -> KvResult<Option<Vec<u8>>> {
+        let ticket = match &self.cache {
+            None => None,
+            Some(cache) => match cache.get(table, key) {
+                Cached::Known(value) => {
+                    liveness.check()?;
+                    return Ok(value);
+                }
+                Cached::Unknown(ticket) => Some(ticket),
+            },
+        };
+        let value: Option<Vec<u8>> = lease.run("HGET", |con| {
             redis::cmd("HGET")
                 .arg(&self.keys[table].values)
                 .arg(key)
                 .query(con)
-        })
+        })?;
+        if let (Some(cache), Some(ticket)) = (&self.cache, ticket) {
+            cache.fill(table, key, value.as_deref(), ticket);
+        }
+        Ok(value)
     }
 
     /// The committed number of entries of `table`.

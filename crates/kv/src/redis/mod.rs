@@ -36,6 +36,14 @@
 //! applied it before failing cannot be known. A script stopped midway by the server (for example
 //! by `maxmemory`) may have applied part of a commit: Redis does not roll scripts back.
 //!
+//! # Cache
+//!
+//! With a managed server, the store keeps what it committed and read in memory (the private
+//! module `cache` states the contract), so the trie's reads of nodes it wrote moments ago cost no
+//! round trip; each commit is still one atomic script call. With `REDIS_URL` (other
+//! clients may write) and with [`RedisStore::open_uncached`] (profile `redis-uncached`) every
+//! read is a round trip.
+//!
 //! # Readers
 //!
 //! Redis has no snapshots: readers are read-committed. A single call (`get`, `count`, one scan
@@ -48,8 +56,10 @@
 //! server yields [`KvError::Backend`] naming the server and what to check, never a hang. A store
 //! whose managed server has exited refuses new readers and writers.
 
+mod cache;
 mod committed;
 mod conn;
+mod liveness;
 mod namespace;
 mod overlay;
 mod reader;
@@ -103,6 +113,25 @@ impl RedisStore {
     /// server and checks that it answers. The directory names the store's key namespace either
     /// way.
     pub fn open(dir: &Path, tables: &[&str], options: RedisOptions) -> KvResult<RedisStore> {
+        Self::open_with_cache(dir, tables, options, true)
+    }
+
+    /// Like [`RedisStore::open`], but every read asks the server, even with a managed server
+    /// (profile `redis-uncached`): what reads cost as round trips.
+    pub fn open_uncached(
+        dir: &Path,
+        tables: &[&str],
+        options: RedisOptions,
+    ) -> KvResult<RedisStore> {
+        Self::open_with_cache(dir, tables, options, false)
+    }
+
+    fn open_with_cache(
+        dir: &Path,
+        tables: &[&str],
+        options: RedisOptions,
+        cached: bool,
+    ) -> KvResult<RedisStore> {
         let names = validate_tables(tables)?;
         std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
         let dir = dir
@@ -125,19 +154,33 @@ impl RedisStore {
         let keys = namespace::table_keys(&prefix, &names);
         let pool = Pool::new(&url, origin)?;
         let scripts = Scripts::new();
-        {
+        let cache = {
             let lease = Lease::new(&pool)?;
             if options.url.is_some() && options.append_only {
                 verify_append_only(&lease, &url)?;
             }
             lease.run("load scripts", |con| scripts.load(con))?;
-        }
+            if cached && server.is_some() {
+                // A table empty now has every later key in the cache while nothing is evicted.
+                let mut empty = Vec::with_capacity(keys.len());
+                for table in &keys {
+                    let len: u64 = lease.run("HLEN", |con| {
+                        redis::cmd("HLEN").arg(&table.values).query(con)
+                    })?;
+                    empty.push(len == 0);
+                }
+                Some(cache::NodeCache::new(&empty, cache::DEFAULT_BUDGET))
+            } else {
+                None
+            }
+        };
         Ok(RedisStore {
             shared: Shared {
                 names,
                 keys,
                 pool,
                 scripts,
+                cache,
             },
             writer_lock: Mutex::new(()),
             dir,
@@ -184,6 +227,7 @@ impl Store for RedisStore {
         Ok(RedisReader {
             shared: &self.shared,
             lease: Lease::new(&self.shared.pool)?,
+            liveness: liveness::Liveness::new(self.server.as_ref()),
         })
     }
 
@@ -198,6 +242,7 @@ impl Store for RedisStore {
         Ok(RedisWriter {
             shared: &self.shared,
             lease: Lease::new(&self.shared.pool)?,
+            liveness: liveness::Liveness::new(self.server.as_ref()),
             overlay: (0..self.shared.names.len())
                 .map(|_| TableOverlay::default())
                 .collect(),

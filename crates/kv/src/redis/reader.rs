@@ -4,6 +4,7 @@ use std::ops::ControlFlow;
 
 use super::committed::Shared;
 use super::conn::Lease;
+use super::liveness::Liveness;
 use crate::error::KvResult;
 use crate::range::KeyRange;
 use crate::store::{check_table, ReadTx, Table};
@@ -17,6 +18,8 @@ use crate::store::{check_table, ReadTx, Table};
 pub struct RedisReader<'s> {
     pub(super) shared: &'s Shared,
     pub(super) lease: Lease<'s>,
+    /// The managed server, whose death cached answers must not hide.
+    pub(super) liveness: Liveness<'s>,
 }
 
 impl ReadTx for RedisReader<'_> {
@@ -25,7 +28,10 @@ impl ReadTx for RedisReader<'_> {
         F: FnOnce(&[u8]) -> R,
     {
         let i = check_table(table, self.shared.names.len())?;
-        Ok(self.shared.get(&self.lease, i, key)?.map(|v| f(&v)))
+        Ok(self
+            .shared
+            .get(&self.lease, &self.liveness, i, key)?
+            .map(|v| f(&v)))
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {

@@ -8,6 +8,7 @@ use redis::Value;
 
 use super::committed::{unexpected, Shared};
 use super::conn::Lease;
+use super::liveness::Liveness;
 use super::overlay::{Inserted, TableOverlay};
 use super::scripts;
 use crate::error::{KvError, KvResult};
@@ -24,6 +25,8 @@ use crate::store::{check_table, ReadTx, Table, WriteTx};
 pub struct RedisWriter<'s> {
     pub(super) shared: &'s Shared,
     pub(super) lease: Lease<'s>,
+    /// The managed server, whose death cached answers must not hide.
+    pub(super) liveness: Liveness<'s>,
     pub(super) overlay: Vec<TableOverlay>,
     /// Held for the writer's life: one writer per store at a time. Declared last, so it is
     /// released after the connection went back to the pool.
@@ -44,7 +47,10 @@ impl ReadTx for RedisWriter<'_> {
         let i = self.index(table)?;
         match self.overlay[i].get(key) {
             Some(pending) => Ok(pending.map(f)),
-            None => Ok(self.shared.get(&self.lease, i, key)?.map(|v| f(&v))),
+            None => Ok(self
+                .shared
+                .get(&self.lease, &self.liveness, i, key)?
+                .map(|v| f(&v))),
         }
     }
 
@@ -162,11 +168,31 @@ impl WriteTx for RedisWriter<'_> {
                 }
             }
         }
-        let reply = self
+        let reply = match self
             .lease
-            .run("commit", |con| scripts::run(script, &cmd, con))?;
+            .run("commit", |con| scripts::run(script, &cmd, con))
+        {
+            Ok(reply) => reply,
+            Err(e) => {
+                // Applied or not, nobody can tell: forget what the cache knew.
+                if let Some(cache) = &shared.cache {
+                    cache.clear();
+                }
+                return Err(e);
+            }
+        };
         match reply {
-            Value::Array(items) if items.is_empty() => Ok(()),
+            Value::Array(items) if items.is_empty() => {
+                if let Some(cache) = &shared.cache {
+                    cache.committed(changed.iter().flat_map(|&i| {
+                        self.overlay[i]
+                            .changes
+                            .iter()
+                            .map(move |(k, v)| (i, k.as_slice(), v.as_deref()))
+                    }));
+                }
+                Ok(())
+            }
             Value::Array(items) => match items.as_slice() {
                 [Value::BulkString(j), Value::BulkString(key)] => {
                     let table = std::str::from_utf8(j)

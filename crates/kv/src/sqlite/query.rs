@@ -56,6 +56,18 @@ where
     }
 }
 
+pub(super) fn contains_on(
+    store: &SqliteStore,
+    conn: &Connection,
+    table: Table,
+    key: &[u8],
+) -> KvResult<bool> {
+    let sql = store.table_sql(table)?;
+    let mut stmt = conn.prepare_cached(&sql.exists).map_err(|e| store.err(e))?;
+    let mut rows = stmt.query([key]).map_err(|e| store.err(e))?;
+    Ok(rows.next().map_err(|e| store.err(e))?.is_some())
+}
+
 pub(super) fn count_on(store: &SqliteStore, conn: &Connection, table: Table) -> KvResult<u64> {
     let sql = store.table_sql(table)?;
     let mut stmt = conn.prepare_cached(&sql.count).map_err(|e| store.err(e))?;

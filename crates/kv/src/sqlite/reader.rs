@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use rusqlite::Connection;
 
 use super::error::BACKEND;
-use super::query::{control, count_on, get_with_on, scan_on};
+use super::query::{contains_on, control, count_on, get_with_on, scan_on};
 use super::store::SqliteStore;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
@@ -71,6 +71,10 @@ impl ReadTx for SqliteReader<'_> {
 
     fn count(&self, table: Table) -> KvResult<u64> {
         count_on(self.store, self.conn()?, table)
+    }
+
+    fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+        contains_on(self.store, self.conn()?, table, key)
     }
 
     fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>

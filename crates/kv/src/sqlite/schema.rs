@@ -7,13 +7,16 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{KvError, KvResult};
 
 /// Prepared statements each table uses (see [`TableSql`]).
-pub(super) const STATEMENTS_PER_TABLE: usize = 7;
+pub(super) const STATEMENTS_PER_TABLE: usize = 8;
 
 /// The SQL text of every statement on one table, built once at open so the per-operation path
 /// only looks the prepared statement up in the connection's cache.
 #[derive(Debug)]
 pub(super) struct TableSql {
     pub(super) get: String,
+    /// Existence only: answered from the key's b-tree cell, without reading a large value's
+    /// overflow pages.
+    pub(super) exists: String,
     pub(super) insert: String,
     pub(super) put: String,
     pub(super) delete: String,
@@ -29,6 +32,7 @@ impl TableSql {
         let t = format!("\"{name}\"");
         TableSql {
             get: format!("SELECT value FROM {t} WHERE key = ?1"),
+            exists: format!("SELECT 1 FROM {t} WHERE key = ?1"),
             insert: format!("INSERT INTO {t} (key, value) VALUES (?1, ?2)"),
             put: format!(
                 "INSERT INTO {t} (key, value) VALUES (?1, ?2) \

@@ -7,7 +7,7 @@ use std::sync::{MutexGuard, PoisonError};
 
 use rusqlite::{ffi, Connection};
 
-use super::query::{control, count_on, get_with_on, scan_on};
+use super::query::{contains_on, control, count_on, get_with_on, scan_on};
 use super::store::SqliteStore;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
@@ -54,6 +54,10 @@ impl ReadTx for SqliteWriter<'_> {
 
     fn count(&self, table: Table) -> KvResult<u64> {
         count_on(self.store, &self.conn, table)
+    }
+
+    fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+        contains_on(self.store, &self.conn, table, key)
     }
 
     fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
