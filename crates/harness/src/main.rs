@@ -14,7 +14,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use commands::{capture_fs, io_profile, profiles, report, root};
+use commands::{
+    capture_fs, crash_child, crash_mount, crash_test, io_profile, profiles, report, root,
+};
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
 #[derive(Debug, Parser)]
@@ -54,6 +56,17 @@ enum Command {
     /// class, fsyncs and bytes, per scenario and per commit. `report` shows them and predicts
     /// each filesystem's slowdown from them.
     IoProfile(io_profile::IoProfileArgs),
+    /// Kill a process committing random batches at random moments (SIGKILL; with --power-loss,
+    /// cut power on a slowfs mount first) and check that every root it acknowledged survived:
+    /// it opens, its leaves read back and recompute it. Prints one summary line; --out DIR
+    /// writes DIR/crash.json (rounds, acknowledged, lost, corrupt, per profile and mode).
+    CrashTest(crash_test::CrashTestArgs),
+    /// The process crash-test starts and kills (internal).
+    #[command(hide = true)]
+    CrashChild(crash_child::CrashChildArgs),
+    /// The power-loss mount crash-test serves in a process of its own (internal).
+    #[command(hide = true)]
+    CrashMount(crash_mount::CrashMountArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +77,9 @@ fn main() -> ExitCode {
         Command::Report(args) => report::run_report(args),
         Command::CaptureFs(args) => capture_fs::run_capture_fs(args),
         Command::IoProfile(args) => io_profile::run_io_profile(args),
+        Command::CrashTest(args) => crash_test::run_crash_test(args),
+        Command::CrashChild(args) => crash_child::run_crash_child(args),
+        Command::CrashMount(args) => crash_mount::run_crash_mount(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,9 +9,12 @@
 //! - [`rng`]: the seeded generator the `update` scenario shares with Transact's test.
 //! - [`scalable`]: fresh key batches and preloads of any size, for the scalable benches.
 //! - [`commit_file`]: the JSON Lines commit format of `triebench root` and its replay.
+//! - [`crash`]: the crash-test driver: the child's random commits and the parent's check of
+//!   every acknowledged root after a crash or a power cut.
 //! - [`error`]: [`WorkloadError`], why a scenario failed.
 
 pub mod commit_file;
+pub mod crash;
 pub mod error;
 pub mod rng;
 pub mod scalable;

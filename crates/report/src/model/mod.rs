@@ -6,8 +6,10 @@
 //! - [`fs`]: a run's filesystem and its measured cost per operation class.
 //! - [`io_profile`]: operations per profile × scenario counted on slowfs (`io-profile.json`).
 //! - [`naming`]: result folder names and UTC dates.
+//! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 
 pub mod bench_id;
+pub mod crash;
 pub mod fs;
 pub mod io_profile;
 pub mod naming;
