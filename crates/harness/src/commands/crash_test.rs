@@ -300,7 +300,21 @@ fn write_out(out: &Option<PathBuf>, run: &CrashRun) -> Result<(), CliError> {
     };
     file.merge(run.clone());
     let text = serde_json::to_string_pretty(&file).map_err(|e| fail(e.to_string()))?;
-    std::fs::write(&path, text + "\n").map_err(|e| fail(e.to_string()))
+    std::fs::write(&path, text + "\n").map_err(|e| fail(e.to_string()))?;
+    let table = format!(
+        "# What each profile loses\n\n{}",
+        triebench_report::render::crash_section::table(&file)
+    );
+    std::fs::write(dir.join("crash.md"), table).map_err(|e| fail(e.to_string()))?;
+    // The machine and software the counts come from (rewritten with each run).
+    let env = serde_json::json!({
+        "generated_at": triebench_report::model::naming::now(),
+        "host": triebench_report::read::env::capture_host(),
+        "versions": triebench_report::read::versions::capture(),
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
+    });
+    let env = serde_json::to_string_pretty(&env).map_err(|e| fail(e.to_string()))?;
+    std::fs::write(dir.join("env.json"), env + "\n").map_err(|e| fail(e.to_string()))
 }
 
 fn clock_seed() -> u64 {

@@ -37,6 +37,8 @@ pub struct ReportInput<'a> {
     pub io_profile: Option<&'a IoProfileFile>,
     /// Slowdowns predicted from it.
     pub predictions: &'a [Prediction],
+    /// Crash-test results, when `crash.json` sits beside the run sidecars.
+    pub crash: Option<&'a crate::model::crash::CrashFile>,
 }
 
 /// The cell text for a missing measurement.

@@ -5,9 +5,11 @@
 //! - [`export`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; [`lab_csv`]: `io-profile.csv`.
 //! - [`plots`]: the slowdown and time plots, drawn by [`chart`] on [`axes`] with the embedded
 //!   [`font`].
+//! - [`crash_section`]: "What each profile loses", from crash-test results.
 
 pub mod axes;
 pub mod chart;
+pub mod crash_section;
 pub mod export;
 pub mod fmt;
 pub mod font;
@@ -23,6 +25,7 @@ pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
     let mut out = String::new();
     input.leading_sections(&mut out);
     lab_markdown::render(&mut out, input.results, input.io_profile, input.predictions);
+    crash_section::render(&mut out, input.crash);
     input.closing_sections(&mut out);
     out
 }
