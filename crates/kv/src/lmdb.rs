@@ -35,6 +35,8 @@ use crate::range::KeyRange;
 use crate::store::{check_table, validate_tables, ReadTx, Store, Table, WriteTx};
 
 const BACKEND: &str = "lmdb";
+/// Below this much free space, an I/O error from LMDB is taken for a full disk.
+const LOW_SPACE: u64 = 16 << 20;
 
 /// How to open an LMDB store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +54,7 @@ pub struct LmdbStore {
     dbs: Vec<Database>,
     names: Vec<String>,
     map_size: usize,
+    dir: PathBuf,
 }
 
 impl LmdbStore {
@@ -102,6 +105,7 @@ impl LmdbStore {
             dbs,
             names,
             map_size: options.map_size,
+            dir: dir.to_path_buf(),
         })
     }
 
@@ -114,6 +118,15 @@ impl LmdbStore {
             lmdb::Error::MapFull => KvError::MapFull {
                 map_size: self.map_size,
             },
+            // LMDB reports a short write (a full disk) as EIO.
+            lmdb::Error::Other(errno)
+                if errno == libc::ENOSPC
+                    || (errno == libc::EIO
+                        && crate::error::free_bytes(&self.dir)
+                            .is_some_and(|free| free < LOW_SPACE)) =>
+            {
+                KvError::disk_full(&self.dir, err)
+            }
             other => KvError::backend(BACKEND, other),
         }
     }
