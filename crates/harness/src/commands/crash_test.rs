@@ -262,8 +262,8 @@ fn progress(tty: bool, round: u64, rounds: u64, run: &CrashRun, started: Instant
 /// The one line the command prints.
 pub fn summary(run: &CrashRun) -> String {
     let mut line = format!(
-        "{} ({}), {}: {} rounds, {} commits acknowledged, {} lost ({} rounds with loss, \
-         loss window up to {}), {} corrupt",
+        "{} (durability: {}), {}: {} rounds, {} commits acknowledged, {} lost \
+         ({} rounds with loss, loss window up to {}), {} corrupt",
         run.profile,
         run.promised,
         run.mode,
