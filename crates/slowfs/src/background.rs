@@ -1,7 +1,9 @@
-//! A power-loss mount served by threads of the calling process, for tools that cut power
-//! themselves (`triebench crash-test`): mount, let other processes write through it, [cut
-//! power](PowerLossMount::cut), unmount. The standalone binary does the same with `slowfs
-//! --power-loss` and `echo cut > MOUNTPOINT/.slowfs-control`.
+//! A power-loss mount served by threads of the calling process: mount, write through it,
+//! [cut power](PowerLossMount::cut), unmount. Only for callers that never `mmap` files of the
+//! mount themselves: a page fault on the mount waits for a server thread, which may wait on the
+//! same process's memory-map lock (a deadlock seen with LMDB). `triebench crash-test` therefore
+//! serves its mount in a process of its own (`slowfs::run` with `power_loss`), and cuts power
+//! with `echo cut > MOUNTPOINT/.slowfs-control`, as the standalone `slowfs --power-loss` does.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
