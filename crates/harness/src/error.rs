@@ -33,6 +33,9 @@ pub enum CliError {
     /// Standard output failed.
     #[error("cannot write output: {0}")]
     Write(#[source] io::Error),
+    /// A crash test could not run, or found the store unusable after a crash.
+    #[error("{0}")]
+    CrashTest(String),
     /// An I/O profile could not be taken.
     #[error(transparent)]
     IoLab(#[from] IoLabError),

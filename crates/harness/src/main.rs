@@ -14,7 +14,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use commands::{capture_fs, io_profile, load, profiles, report, root};
+use commands::{
+    capture_fs, crash_child, crash_mount, crash_test, io_profile, load, profiles, report, root,
+};
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
 #[derive(Debug, Parser)]
@@ -59,6 +61,17 @@ enum Command {
     /// readers per readers × rate cell, or search the saturation point (`--saturate`); writes
     /// load.json, timeseries.csv and plots. `--compare A B` sets two load.json side by side.
     Load(load::LoadArgs),
+    /// Kill a process committing random batches at random moments (SIGKILL; with --power-loss,
+    /// cut power on a slowfs mount first) and check that every root it acknowledged survived:
+    /// it opens, its leaves read back and recompute it. Prints one summary line; --out DIR
+    /// writes DIR/crash.json (rounds, acknowledged, lost, corrupt, per profile and mode).
+    CrashTest(crash_test::CrashTestArgs),
+    /// The process crash-test starts and kills (internal).
+    #[command(hide = true)]
+    CrashChild(crash_child::CrashChildArgs),
+    /// The power-loss mount crash-test serves in a process of its own (internal).
+    #[command(hide = true)]
+    CrashMount(crash_mount::CrashMountArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +83,9 @@ fn main() -> ExitCode {
         Command::CaptureFs(args) => capture_fs::run_capture_fs(args),
         Command::IoProfile(args) => io_profile::run_io_profile(args),
         Command::Load(args) => load::run_load_command(args),
+        Command::CrashTest(args) => crash_test::run_crash_test(args),
+        Command::CrashChild(args) => crash_child::run_crash_child(args),
+        Command::CrashMount(args) => crash_mount::run_crash_mount(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -77,6 +77,22 @@ pub enum KvError {
         source: std::io::Error,
     },
 
+    /// The filesystem holding the store is full: the commit failed and was rolled back.
+    #[error(
+        "the disk holding {} is full ({}): {detail}; free space there or use another \
+         directory; the failed transaction was rolled back",
+        dir.display(),
+        match free_bytes { Some(b) => format!("{b} bytes free"), None => "free space unknown".to_string() }
+    )]
+    DiskFull {
+        /// The store's directory.
+        dir: PathBuf,
+        /// Bytes available to this user there when the error was seen.
+        free_bytes: Option<u64>,
+        /// What the backend said.
+        detail: String,
+    },
+
     /// LMDB's memory map has no room left for this transaction.
     #[error(
         "LMDB map is full ({map_size} bytes): reopen with a larger map size \
@@ -130,6 +146,15 @@ impl KvError {
         }
     }
 
+    /// Builds a [`KvError::DiskFull`] for `dir`, measuring its free space now.
+    pub fn disk_full(dir: &std::path::Path, detail: impl std::fmt::Display) -> Self {
+        KvError::DiskFull {
+            dir: dir.to_path_buf(),
+            free_bytes: free_bytes(dir),
+            detail: detail.to_string(),
+        }
+    }
+
     /// Builds a [`KvError::Backend`] from anything printable.
     pub fn backend(backend: &'static str, message: impl std::fmt::Display) -> Self {
         KvError::Backend {
@@ -145,4 +170,17 @@ impl KvError {
             key: hex::encode(key),
         }
     }
+}
+
+/// Bytes available to an unprivileged writer on the filesystem holding `dir` (statvfs).
+pub fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs is plain old data that the kernel fills.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid NUL-terminated path and `st` a valid out-pointer.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(st.f_bavail as u64 * st.f_frsize as u64)
 }

@@ -14,7 +14,13 @@
 //! The map size bounds the database; a transaction that outgrows it fails with
 //! [`KvError::MapFull`] and is rolled back. Opening a file that is not an LMDB database, or one
 //! truncated below the pages its metadata claims, is [`KvError::Corrupt`] (LMDB itself would
-//! crash with SIGBUS on the missing pages).
+//! crash with SIGBUS on the missing pages). An empty data file is a store never synced (a power
+//! cut before its first sync leaves one): LMDB initialises it as a new store.
+//!
+//! Opening is serialised between processes by an exclusive `flock` on the store's directory,
+//! held from measuring the data file to the end of the truncation check: without it, a process
+//! opening a store another process is creating could measure the file before LMDB wrote its
+//! first pages and then find more pages in use than it measured, and call the store corrupt.
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -29,6 +35,8 @@ use crate::range::KeyRange;
 use crate::store::{check_table, validate_tables, ReadTx, Store, Table, WriteTx};
 
 const BACKEND: &str = "lmdb";
+/// Below this much free space, an I/O error from LMDB is taken for a full disk.
+const LOW_SPACE: u64 = 16 << 20;
 
 /// How to open an LMDB store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +54,7 @@ pub struct LmdbStore {
     dbs: Vec<Database>,
     names: Vec<String>,
     map_size: usize,
+    dir: PathBuf,
 }
 
 impl LmdbStore {
@@ -66,6 +75,8 @@ impl LmdbStore {
             std::fs::create_dir_all(&sub).map_err(|e| KvError::io("create directory", &sub, e))?;
             (sub.clone(), sub.join("data.mdb"))
         };
+        // Held until the truncation check is done (see the module docs).
+        let _creating = DirLock::exclusive(dir)?;
         // Measured before LMDB opens it: with WRITEMAP, opening extends the file to the map size.
         let existing_len = match std::fs::metadata(&data_file) {
             Ok(meta) => Some(meta.len()),
@@ -79,7 +90,7 @@ impl LmdbStore {
             .set_map_size(options.map_size)
             .open(&env_path)
             .map_err(|e| open_error(e, &env_path))?;
-        if let Some(len) = existing_len {
+        if let Some(len) = existing_len.filter(|&len| len > 0) {
             check_not_truncated(&env, len, &data_file)?;
         }
         let mut dbs = Vec::with_capacity(names.len());
@@ -94,6 +105,7 @@ impl LmdbStore {
             dbs,
             names,
             map_size: options.map_size,
+            dir: dir.to_path_buf(),
         })
     }
 
@@ -106,6 +118,15 @@ impl LmdbStore {
             lmdb::Error::MapFull => KvError::MapFull {
                 map_size: self.map_size,
             },
+            // LMDB reports a short write (a full disk) as EIO.
+            lmdb::Error::Other(errno)
+                if errno == libc::ENOSPC
+                    || (errno == libc::EIO
+                        && crate::error::free_bytes(&self.dir)
+                            .is_some_and(|free| free < LOW_SPACE)) =>
+            {
+                KvError::disk_full(&self.dir, err)
+            }
             other => KvError::backend(BACKEND, other),
         }
     }
@@ -128,6 +149,29 @@ fn open_error(err: lmdb::Error, path: &Path) -> KvError {
             std::io::Error::from_raw_os_error(errno),
         ),
         other => KvError::backend(BACKEND, format!("opening {}: {other}", path.display())),
+    }
+}
+
+/// An exclusive `flock` on a directory, released when dropped (the descriptor closes).
+struct DirLock {
+    _dir: std::fs::File,
+}
+
+impl DirLock {
+    /// Waits for and takes the lock on `dir`.
+    fn exclusive(dir: &Path) -> KvResult<DirLock> {
+        use std::os::fd::AsRawFd;
+        let file = std::fs::File::open(dir).map_err(|e| KvError::io("open directory", dir, e))?;
+        loop {
+            // SAFETY: flock on a descriptor we own; it is released when `file` closes.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                return Ok(DirLock { _dir: file });
+            }
+            let err = std::io::Error::last_os_error();
+            if err.kind() != std::io::ErrorKind::Interrupted {
+                return Err(KvError::io("lock directory", dir, err));
+            }
+        }
     }
 }
 

@@ -180,6 +180,7 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
     let ratios = ratios::compute(&results, stats::RESAMPLES);
     let missing = missing::find(&results);
     let io = io_profile_run::load_io_profile(&criterion_dir)?;
+    let crash = read::crash::load_crash(&criterion_dir)?;
     let predictions = io
         .as_ref()
         .map(|io| lab::predictions(&results, io))
@@ -224,6 +225,7 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         io_profile: io.as_ref(),
         predictions: &predictions,
         load: &load,
+        crash: crash.as_ref(),
     });
     write(&out_dir.join("report.md"), &report)?;
     write(

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 pub const ROOT_INO: u64 = 1;
 /// The virtual `.slowfs-stats` file's inode number; never allocated to a path.
 pub const STATS_INO: u64 = 2;
-const FIRST_FREE_INO: u64 = 3;
+/// The virtual `.slowfs-control` file's inode number (power-loss mode); never allocated to a path.
+pub const CONTROL_INO: u64 = 3;
+const FIRST_FREE_INO: u64 = 4;
 
 #[derive(Debug)]
 struct Node {
@@ -194,7 +196,7 @@ mod tests {
         let mut t = InodeTable::new();
         assert_eq!(t.path(ROOT_INO), Some(PathBuf::new()));
         let a = t.lookup(&p("a"));
-        assert!(a >= FIRST_FREE_INO && a != STATS_INO);
+        assert!(a >= FIRST_FREE_INO && a != STATS_INO && a != CONTROL_INO);
         assert_eq!(t.lookup(&p("a")), a);
         t.forget(a, 1);
         assert_eq!(t.path(a), Some(p("a")), "one lookup still held");

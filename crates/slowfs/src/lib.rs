@@ -8,6 +8,8 @@
 //!   the final stats; [`mountinfo`] decodes the kernel's mount table for it and for readers.
 //! - `fs`: the FUSE passthrough; runs each kernel request on the backing directory, then counts
 //!   and delays it before replying.
+//! - `power`: power-loss mode: what each file's unsynced changes overwrote, undone by a cut;
+//!   `background` mounts it in-process for tools that cut power themselves.
 //! - [`inodes`]: which path each inode number the kernel holds stands for.
 //! - [`op`]: the FUSE request types counted, each with its JSON name and its class.
 //! - [`class`]: the four classes (metadata, read, write, sync) with their own delay and counters.
@@ -29,6 +31,8 @@
 //! directory must not be changed behind the mount's back (the kernel keeps file data cached
 //! across opens).
 
+#[cfg(feature = "mount")]
+pub mod background;
 pub mod class;
 pub mod error;
 #[cfg(feature = "mount")]
@@ -38,10 +42,14 @@ pub mod inodes;
 pub mod mount;
 pub mod mountinfo;
 pub mod op;
+#[cfg(feature = "mount")]
+pub mod power;
 pub mod profile;
 pub mod snapshot;
 pub mod stats;
 
+#[cfg(feature = "mount")]
+pub use background::PowerLossMount;
 pub use class::{OpClass, PerClass};
 pub use error::SlowfsError;
 #[cfg(feature = "mount")]

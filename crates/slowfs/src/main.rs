@@ -51,6 +51,11 @@ struct Cli {
     /// FUSE worker threads: requests served (and delayed) concurrently.
     #[arg(long, default_value_t = 4, value_name = "N")]
     threads: usize,
+    /// Power-loss mode: keep track of every write not yet fsynced, and undo them all when
+    /// `cut` is written to MOUNTPOINT/.slowfs-control (a power cut); the mount then refuses
+    /// every change (EIO) until unmounted. File creation, renames and removals count as synced.
+    #[arg(long)]
+    power_loss: bool,
     /// Print the profiles with their delays and sources, and exit.
     #[arg(long)]
     list_profiles: bool,
@@ -137,6 +142,7 @@ fn start(cli: Cli) -> Result<(), SlowfsError> {
         latency: latency.clone(),
         stats_out: cli.stats_out,
         threads: cli.threads,
+        power_loss: cli.power_loss,
     };
     let delays = OpClass::ALL
         .iter()

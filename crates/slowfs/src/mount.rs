@@ -9,6 +9,7 @@ use fuser::{Config, MountOption, Session};
 
 use crate::error::SlowfsError;
 use crate::fs::SlowFs;
+use crate::power::PowerLoss;
 use crate::profile::Latency;
 use crate::snapshot::StatsSnapshot;
 use crate::stats::Stats;
@@ -26,6 +27,9 @@ pub struct MountConfig {
     pub stats_out: Option<PathBuf>,
     /// FUSE worker threads (requests served, and delayed, concurrently).
     pub threads: usize,
+    /// Power-loss mode ([`crate::power`]): unsynced data is undone by a cut, requested by
+    /// writing `cut` to `MOUNTPOINT/.slowfs-control`.
+    pub power_loss: bool,
 }
 
 /// The canonical backing directory, or why it cannot be used.
@@ -165,6 +169,18 @@ pub fn write_stats(path: &Path, snapshot: &StatsSnapshot) -> Result<(), SlowfsEr
     fs::rename(&tmp, path).map_err(err)
 }
 
+/// The FUSE options every slowfs mount uses (no write-back cache: writes are write-through).
+pub(crate) fn fuse_config(threads: usize) -> Config {
+    let mut config = Config::default();
+    config.mount_options = vec![
+        MountOption::FSName("slowfs".into()),
+        MountOption::Subtype("slowfs".into()),
+        MountOption::RW,
+    ];
+    config.n_threads = Some(threads.max(1));
+    config
+}
+
 /// Mounts slowfs and serves it in this thread until it is unmounted (`fusermount3 -u`,
 /// `umount`) or the process gets SIGINT, SIGTERM or SIGHUP (then it unmounts itself, lazily if
 /// the mount is busy). Calls `on_mounted` once the mount is live. Returns the final counters,
@@ -198,14 +214,11 @@ pub fn run(
     let signals = block_termination_signals()?;
 
     let stats = Arc::new(Stats::new(config.latency.clone()));
-    let fs = SlowFs::new(backing.clone(), stats.clone());
-    let mut fuse_config = Config::default();
-    fuse_config.mount_options = vec![
-        MountOption::FSName("slowfs".into()),
-        MountOption::Subtype("slowfs".into()),
-        MountOption::RW,
-    ];
-    fuse_config.n_threads = Some(config.threads.max(1));
+    let mut fs = SlowFs::new(backing.clone(), stats.clone());
+    if config.power_loss {
+        fs = fs.with_power_loss(Arc::new(PowerLoss::new()));
+    }
+    let fuse_config = fuse_config(config.threads);
     let mut session =
         Session::new(fs, &mountpoint, &fuse_config).map_err(|source| SlowfsError::Mount {
             path: mountpoint.clone(),

@@ -1,6 +1,11 @@
 //! One file per `triebench` subcommand: its arguments and the function that runs it.
 
 pub mod capture_fs;
+pub mod crash_child;
+pub mod crash_mount;
+pub mod crash_power;
+pub mod crash_round;
+pub mod crash_test;
 pub mod io_profile;
 pub mod load;
 pub mod profiles;

@@ -17,8 +17,15 @@
 //!
 //! Dropping the guard (or calling [`RedisServer::kill`]) sends SIGKILL and reaps the process. No
 //! shutdown save is needed: `redis` keeps nothing, and `redis-aof` has fsynced every commit
-//! before acknowledging it. If the owning process itself is killed, the server outlives it; it
-//! only listens on loopback and can be stopped by the PID in its log.
+//! before acknowledging it.
+//!
+//! If the owning process is killed outright (SIGKILL, no drop), the server must not outlive it:
+//! on Linux the server is started with `prctl(PR_SET_PDEATHSIG, SIGKILL)`, so the kernel kills it
+//! when its parent goes. Mind what "parent" means there: the *thread* that spawned it. A server
+//! started from a short-lived thread is killed when that thread exits, so start servers from a
+//! thread that lives as long as the store (the main thread, or the one that owns the store). On
+//! other systems a server whose owner is SIGKILLed keeps running until stopped by the PID in its
+//! log.
 
 use std::ffi::OsStr;
 use std::fs::OpenOptions;
@@ -135,6 +142,7 @@ impl RedisServer {
         } else {
             command.args(["--appendonly", "no"]);
         }
+        die_with_parent(&mut command);
         let child = command
             .stdin(Stdio::null())
             .stdout(log_file)
@@ -314,6 +322,32 @@ impl Drop for RedisServer {
         let _ = child.wait();
     }
 }
+
+/// Makes the spawned server receive SIGKILL when the spawning thread (its parent, to the kernel)
+/// exits, so a SIGKILLed owner leaves no server behind (Linux; a no-op elsewhere).
+#[cfg(target_os = "linux")]
+fn die_with_parent(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: getpid is async-signal-safe and is read before the fork.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: the closure runs between fork and exec and calls only async-signal-safe functions
+    // (prctl, getppid, _exit).
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died before prctl took effect: then nobody would kill us.
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_command: &mut Command) {}
 
 /// The result of one readiness probe.
 enum Probe {

@@ -27,11 +27,9 @@ pub(super) fn sql_err(path: &Path, err: rusqlite::Error) -> KvError {
         Some(ErrorCode::CannotOpen) => {
             KvError::io("open database", path, io::Error::other(err.to_string()))
         }
-        Some(ErrorCode::DiskFull) => KvError::io(
-            "write database",
-            path,
-            io::Error::new(io::ErrorKind::StorageFull, err.to_string()),
-        ),
+        Some(ErrorCode::DiskFull) => {
+            KvError::disk_full(path.parent().unwrap_or(Path::new(".")), err)
+        }
         Some(ErrorCode::ReadOnly | ErrorCode::PermissionDenied) => KvError::io(
             "write database",
             path,

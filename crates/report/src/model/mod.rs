@@ -8,8 +8,10 @@
 //! - [`load`]: what a `triebench load` run offered and measured (`load.json`).
 //! - [`env`](mod@env): the machine and software versions (`env.json`).
 //! - [`naming`]: result folder names and UTC dates.
+//! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 
 pub mod bench_id;
+pub mod crash;
 pub mod env;
 pub mod fs;
 pub mod io_profile;

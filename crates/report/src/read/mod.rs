@@ -2,6 +2,7 @@
 //! sidecars, the filesystem itself (mounts, statfs, latency probes), slowfs counters, the host
 //! and library versions.
 //!
+//! - [`crash`]: crash-test results (`crash.json`) beside the run sidecars.
 //! - [`criterion_reader`]: indexes criterion's output and loads each run's measurements.
 //! - [`fs_info`]: which filesystem a directory is on; the per-run sidecar.
 //! - [`latency`]: a directory's cost per operation class, measured.
@@ -12,6 +13,7 @@
 //! - [`load_runs`]: the load folders bench-fs.sh keeps beside the sidecars.
 //! - [`env`](mod@env), [`versions`]: the machine and software a run's numbers come from.
 
+pub mod crash;
 pub mod criterion_reader;
 pub mod env;
 pub mod fs_info;

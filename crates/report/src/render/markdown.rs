@@ -39,6 +39,8 @@ pub struct ReportInput<'a> {
     pub predictions: &'a [Prediction],
     /// Load-generator results bench-fs.sh saved beside the runs (empty when none).
     pub load: &'a [crate::read::load_runs::LoadEntry],
+    /// Crash-test results, when `crash.json` sits beside the run sidecars.
+    pub crash: Option<&'a crate::model::crash::CrashFile>,
 }
 
 /// The cell text for a missing measurement.

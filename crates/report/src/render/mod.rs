@@ -8,10 +8,12 @@
 //!   [`font`].
 //! - [`load_files`], [`load_plots`]: a `triebench load` folder (load.json, timeseries.csv,
 //!   matrix, plots over time); [`load_section`]: the report's sustained commits/s section.
+//! - [`crash_section`]: "What each profile loses", from crash-test results.
 
 pub mod axes;
 pub mod chart;
 pub mod context_markdown;
+pub mod crash_section;
 pub mod export;
 pub mod fmt;
 pub mod font;
@@ -35,6 +37,7 @@ pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
     input.measurement_sections(&mut out);
     lab_markdown::render(&mut out, input.results, input.io_profile, input.predictions);
     load_section::render(&mut out, input.load);
+    crash_section::render(&mut out, input.crash);
     input.other_groups(&mut out);
     input.missing_section(&mut out);
     input.environment(&mut out);

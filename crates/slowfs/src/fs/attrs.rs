@@ -9,16 +9,20 @@ use fuser::{
     ReplyXattr, TimeOrNow,
 };
 
-use crate::inodes::STATS_INO;
+use crate::inodes::{CONTROL_INO, STATS_INO};
 use crate::op::Op;
 
-use super::stats_file;
 use super::sys::{attr_of, check, cpath, errno, reply_empty, timespec, FsResult};
+use super::{control_file, stats_file};
 use super::{SlowFs, TTL};
 
 pub(super) fn getattr(this: &SlowFs, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
     if ino.0 == STATS_INO {
         stats_file::getattr(this, reply);
+        return;
+    }
+    if ino.0 == CONTROL_INO {
+        control_file::getattr(reply);
         return;
     }
     let result = this.do_getattr(ino, fh);
@@ -46,6 +50,10 @@ pub(super) fn setattr(
         reply.error(Errno::EACCES);
         return;
     }
+    if ino.0 == CONTROL_INO {
+        control_file::getattr(reply);
+        return;
+    }
     let result = this.do_setattr(ino, mode, uid, gid, size, atime, mtime, fh);
     this.account(Op::Setattr, 0);
     match result {
@@ -57,6 +65,10 @@ pub(super) fn setattr(
 pub(super) fn access(this: &SlowFs, ino: INodeNo, mask: AccessFlags, reply: ReplyEmpty) {
     if ino.0 == STATS_INO {
         stats_file::access(mask, reply);
+        return;
+    }
+    if ino.0 == CONTROL_INO {
+        reply.ok();
         return;
     }
     let result = this.rel(ino).and_then(|rel| {
@@ -130,6 +142,7 @@ impl SlowFs {
         mtime: Option<TimeOrNow>,
         fh: Option<FileHandle>,
     ) -> FsResult<FileAttr> {
+        self.alive()?;
         let path = self.abs(&self.rel(ino)?);
         let c = cpath(&path)?;
         if let Some(mode) = mode {
@@ -140,13 +153,20 @@ impl SlowFs {
             std::os::unix::fs::lchown(&path, uid, gid).map_err(errno)?;
         }
         if let Some(size) = size {
-            match fh.map(|fh| self.file(fh)) {
-                Some(Ok(file)) => file.set_len(size).map_err(errno)?,
-                _ => {
-                    let len = libc::off_t::try_from(size).map_err(|_| Errno::EFBIG)?;
-                    // SAFETY: `c` is a valid NUL-terminated path.
-                    check(unsafe { libc::truncate(c.as_ptr(), len) })?;
-                }
+            let file = match fh.map(|fh| self.file(fh)) {
+                Some(Ok(file)) => file,
+                _ => std::sync::Arc::new(
+                    fs::OpenOptions::new()
+                        .write(true)
+                        .open(&path)
+                        .map_err(errno)?,
+                ),
+            };
+            match &self.power {
+                None => file.set_len(size).map_err(errno)?,
+                Some(power) => power
+                    .truncate(&file, size, || file.set_len(size))
+                    .map_err(errno)?,
             }
         }
         if atime.is_some() || mtime.is_some() {

@@ -13,16 +13,21 @@ use fuser::{
     ReplyData, ReplyEmpty, ReplyOpen, ReplyWrite,
 };
 
-use crate::inodes::STATS_INO;
+use crate::inodes::{CONTROL_INO, STATS_INO};
 use crate::op::Op;
+use crate::power::PowerLoss;
 
-use super::stats_file;
 use super::sys::{attr_of, check, errno, lock, open_options, reply_empty, sync, FsResult};
+use super::{control_file, stats_file};
 use super::{SlowFs, TTL};
 
 pub(super) fn open(this: &SlowFs, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
     if ino.0 == STATS_INO {
         stats_file::open(this, flags, reply);
+        return;
+    }
+    if ino.0 == CONTROL_INO {
+        control_file::open(this, reply);
         return;
     }
     let result = this.rel(ino).and_then(|rel| {
@@ -47,7 +52,7 @@ pub(super) fn create(
     flags: i32,
     reply: ReplyCreate,
 ) {
-    if SlowFs::is_stats(parent, name) {
+    if SlowFs::is_stats(parent, name) || this.is_control(parent, name) {
         reply.error(Errno::EEXIST);
         return;
     }
@@ -94,9 +99,24 @@ pub(super) fn write(
     data: &[u8],
     reply: ReplyWrite,
 ) {
-    let result = this
-        .file(fh)
-        .and_then(|file| file.write_all_at(data, offset).map_err(errno));
+    if ino.0 == CONTROL_INO {
+        control_file::write(this, data, reply);
+        return;
+    }
+    let result = this.file(fh).and_then(|file| match &this.power {
+        None => file.write_all_at(data, offset).map_err(errno),
+        Some(power) if PowerLoss::is_sync_handle(&file) => power
+            .sync(&file, || {
+                file.write_all_at(data, offset)?;
+                file.sync_data()
+            })
+            .map_err(errno),
+        Some(power) => power
+            .change(&file, offset, data.len() as u64, || {
+                file.write_all_at(data, offset)
+            })
+            .map_err(errno),
+    });
     let bytes = if result.is_ok() { data.len() as u64 } else { 0 };
     if bytes > 0 {
         this.stats.record_write_extent(ino.0, offset, bytes);
@@ -117,17 +137,25 @@ pub(super) fn fallocate(
     reply: ReplyEmpty,
 ) {
     let result = this.file(fh).and_then(|file| {
-        let offset = libc::off_t::try_from(offset).map_err(|_| Errno::EINVAL)?;
-        let length = libc::off_t::try_from(length).map_err(|_| Errno::EINVAL)?;
+        let start = libc::off_t::try_from(offset).map_err(|_| Errno::EINVAL)?;
+        let len = libc::off_t::try_from(length).map_err(|_| Errno::EINVAL)?;
         // SAFETY: the descriptor is open for the lifetime of `file`.
-        check(unsafe { libc::fallocate(file.as_raw_fd(), mode, offset, length) })
+        let apply = || check(unsafe { libc::fallocate(file.as_raw_fd(), mode, start, len) });
+        match &this.power {
+            None => apply(),
+            Some(power) => power
+                .change(&file, offset, length, || {
+                    apply().map_err(|e| io::Error::from_raw_os_error(e.code()))
+                })
+                .map_err(errno),
+        }
     });
     this.account(Op::Fallocate, 0);
     reply_empty(reply, result);
 }
 
 pub(super) fn flush(this: &SlowFs, ino: INodeNo, reply: ReplyEmpty) {
-    if ino.0 != STATS_INO {
+    if ino.0 != STATS_INO && ino.0 != CONTROL_INO {
         // Nothing is buffered here (writes went straight to the backing file); the cost is
         // the round trip a network filesystem pays at close.
         this.account(Op::Flush, 0);
@@ -136,7 +164,14 @@ pub(super) fn flush(this: &SlowFs, ino: INodeNo, reply: ReplyEmpty) {
 }
 
 pub(super) fn fsync(this: &SlowFs, fh: FileHandle, datasync: bool, reply: ReplyEmpty) {
-    let result = this.file(fh).and_then(|file| sync(&file, datasync));
+    let result = this.file(fh).and_then(|file| match &this.power {
+        None => sync(&file, datasync),
+        Some(power) => power
+            .sync(&file, || {
+                sync(&file, datasync).map_err(|e| io::Error::from_raw_os_error(e.code()))
+            })
+            .map_err(errno),
+    });
     this.account(Op::Fsync, 0);
     reply_empty(reply, result);
 }
@@ -144,6 +179,10 @@ pub(super) fn fsync(this: &SlowFs, fh: FileHandle, datasync: bool, reply: ReplyE
 pub(super) fn release(this: &SlowFs, ino: INodeNo, fh: FileHandle, reply: ReplyEmpty) {
     if ino.0 == STATS_INO {
         stats_file::release(this, fh, reply);
+        return;
+    }
+    if ino.0 == CONTROL_INO {
+        reply.ok();
         return;
     }
     let file = lock(&this.files).remove(&fh.0);

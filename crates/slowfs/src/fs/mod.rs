@@ -15,12 +15,14 @@
 //! [`SlowFs`], its handle tables and the helpers every request uses live here. `callbacks` is
 //! fuser's trait, routing each request to the module that answers it: `namespace` (names in
 //! directories), `attrs` (inode and filesystem attributes), `files` (open files and their data),
-//! `dirs` (open directories) and `stats_file` (the virtual stats file); `sys` holds the libc
+//! `dirs` (open directories), `stats_file` (the virtual stats file) and `control_file` (the
+//! power-loss mode's control file); `sys` holds the libc
 //! side. The answering modules use this module, `sys` and `stats_file`, never one another; this
 //! module uses only `sys`.
 
 mod attrs;
 mod callbacks;
+mod control_file;
 mod dirs;
 mod files;
 mod namespace;
@@ -39,6 +41,7 @@ use fuser::{Errno, FileAttr, FileHandle, FileType, INodeNo};
 
 use crate::inodes::InodeTable;
 use crate::op::Op;
+use crate::power::PowerLoss;
 use crate::stats::Stats;
 
 use sys::{attr_of, errno, lock, FsResult};
@@ -47,6 +50,9 @@ use sys::{attr_of, errno, lock, FsResult};
 pub const TTL: Duration = Duration::from_secs(1);
 
 pub use crate::snapshot::STATS_FILE;
+
+/// The virtual control file of power-loss mode: writing `cut` to it cuts power.
+pub const CONTROL_FILE: &str = ".slowfs-control";
 
 /// One directory entry kept from `opendir` for `readdir`.
 #[derive(Debug)]
@@ -73,6 +79,7 @@ pub struct SlowFs {
     dirs: Mutex<HashMap<u64, Arc<DirHandle>>>,
     stats_views: Mutex<HashMap<u64, Arc<Vec<u8>>>>,
     next_fh: AtomicU64,
+    power: Option<Arc<PowerLoss>>,
 }
 
 impl SlowFs {
@@ -87,6 +94,22 @@ impl SlowFs {
             dirs: Mutex::new(HashMap::new()),
             stats_views: Mutex::new(HashMap::new()),
             next_fh: AtomicU64::new(1),
+            power: None,
+        }
+    }
+
+    /// Power-loss mode (see [`crate::power`]): unsynced changes are undone by a cut, requested
+    /// by writing `cut` to `/.slowfs-control`.
+    pub fn with_power_loss(mut self, power: Arc<PowerLoss>) -> SlowFs {
+        self.power = Some(power);
+        self
+    }
+
+    /// `EIO` once power is cut: nothing changes any more.
+    fn alive(&self) -> FsResult<()> {
+        match &self.power {
+            Some(power) => power.check_alive().map_err(errno),
+            None => Ok(()),
         }
     }
 
@@ -118,6 +141,8 @@ impl SlowFs {
 
     /// The relative path of `name` in directory `parent`.
     fn child(&self, parent: INodeNo, name: &OsStr) -> FsResult<PathBuf> {
+        // Every name operation goes through here: after a power cut none of them runs.
+        self.alive()?;
         Ok(self.rel(parent)?.join(name))
     }
 

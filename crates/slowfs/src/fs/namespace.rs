@@ -12,13 +12,17 @@ use fuser::{Errno, Generation, INodeNo, RenameFlags, ReplyData, ReplyEmpty, Repl
 
 use crate::op::Op;
 
-use super::stats_file;
 use super::sys::{check, cpath, errno, lock, reply_empty, FsResult};
+use super::{control_file, stats_file};
 use super::{SlowFs, TTL};
 
 pub(super) fn lookup(this: &SlowFs, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
     if SlowFs::is_stats(parent, name) {
         stats_file::lookup(this, reply);
+        return;
+    }
+    if this.is_control(parent, name) {
+        control_file::lookup(reply);
         return;
     }
     let result = this.child(parent, name).and_then(|rel| this.entry(&rel));

@@ -1,0 +1,45 @@
+//! `triebench crash-mount` (hidden): serves a slowfs mount in power-loss mode for `crash-test`,
+//! in a process of its own. The mount must not be served by the process that checks the store
+//! through it: a page fault on a mapped file of the mount (LMDB maps its data file) would wait
+//! for a server thread that may itself wait on the same process's memory map lock. Prints
+//! `mounted` once the mount is live; SIGTERM unmounts it. `.slowfs-control` takes the cut.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use triebench_slowfs::{Latency, MountConfig, PerClass, Profile};
+
+use crate::error::CliError;
+
+/// The line printed once the mount is live.
+pub const MOUNTED: &str = "mounted";
+
+#[derive(Debug, Args)]
+pub struct CrashMountArgs {
+    /// The directory under test.
+    #[arg(long, value_name = "DIR")]
+    pub backing: PathBuf,
+    /// Where to mount it.
+    #[arg(long, value_name = "DIR")]
+    pub mountpoint: PathBuf,
+}
+
+pub fn run_crash_mount(args: CrashMountArgs) -> Result<(), CliError> {
+    let fail = |e: triebench_slowfs::SlowfsError| CliError::CrashTest(e.to_string());
+    let config = MountConfig {
+        backing: args.backing,
+        mountpoint: args.mountpoint,
+        latency: Latency::new(Profile::None, PerClass::default()).map_err(fail)?,
+        stats_out: None,
+        threads: 4,
+        power_loss: true,
+    };
+    triebench_slowfs::run(&config, |_, _| {
+        let mut out = std::io::stdout();
+        let _ = writeln!(out, "{MOUNTED}");
+        let _ = out.flush();
+    })
+    .map_err(fail)?;
+    Ok(())
+}

@@ -1,0 +1,185 @@
+//! One crash-test round's process work: start the `crash-child`, collect the roots it
+//! acknowledges, kill it with SIGKILL, and make sure nothing it started stays behind.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::commands::crash_child::READY;
+use crate::error::CliError;
+
+/// How long a child may take to open its store (a managed redis-server replays its AOF).
+const READY_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long processes working in the directory get to die after their owner was killed.
+const LEFTOVER_GRACE: Duration = Duration::from_secs(5);
+
+/// What the child printed.
+enum Line {
+    Ready,
+    Root(String),
+}
+
+/// A running crash-test child.
+pub struct RunningChild {
+    child: Child,
+    lines: Receiver<Line>,
+    reader: JoinHandle<()>,
+    stderr: JoinHandle<String>,
+    roots: Vec<String>,
+}
+
+impl RunningChild {
+    /// Starts `triebench crash-child` on `profile` in `dir`, resuming from `from`.
+    pub fn start(
+        profile: &str,
+        dir: &Path,
+        seed: u64,
+        from: Option<&str>,
+    ) -> Result<RunningChild, CliError> {
+        let exe = std::env::current_exe()
+            .map_err(|e| CliError::CrashTest(format!("cannot find the triebench binary: {e}")))?;
+        let mut command = Command::new(exe);
+        command
+            .arg("crash-child")
+            .arg("--backend")
+            .arg(profile)
+            .arg("--dir")
+            .arg(dir)
+            .arg("--seed")
+            .arg(seed.to_string());
+        if let Some(root) = from {
+            command.arg("--from").arg(root);
+        }
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| CliError::CrashTest(format!("cannot start the crash-test child: {e}")))?;
+        let (Some(stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(CliError::CrashTest("the child has no output pipes".into()));
+        };
+        let (tx, lines) = mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let msg = if line == READY {
+                    Line::Ready
+                } else {
+                    Line::Root(line)
+                };
+                if tx.send(msg).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        Ok(RunningChild {
+            child,
+            lines,
+            reader,
+            stderr,
+            roots: Vec::new(),
+        })
+    }
+
+    /// Waits until the child has opened its store and starts committing.
+    pub fn wait_ready(&mut self) -> Result<(), CliError> {
+        let deadline = Instant::now() + READY_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(Line::Ready) => return Ok(()),
+                Ok(Line::Root(root)) => self.roots.push(root),
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(self.failed("did not open its store within 60 s"))
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(self.failed("exited before committing"))
+                }
+            }
+        }
+    }
+
+    /// Whether the child is still running.
+    pub fn check_alive(&mut self) -> Result<(), CliError> {
+        match self.child.try_wait() {
+            Ok(None) => Ok(()),
+            _ => Err(self.failed("exited by itself")),
+        }
+    }
+
+    /// Kills the child with SIGKILL, reaps it, and returns every root it acknowledged.
+    pub fn kill(mut self) -> Vec<String> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = self.reader.join();
+        while let Ok(line) = self.lines.try_recv() {
+            if let Line::Root(root) = line {
+                self.roots.push(root);
+            }
+        }
+        let _ = self.stderr.join();
+        self.roots
+    }
+
+    fn failed(&mut self, what: &str) -> CliError {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let stderr = std::mem::replace(&mut self.stderr, std::thread::spawn(String::new));
+        let text = stderr.join().unwrap_or_default();
+        CliError::CrashTest(format!(
+            "the crash-test child {what}; its stderr: {}",
+            text.trim()
+        ))
+    }
+}
+
+/// Processes (other than this one) whose working directory is under one of `dirs`, such as a
+/// managed redis-server (it changes into its `--dir`).
+fn processes_in(dirs: &[PathBuf]) -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid != me)
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/cwd"))
+                .map(|cwd| dirs.iter().any(|d| cwd.starts_with(d)))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+/// Waits for processes working in `dirs` to exit (a managed server dies with its owner);
+/// kills and counts any still there after a grace period.
+pub fn reap_leftovers(dirs: &[PathBuf]) -> u64 {
+    let deadline = Instant::now() + LEFTOVER_GRACE;
+    loop {
+        let left = processes_in(dirs);
+        if left.is_empty() {
+            return 0;
+        }
+        if Instant::now() >= deadline {
+            for pid in &left {
+                // SAFETY: kill(2) on a pid we found; at worst it has exited meanwhile.
+                unsafe { libc::kill(*pid, libc::SIGKILL) };
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            return left.len() as u64;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -1,0 +1,325 @@
+//! `triebench crash-test`: kills a committing process at random moments (optionally cutting
+//! power first, emulated by slowfs) and checks that every root it acknowledged survived intact.
+//!
+//! Each round starts `triebench crash-child` on the store, lets it commit for a random time,
+//! then (with `--power-loss`) cuts power on the slowfs mount it writes through, kills it with
+//! SIGKILL, waits for anything it started (a managed redis-server) to die, reopens the store and
+//! checks every root the child acknowledged (`triebench_workloads::crash::check_roots`), then
+//! commits once more to show the store still works. The driver logic is in
+//! `triebench_workloads::crash`; the process work in `crash_round`, the mount in
+//! `crash_power`.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use triebench_kv::{BackendSpec, Durability, Profile, Store, StoreVisitor};
+use triebench_merkle::MerkleTrie;
+use triebench_report::model::crash::{
+    CrashFile, CrashRound, CrashRun, CRASH_FILE, MODE_POWER, MODE_PROCESS,
+};
+use triebench_workloads::crash::{check_roots, BatchGen, RootFate, RoundCheck};
+use triebench_workloads::rng::XorShift64Star;
+
+use crate::commands::crash_power::{PowerMount, POWER_LIMITS};
+use crate::commands::crash_round::{reap_leftovers, RunningChild};
+use crate::error::CliError;
+
+#[derive(Debug, Args)]
+pub struct CrashTestArgs {
+    /// Backend profile (`triebench profiles` lists them).
+    #[arg(long, value_name = "NAME")]
+    pub backend: String,
+    /// Directory for the store [default: a fresh temporary directory, removed on exit]. With
+    /// --power-loss it is the backing directory of the slowfs mount.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Crash rounds.
+    #[arg(long, default_value_t = 10)]
+    pub rounds: u64,
+    /// Cut power (slowfs drops every write not yet fsynced) before each kill.
+    #[arg(long)]
+    pub power_loss: bool,
+    /// Write (or update) DIR/crash.json with this run's counts.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Seed of the batches and crash moments [default: from the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The latest crash moment, in milliseconds after the child's first commit.
+    #[arg(long, default_value_t = 400, value_name = "MS")]
+    pub max_crash_ms: u64,
+}
+
+/// Checks the acknowledged roots and commits once more, on the reopened store.
+struct CheckVisitor<'a> {
+    roots: &'a [String],
+    seed: u64,
+}
+
+impl StoreVisitor for CheckVisitor<'_> {
+    type Output = Result<(RoundCheck, String), CliError>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        let check = check_roots(&store, self.roots)
+            .map_err(|e| CliError::CrashTest(format!("the reopened store cannot be read: {e}")))?;
+        let further = || -> Result<String, triebench_merkle::MerkleError> {
+            let mut trie = MerkleTrie::new(&store)?;
+            if let Some(root) = check.newest_intact() {
+                trie.set_root(root)?;
+            }
+            let live = trie.leaves("")?.into_iter().map(|(a, _)| a);
+            let batch = BatchGen::new(self.seed, live).next_batch();
+            trie.commit(&batch)
+        };
+        let root = further()
+            .map_err(|e| CliError::CrashTest(format!("a commit after recovery failed: {e}")))?;
+        let after = check_roots(&store, std::slice::from_ref(&root))
+            .map_err(|e| CliError::CrashTest(format!("the store cannot be read: {e}")))?;
+        if after.roots.first().map(|c| &c.fate) != Some(&RootFate::Intact) {
+            return Err(CliError::CrashTest(format!(
+                "the commit after recovery (root {root}) does not read back"
+            )));
+        }
+        Ok((check, root))
+    }
+}
+
+pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
+    let profile: Profile = args.backend.parse()?;
+    let _temp;
+    let dir = match &args.dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                CliError::CrashTest(format!("cannot create {}: {e}", dir.display()))
+            })?;
+            dir.clone()
+        }
+        None => {
+            let temp = tempfile::Builder::new()
+                .prefix("triebench-crash-")
+                .tempdir()
+                .map_err(CliError::TempDir)?;
+            let path = temp.path().to_path_buf();
+            _temp = temp;
+            path
+        }
+    };
+    let mode = if args.power_loss {
+        MODE_POWER
+    } else {
+        MODE_PROCESS
+    };
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    let mut rng = XorShift64Star::new(seed);
+    let mut power = if args.power_loss {
+        Some(PowerMount::new(&dir)?)
+    } else {
+        None
+    };
+    let mut run = CrashRun {
+        profile: profile.name().to_string(),
+        promised: profile.durability().name().to_string(),
+        mode: mode.to_string(),
+        rounds: 0,
+        acknowledged: 0,
+        lost: 0,
+        corrupt: 0,
+        rounds_with_loss: 0,
+        max_lost_tail: 0,
+        leftover_processes: 0,
+        first_corruption: None,
+        limits: if args.power_loss {
+            POWER_LIMITS.iter().map(|s| s.to_string()).collect()
+        } else {
+            Vec::new()
+        },
+        seed,
+        per_round: Vec::new(),
+    };
+    let mut from: Option<String> = None;
+    let tty = std::io::stderr().is_terminal();
+    let started = Instant::now();
+    for round in 1..=args.rounds {
+        let round_seed = rng.next_u64();
+        let crash_after = Duration::from_millis(rng.below(args.max_crash_ms.max(1) as u32) as u64);
+        if let Some(p) = power.as_mut() {
+            p.mount()?;
+        }
+        let work_dir = power
+            .as_ref()
+            .map_or(dir.clone(), |p| p.mountpoint().to_path_buf());
+        let mut child =
+            RunningChild::start(profile.name(), &work_dir, round_seed, from.as_deref())?;
+        child.wait_ready()?;
+        std::thread::sleep(crash_after);
+        child.check_alive()?;
+        if let Some(p) = &power {
+            p.cut()?;
+        }
+        let roots = child.kill();
+        let mut watched = vec![dir.clone()];
+        watched.extend(power.as_ref().map(|p| p.mountpoint().to_path_buf()));
+        run.leftover_processes += reap_leftovers(&watched);
+        // After a cut: unmount (nothing more reaches the disk), then check on a fresh mount
+        // at the same path, whose unmount keeps everything.
+        if let Some(p) = power.as_mut() {
+            p.unmount()?;
+            p.mount()?;
+        }
+        let outcome = check(profile, &work_dir, &roots, round_seed);
+        if let Some(p) = power.as_mut() {
+            p.unmount()?;
+        }
+        let (check, further) = match outcome {
+            Ok(pair) => pair,
+            Err(e) => {
+                run.corrupt += 1;
+                run.rounds += 1;
+                run.per_round.push(CrashRound {
+                    crash_after_ms: crash_after.as_millis() as u64,
+                    acknowledged: roots.len() as u64,
+                    lost: 0,
+                    lost_tail: 0,
+                    corrupt: 0,
+                    unopenable: true,
+                });
+                run.first_corruption.get_or_insert_with(|| e.to_string());
+                write_out(&args.out, &run)?;
+                return Err(e);
+            }
+        };
+        record(&mut run, &check, crash_after);
+        from = (profile.durability() != Durability::Volatile).then_some(further);
+        progress(tty, round, args.rounds, &run, started);
+    }
+    if tty {
+        eprintln!();
+    }
+    write_out(&args.out, &run)?;
+    println!("{}", summary(&run));
+    Ok(())
+}
+
+/// Reopens the store in `dir` and checks `roots` on it.
+fn check(
+    profile: Profile,
+    dir: &Path,
+    roots: &[String],
+    seed: u64,
+) -> Result<(RoundCheck, String), CliError> {
+    let spec = BackendSpec::new(profile, Some(dir.to_path_buf()))?;
+    spec.open(triebench_merkle::TABLES, CheckVisitor { roots, seed })
+        .map_err(|e| CliError::CrashTest(format!("the store no longer opens: {e}")))?
+}
+
+fn record(run: &mut CrashRun, check: &RoundCheck, crash_after: Duration) {
+    let (lost, corrupt, tail) = (
+        check.lost() as u64,
+        check.corrupt() as u64,
+        check.lost_tail() as u64,
+    );
+    run.rounds += 1;
+    run.acknowledged += check.acknowledged() as u64;
+    run.lost += lost;
+    run.corrupt += corrupt;
+    run.rounds_with_loss += u64::from(lost > 0);
+    run.max_lost_tail = run.max_lost_tail.max(tail);
+    if let Some((root, why)) = check.first_corruption() {
+        run.first_corruption
+            .get_or_insert_with(|| format!("root {root}: {why}"));
+    }
+    run.per_round.push(CrashRound {
+        crash_after_ms: crash_after.as_millis() as u64,
+        acknowledged: check.acknowledged() as u64,
+        lost,
+        lost_tail: tail,
+        corrupt,
+        unopenable: false,
+    });
+}
+
+fn progress(tty: bool, round: u64, rounds: u64, run: &CrashRun, started: Instant) {
+    let line = format!(
+        "crash-test {} {}: round {round}/{rounds}, {} acknowledged, {} lost, {} corrupt ({:.0} s)",
+        run.profile,
+        run.mode,
+        run.acknowledged,
+        run.lost,
+        run.corrupt,
+        started.elapsed().as_secs_f64()
+    );
+    let mut err = std::io::stderr();
+    if tty {
+        let _ = write!(err, "\r{line}");
+        let _ = err.flush();
+    } else if round == rounds || round.is_multiple_of(10) {
+        let _ = writeln!(err, "{line}");
+    }
+}
+
+/// The one line the command prints.
+pub fn summary(run: &CrashRun) -> String {
+    let mut line = format!(
+        "{} (durability: {}), {}: {} rounds, {} commits acknowledged, {} lost \
+         ({} rounds with loss, loss window up to {}), {} corrupt",
+        run.profile,
+        run.promised,
+        run.mode,
+        run.rounds,
+        run.acknowledged,
+        run.lost,
+        run.rounds_with_loss,
+        run.max_lost_tail,
+        run.corrupt
+    );
+    if run.leftover_processes > 0 {
+        line.push_str(&format!(
+            ", {} leftover processes killed",
+            run.leftover_processes
+        ));
+    }
+    if let Some(first) = &run.first_corruption {
+        line.push_str(&format!("; first damage: {first}"));
+    }
+    for limit in &run.limits {
+        line.push_str(&format!("\n  not covered: {limit}"));
+    }
+    line
+}
+
+fn write_out(out: &Option<PathBuf>, run: &CrashRun) -> Result<(), CliError> {
+    let Some(dir) = out else { return Ok(()) };
+    let fail = |e: String| CliError::CrashTest(format!("cannot write {}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    let path = dir.join(CRASH_FILE);
+    let mut file: CrashFile = match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| fail(e.to_string()))?,
+        Err(_) => CrashFile::default(),
+    };
+    file.merge(run.clone());
+    let text = serde_json::to_string_pretty(&file).map_err(|e| fail(e.to_string()))?;
+    std::fs::write(&path, text + "\n").map_err(|e| fail(e.to_string()))?;
+    let table = format!(
+        "# What each profile loses\n\n{}",
+        triebench_report::render::crash_section::table(&file)
+    );
+    std::fs::write(dir.join("crash.md"), table).map_err(|e| fail(e.to_string()))?;
+    // The machine and software the counts come from (rewritten with each run).
+    let env = serde_json::json!({
+        "generated_at": triebench_report::model::naming::now(),
+        "host": triebench_report::read::env::capture_host(),
+        "versions": triebench_report::read::versions::capture(),
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
+    });
+    let env = serde_json::to_string_pretty(&env).map_err(|e| fail(e.to_string()))?;
+    std::fs::write(dir.join("env.json"), env + "\n").map_err(|e| fail(e.to_string()))
+}
+
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1)
+}
