@@ -36,4 +36,12 @@ pub enum CliError {
     /// An I/O profile could not be taken.
     #[error(transparent)]
     IoLab(#[from] IoLabError),
+    /// A flamegraph could not be taken or written.
+    #[error("cannot write the flamegraph {}: {reason}", path.display())]
+    Flamegraph {
+        /// The SVG file asked for.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
 }

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use commands::{capture_fs, io_profile, profiles, report, root};
+use commands::{capture_fs, io_profile, phases, profiles, report, root};
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
 #[derive(Debug, Parser)]
@@ -54,6 +54,10 @@ enum Command {
     /// class, fsyncs and bytes, per scenario and per commit. `report` shows them and predicts
     /// each filesystem's slowdown from them.
     IoProfile(io_profile::IoProfileArgs),
+    /// Where a commit's time goes, per backend profile, on one filesystem: every scenario once
+    /// per profile with the phase spans timed (node reads, hashing, encoding, storage writes,
+    /// commit), saved where `report` finds it (scripts/bench-fs.sh calls this per filesystem).
+    Phases(phases::PhasesArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +68,7 @@ fn main() -> ExitCode {
         Command::Report(args) => report::run_report(args),
         Command::CaptureFs(args) => capture_fs::run_capture_fs(args),
         Command::IoProfile(args) => io_profile::run_io_profile(args),
+        Command::Phases(args) => phases::run_phases(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,10 +5,12 @@
 //! - [`results`]: runs × benchmarks with estimates and raw samples.
 //! - [`fs`]: a run's filesystem and its measured cost per operation class.
 //! - [`io_profile`]: operations per profile × scenario counted on slowfs (`io-profile.json`).
+//! - [`phases`]: time per phase of a run, and a filesystem's phase rows per profile.
 //! - [`naming`]: result folder names and UTC dates.
 
 pub mod bench_id;
 pub mod fs;
 pub mod io_profile;
 pub mod naming;
+pub mod phases;
 pub mod results;

@@ -8,6 +8,8 @@
 //! - [`slowfs_stats`]: a slowfs mount's live counters.
 //! - [`io_profile_run`]: takes an I/O profile (every scenario per profile on slowfs) and loads
 //!   the saved one.
+//! - [`phases`]: the phase collector (a `tracing` layer summing time per phase);
+//!   [`phases_run`]: takes a filesystem's phase breakdown (every scenario per profile).
 //! - [`env`](mod@env), [`versions`]: the machine and software a run's numbers come from.
 
 pub mod criterion_reader;
@@ -15,5 +17,7 @@ pub mod env;
 pub mod fs_info;
 pub mod io_profile_run;
 pub mod latency;
+pub mod phases;
+pub mod phases_run;
 pub mod slowfs_stats;
 pub mod versions;
