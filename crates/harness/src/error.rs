@@ -45,4 +45,12 @@ pub enum CliError {
     /// Arguments that cannot work together.
     #[error("{0}")]
     Usage(String),
+    /// A flamegraph could not be taken or written.
+    #[error("cannot write the flamegraph {}: {reason}", path.display())]
+    Flamegraph {
+        /// The SVG file asked for.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
 }

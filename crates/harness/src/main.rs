@@ -15,7 +15,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use commands::{
-    capture_fs, crash_child, crash_mount, crash_test, io_profile, load, profiles, report, root,
+    capture_fs, crash_child, crash_mount, crash_test, io_profile, load, phases, profiles, report,
+    root,
 };
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
@@ -72,6 +73,10 @@ enum Command {
     /// The power-loss mount crash-test serves in a process of its own (internal).
     #[command(hide = true)]
     CrashMount(crash_mount::CrashMountArgs),
+    /// Where a commit's time goes, per backend profile, on one filesystem: every scenario once
+    /// per profile with the phase spans timed (node reads, hashing, encoding, storage writes,
+    /// commit), saved where `report` finds it (scripts/bench-fs.sh calls this per filesystem).
+    Phases(phases::PhasesArgs),
 }
 
 fn main() -> ExitCode {
@@ -86,6 +91,7 @@ fn main() -> ExitCode {
         Command::CrashTest(args) => crash_test::run_crash_test(args),
         Command::CrashChild(args) => crash_child::run_crash_child(args),
         Command::CrashMount(args) => crash_mount::run_crash_mount(args),
+        Command::Phases(args) => phases::run_phases(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

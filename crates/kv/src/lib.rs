@@ -8,6 +8,8 @@
 //!   [`Durability`]), so every tool accepts the same names.
 //! - `store`: the trait generic code calls ([`Store`], [`ReadTx`], [`WriteTx`], [`Table`]),
 //!   statically dispatched, so the trie pays no boxing per operation.
+//! - [`phase`]: the phases of a commit ([`Phase`]) and the span macro the trie and `traced`
+//!   open them with; [`traced`]: [`Traced`], a transaction timed per storage phase.
 //! - `range`: [`KeyRange`], the bounds of an ordered scan, shared by every backend.
 //! - [`btree`], `lmdb`, `sqlite`, `redis`: the backends, one module each (the last three behind
 //!   their features, so a build pulls in only the libraries it uses).
@@ -29,10 +31,12 @@
 pub mod btree;
 pub mod conformance;
 mod error;
+pub mod phase;
 mod profile;
 mod range;
 mod spec;
 mod store;
+pub mod traced;
 
 #[cfg(feature = "lmdb")]
 pub mod lmdb;
@@ -42,7 +46,9 @@ pub mod redis;
 pub mod sqlite;
 
 pub use error::{KvError, KvResult};
+pub use phase::Phase;
 pub use profile::{Durability, Profile};
 pub use range::KeyRange;
 pub use spec::{BackendSpec, StoreVisitor};
 pub use store::{ReadTx, Store, Table, WriteTx};
+pub use traced::Traced;

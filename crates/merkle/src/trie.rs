@@ -1,6 +1,7 @@
 //! [`MerkleTrie`]: a view of the trie at one root over a store.
 
-use triebench_kv::{ReadTx, Store, WriteTx};
+use triebench_kv::phase::{STORAGE_READ, STORAGE_WRITE, TRIE};
+use triebench_kv::{phase_span, ReadTx, Store, Traced, WriteTx};
 
 use crate::changelog::ChangeLogEntry;
 use crate::hash::{hex_string, hex_to_raw, parse_hex_hash, HexHash};
@@ -79,8 +80,9 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     /// The value at `address`, or `None` if no value is stored there (an address that is only
     /// a prefix of stored addresses holds no value).
     pub fn get(&self, address: &str) -> Result<Option<Vec<u8>>, MerkleError> {
+        phase_span!(TRIE);
         let tokens = address::tokens(address)?;
-        let rx = self.store.reader()?;
+        let rx = Traced(open_reader(self.store)?);
         let Some(hash) = self.descend(&rx, &tokens)? else {
             return Ok(None);
         };
@@ -122,7 +124,11 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     /// point of the batch fails with [`MerkleError::DeleteAbsent`], and then nothing of the
     /// batch is written. A batch that changes nothing returns the same root and writes nothing.
     pub fn commit(&self, changes: &[StateChange]) -> Result<String, MerkleError> {
-        let mut w = self.store.writer()?;
+        phase_span!(TRIE);
+        let mut w = Traced({
+            phase_span!(STORAGE_WRITE);
+            self.store.writer()?
+        });
         let outcome = update::apply(&w, self.tables.main, &self.root_hash, changes, true)?;
         write::persist(&mut w, &self.tables, &self.root_hash, &outcome)?;
         w.commit()?;
@@ -131,7 +137,8 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
 
     /// The root [`commit`](Self::commit) would return for `changes`, with nothing written.
     pub fn compute(&self, changes: &[StateChange]) -> Result<String, MerkleError> {
-        let rx = self.store.reader()?;
+        phase_span!(TRIE);
+        let rx = Traced(open_reader(self.store)?);
         let outcome = update::apply(&rx, self.tables.main, &self.root_hash, changes, false)?;
         Ok(hex_string(&outcome.root))
     }
@@ -189,6 +196,12 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
         let raw = hex_to_raw(&parse_root(root)?);
         prune::prune(store, &tables, &raw)
     }
+}
+
+/// Opens a reader, timed as a storage read.
+fn open_reader<S: Store>(store: &S) -> Result<S::Reader<'_>, MerkleError> {
+    phase_span!(STORAGE_READ);
+    Ok(store.reader()?)
 }
 
 fn check_root<S: Store>(store: &S, tables: &Tables, root: &HexHash) -> Result<(), MerkleError> {

@@ -9,7 +9,8 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use triebench_kv::{ReadTx, Table};
+use triebench_kv::phase::{ENCODE, HASH, NODE_DECODE};
+use triebench_kv::{phase_span, ReadTx, Table};
 
 use crate::hash::{hex_string, node_hash, root_hash, to_hex, HexHash};
 use crate::node::{write_entry, Layout};
@@ -142,6 +143,7 @@ pub(crate) struct Outcome {
 
 /// Loads and validates a stored node.
 pub(crate) fn load<R: ReadTx>(rx: &R, main: Table, hash: &HexHash) -> Result<Stored, MerkleError> {
+    phase_span!(NODE_DECODE);
     let loaded = rx.get_with(main, hash, |bytes| {
         Layout::parse(bytes).map(|layout| Stored {
             bytes: bytes.to_vec(),
@@ -365,12 +367,18 @@ fn hash_node(work: &Work<'_>, node: usize, out: &mut Outcome, keep: bool) -> Hex
     let is_root = node == 0;
     let start = if keep { out.encodings.len() } else { 0 };
     out.encodings.truncate(start);
-    work.encode(&mut out.encodings);
+    {
+        phase_span!(ENCODE);
+        work.encode(&mut out.encodings);
+    }
     let encoding = &out.encodings[start..];
-    let raw = if is_root {
-        root_hash(encoding)
-    } else {
-        node_hash(encoding)
+    let raw = {
+        phase_span!(HASH);
+        if is_root {
+            root_hash(encoding)
+        } else {
+            node_hash(encoding)
+        }
     };
     let hash = to_hex(&raw);
     let range = if keep {

@@ -8,6 +8,7 @@ use triebench_kv::{BackendSpec, Profile};
 use triebench_report::model::io_profile;
 use triebench_report::read::{fs_info, io_profile_run};
 
+use crate::commands::flamegraph::profiled;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -25,6 +26,9 @@ pub struct IoProfileArgs {
     /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].
     #[arg(long, value_name = "DIR")]
     pub criterion_dir: Option<PathBuf>,
+    /// Also sample the run into a flamegraph SVG.
+    #[arg(long, value_name = "FILE")]
+    pub flamegraph: Option<PathBuf>,
 }
 
 pub fn run_io_profile(args: IoProfileArgs) -> Result<(), CliError> {
@@ -45,20 +49,22 @@ pub fn run_io_profile(args: IoProfileArgs) -> Result<(), CliError> {
             .join(fs_info::SIDECAR_DIR)
             .join(io_profile::FILE_NAME)
     });
-    let file = io_profile_run::collect(&args.dir, &profiles, |row| {
-        let c = &row.counts;
-        eprintln!(
-            "io-profile: {:<16} {:<44} {:>5} commits: {:>7} fsyncs {:>8} writes {:>10} bytes \
+    let file = profiled(args.flamegraph.as_deref(), || {
+        Ok(io_profile_run::collect(&args.dir, &profiles, |row| {
+            let c = &row.counts;
+            eprintln!(
+                "io-profile: {:<16} {:<44} {:>5} commits: {:>7} fsyncs {:>8} writes {:>10} bytes \
              written {:>8} reads {:>8} metadata",
-            row.profile,
-            row.scenario,
-            row.commits,
-            c.fsyncs,
-            c.ops.write,
-            c.bytes_written,
-            c.ops.read,
-            c.ops.metadata
-        );
+                row.profile,
+                row.scenario,
+                row.commits,
+                c.fsyncs,
+                c.ops.write,
+                c.bytes_written,
+                c.ops.read,
+                c.ops.metadata
+            );
+        })?)
     })?;
     file.save(&out)?;
     println!("I/O profile written to {}", out.display());

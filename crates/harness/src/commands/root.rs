@@ -7,8 +7,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
-use triebench_workloads::commit_file::{replay, ReplayError};
+use triebench_report::model::phases::{save_json, PhaseRow};
+use triebench_report::read::phases::measure;
+use triebench_workloads::commit_file::replay;
 
+use crate::commands::flamegraph::profiled;
+use crate::commands::phases::describe;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -22,20 +26,46 @@ pub struct RootArgs {
     /// removed on exit].
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Time each phase of the replay (node reads, hashing, encoding, storage writes, commit)
+    /// and write `{"total_ns", "phases": {name: ns}, ...}` to FILE; the breakdown is also
+    /// printed on standard error.
+    #[arg(long, value_name = "FILE")]
+    pub phases: Option<PathBuf>,
+    /// Sample the replay into a flamegraph SVG.
+    #[arg(long, value_name = "FILE")]
+    pub flamegraph: Option<PathBuf>,
 }
 
 /// Replays a commit file on whichever store the backend spec opens.
 pub struct ReplayVisitor<R> {
     input: R,
+    profile: Profile,
+    /// Where to write the phase breakdown, if asked.
+    phases: Option<PathBuf>,
 }
 
 impl<R: BufRead> StoreVisitor for ReplayVisitor<R> {
-    type Output = Result<usize, ReplayError>;
+    type Output = Result<usize, CliError>;
 
     fn visit<S: Store>(self, store: S) -> Self::Output {
         let stdout = io::stdout();
         let mut out = stdout.lock();
-        replay(&store, self.input, &mut out)
+        let Some(path) = self.phases else {
+            return Ok(replay(&store, self.input, &mut out)?);
+        };
+        let (commits, totals, total_ns) = measure(|| replay(&store, self.input, &mut out));
+        let commits = commits?;
+        let row = PhaseRow {
+            profile: self.profile.name().to_string(),
+            scenario: "root".to_string(),
+            commits: commits as u64,
+            total_ns,
+            phases: totals.ns_by_name(),
+            spans: totals.spans_by_name(),
+        };
+        eprint!("{}", describe(&row));
+        save_json(&row, &path)?;
+        Ok(commits)
     }
 }
 
@@ -68,15 +98,19 @@ pub fn run_root(args: RootArgs) -> Result<(), CliError> {
     };
     let spec = BackendSpec::new(profile, dir)?;
     let tables = triebench_merkle::TABLES;
-    match args.file {
+    let phases = args.phases;
+    profiled(args.flamegraph.as_deref(), || match args.file {
         Some(path) if path.as_os_str() != "-" => {
             let file = File::open(&path).map_err(|source| CliError::Input { path, source })?;
             spec.open(
                 tables,
                 ReplayVisitor {
                     input: BufReader::new(file),
+                    profile,
+                    phases,
                 },
             )??;
+            Ok(())
         }
         _ => {
             let stdin = io::stdin();
@@ -84,9 +118,11 @@ pub fn run_root(args: RootArgs) -> Result<(), CliError> {
                 tables,
                 ReplayVisitor {
                     input: stdin.lock(),
+                    profile,
+                    phases,
                 },
             )??;
+            Ok(())
         }
-    }
-    Ok(())
+    })
 }

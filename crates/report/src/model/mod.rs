@@ -7,6 +7,7 @@
 //! - [`io_profile`]: operations per profile × scenario counted on slowfs (`io-profile.json`).
 //! - [`load`]: what a `triebench load` run offered and measured (`load.json`).
 //! - [`env`](mod@env): the machine and software versions (`env.json`).
+//! - [`phases`]: time per phase of a run, and a filesystem's phase rows per profile.
 //! - [`naming`]: result folder names and UTC dates.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 
@@ -17,4 +18,5 @@ pub mod fs;
 pub mod io_profile;
 pub mod load;
 pub mod naming;
+pub mod phases;
 pub mod results;

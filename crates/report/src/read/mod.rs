@@ -11,6 +11,8 @@
 //!   the saved one.
 //! - [`proc_monitor`]: a load run's memory, CPU and store size, sampled from `/proc`.
 //! - [`load_runs`]: the load folders bench-fs.sh keeps beside the sidecars.
+//! - [`phases`]: the phase collector (a `tracing` layer summing time per phase);
+//!   [`phases_run`]: takes a filesystem's phase breakdown (every scenario per profile).
 //! - [`env`](mod@env), [`versions`]: the machine and software a run's numbers come from.
 
 pub mod crash;
@@ -20,6 +22,8 @@ pub mod fs_info;
 pub mod io_profile_run;
 pub mod latency;
 pub mod load_runs;
+pub mod phases;
+pub mod phases_run;
 pub mod proc_monitor;
 pub mod slowfs_stats;
 pub mod versions;

@@ -1,0 +1,103 @@
+//! `triebench phases`: where a commit's time goes, per backend profile, on one filesystem:
+//! every scenario once per profile with the phase collector listening.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use triebench_kv::{BackendSpec, Phase, Profile};
+use triebench_report::model::phases::PhaseRow;
+use triebench_report::read::phases_run;
+
+use crate::commands::flamegraph::profiled;
+use crate::error::CliError;
+
+#[derive(Debug, Args)]
+pub struct PhasesArgs {
+    /// Directory on the filesystem under test (fresh store directories are made in it).
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The run (filesystem) name, as given to `capture-fs` and the criterion baseline.
+    #[arg(long, value_name = "NAME", default_value = "run")]
+    pub run: String,
+    /// Backend profiles, comma-separated [default: every profile built in].
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    pub profiles: Vec<String>,
+    /// Output file [default: CRITERION_DIR/triebench-runs/phases/NAME.json, where report
+    /// finds it].
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].
+    #[arg(long, value_name = "DIR")]
+    pub criterion_dir: Option<PathBuf>,
+    /// Also sample the run into a flamegraph SVG.
+    #[arg(long, value_name = "FILE")]
+    pub flamegraph: Option<PathBuf>,
+}
+
+/// One line per phase: time, share of the total, spans; then the rest and the total.
+pub fn describe(row: &PhaseRow) -> String {
+    let total = row.total_ns.max(1) as f64;
+    let mut out = format!(
+        "phases: {} {} ({} commits), total {:.3} ms\n",
+        row.profile,
+        row.scenario,
+        row.commits,
+        row.total_ns as f64 / 1e6
+    );
+    for phase in Phase::ALL {
+        let ns = row.ns(phase);
+        let spans = row.spans.get(phase.name()).copied().unwrap_or(0);
+        out.push_str(&format!(
+            "  {:<14} {:>12.3} ms {:>6.1}% {:>9} spans\n",
+            phase.name(),
+            ns as f64 / 1e6,
+            100.0 * ns as f64 / total,
+            spans
+        ));
+    }
+    out.push_str(&format!(
+        "  {:<14} {:>12.3} ms {:>6.1}%   (outside every phase)\n  {:<14} {:>12.3} ms {:>6.1}% of the measured total\n",
+        "unaccounted",
+        row.unaccounted_ns() as f64 / 1e6,
+        100.0 * row.unaccounted_ns() as f64 / total,
+        "phases sum",
+        row.accounted_ns() as f64 / 1e6,
+        100.0 * row.accounted_ns() as f64 / total,
+    ));
+    out
+}
+
+pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
+    let profiles = if args.profiles.is_empty() {
+        Profile::enabled()
+    } else {
+        let mut chosen = Vec::new();
+        for name in &args.profiles {
+            let profile: Profile = name.trim().parse()?;
+            BackendSpec::new(profile, Some(args.dir.clone()))?;
+            chosen.push(profile);
+        }
+        chosen
+    };
+    let out = args.out.unwrap_or_else(|| {
+        let dir = args
+            .criterion_dir
+            .unwrap_or_else(triebench_report::default_criterion_dir);
+        phases_run::path(&dir, &args.run)
+    });
+    let file = profiled(args.flamegraph.as_deref(), || {
+        Ok(phases_run::collect(
+            &args.run,
+            &args.dir,
+            &profiles,
+            |row| {
+                if row.scenario == triebench_report::model::bench_id::SUITE {
+                    eprint!("{}", describe(row));
+                }
+            },
+        )?)
+    })?;
+    file.save(&out)?;
+    println!("phases written to {}", out.display());
+    Ok(())
+}

@@ -1,0 +1,65 @@
+//! `triebench root --phases FILE` on a real sqlite-wal store: the per-phase totals account for
+//! the measured total (within 10%, the accounting promise; not a speed assertion), and
+//! `--flamegraph FILE` writes an SVG.
+
+#![cfg(feature = "sqlite-db")]
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+use sha2::{Digest, Sha512};
+
+/// 200 single-key commits with production-length (70-char) addresses.
+fn commit_file() -> String {
+    let mut out = String::new();
+    for i in 0..200u64 {
+        let key = format!("{i:016x}");
+        let address = &hex::encode(Sha512::digest(key.as_bytes()))[..70];
+        let _ = writeln!(out, r#"{{"set": {{"{address}": "{}"}}}}"#, hex::encode(&key));
+    }
+    out
+}
+
+#[test]
+fn root_phases_sum_to_the_measured_total_on_sqlite_wal() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("commits.jsonl");
+    std::fs::write(&input, commit_file()).expect("commit file written");
+    let phases = dir.path().join("phases.json");
+    let flame = dir.path().join("flame.svg");
+    let output = Command::new(env!("CARGO_BIN_EXE_triebench"))
+        .args(["root", "--backend", "sqlite-wal", "--dir"])
+        .arg(dir.path().join("store"))
+        .arg("--phases")
+        .arg(&phases)
+        .arg("--flamegraph")
+        .arg(&flame)
+        .arg(&input)
+        .output()
+        .expect("triebench runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 200);
+    for phase in ["storage_read", "hash", "encode", "storage_write", "commit", "trie"] {
+        assert!(stderr.contains(phase), "`{phase}` not printed: {stderr}");
+    }
+
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&phases).expect("phases written"))
+            .expect("phases JSON");
+    let total = json["total_ns"].as_u64().expect("total_ns");
+    let map = json["phases"].as_object().expect("phases object");
+    let sum: u64 = map.values().map(|v| v.as_u64().expect("ns")).sum();
+    for phase in ["storage_read", "hash", "encode", "storage_write", "commit", "trie"] {
+        assert!(map.get(phase).and_then(|v| v.as_u64()).unwrap_or(0) > 0, "{json}");
+    }
+    assert_eq!(json["spans"]["commit"].as_u64(), Some(200), "{json}");
+    assert!(sum <= total, "phases {sum} ns exceed the total {total} ns");
+    assert!(
+        sum as f64 >= 0.9 * total as f64,
+        "phases {sum} ns are not within 10% of the total {total} ns: {json}"
+    );
+
+    let svg = std::fs::read_to_string(&flame).expect("flamegraph written");
+    assert!(svg.contains("<svg"), "not an SVG");
+}

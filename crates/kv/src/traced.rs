@@ -1,0 +1,62 @@
+//! [`Traced`]: a read or write transaction whose calls open the storage phase spans
+//! ([`STORAGE_READ`], [`STORAGE_WRITE`], [`COMMIT`]), so a phase collector sees the time spent
+//! at the storage boundary of any backend, without touching the backends.
+//!
+//! Statically dispatched: `Traced<T>` implements [`ReadTx`]/[`WriteTx`] for whatever `T` does,
+//! and each call is the inner call plus one span (a relaxed atomic load when nothing listens).
+
+use std::ops::ControlFlow;
+
+use crate::error::KvResult;
+use crate::phase::{COMMIT, STORAGE_READ, STORAGE_WRITE};
+use crate::range::KeyRange;
+use crate::store::{ReadTx, Table, WriteTx};
+
+/// A transaction whose reads, writes and commit are timed as storage phases.
+#[derive(Debug)]
+pub struct Traced<T>(pub T);
+
+impl<T: ReadTx> ReadTx for Traced<T> {
+    fn get_with<R, F>(&self, table: Table, key: &[u8], f: F) -> KvResult<Option<R>>
+    where
+        F: FnOnce(&[u8]) -> R,
+    {
+        crate::phase_span!(STORAGE_READ);
+        self.0.get_with(table, key, f)
+    }
+
+    fn count(&self, table: Table) -> KvResult<u64> {
+        crate::phase_span!(STORAGE_READ);
+        self.0.count(table)
+    }
+
+    fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
+    where
+        F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
+    {
+        crate::phase_span!(STORAGE_READ);
+        self.0.scan(table, range, visit)
+    }
+}
+
+impl<T: WriteTx> WriteTx for Traced<T> {
+    fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        crate::phase_span!(STORAGE_WRITE);
+        self.0.insert(table, key, value)
+    }
+
+    fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        crate::phase_span!(STORAGE_WRITE);
+        self.0.put(table, key, value)
+    }
+
+    fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
+        crate::phase_span!(STORAGE_WRITE);
+        self.0.delete(table, key)
+    }
+
+    fn commit(self) -> KvResult<()> {
+        crate::phase_span!(COMMIT);
+        self.0.commit()
+    }
+}

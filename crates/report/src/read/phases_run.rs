@@ -1,0 +1,120 @@
+//! Taking a filesystem's phase breakdown (`triebench phases`): every scenario once per profile,
+//! each on a fresh store in a fresh directory under the directory under test (as one criterion
+//! iteration does), with the [phase collector](crate::read::phases) listening; one row per
+//! scenario and a `suite` row (their sum) per profile.
+
+use std::path::{Path, PathBuf};
+
+use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
+use triebench_workloads::{Scenario, SCENARIOS};
+
+use crate::model::bench_id::SUITE;
+use crate::model::naming;
+use crate::model::phases::{PhaseRow, PhaseRunFile, DIR, SCHEMA};
+use crate::read::fs_info::SIDECAR_DIR;
+use crate::read::phases::{measure, PhaseTotals};
+use crate::IoLabError;
+
+/// Runs one scenario on an opened store with the collector listening.
+struct Timed {
+    scenario: Scenario,
+    profile: Profile,
+}
+
+impl StoreVisitor for Timed {
+    type Output = Result<(u64, PhaseTotals, u64), IoLabError>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        let (outcome, totals, wall) = measure(|| self.scenario.run(&store));
+        let outcome = outcome.map_err(|source| IoLabError::Scenario {
+            scenario: self.scenario.name(),
+            profile: self.profile.name().to_string(),
+            source,
+        })?;
+        Ok((outcome.commits as u64, totals, wall))
+    }
+}
+
+fn row(
+    profile: Profile,
+    scenario: &str,
+    commits: u64,
+    totals: &PhaseTotals,
+    wall: u64,
+) -> PhaseRow {
+    PhaseRow {
+        profile: profile.name().to_string(),
+        scenario: scenario.to_string(),
+        commits,
+        total_ns: wall,
+        phases: totals.ns_by_name(),
+        spans: totals.spans_by_name(),
+    }
+}
+
+/// Times every scenario once per profile in fresh directories under `dir`; `progress` hears
+/// each row as it is taken.
+pub fn collect(
+    run: &str,
+    dir: &Path,
+    profiles: &[Profile],
+    mut progress: impl FnMut(&PhaseRow),
+) -> Result<PhaseRunFile, IoLabError> {
+    let mut rows = Vec::new();
+    for &profile in profiles {
+        let mut suite = PhaseTotals::default();
+        let (mut suite_commits, mut suite_wall) = (0, 0);
+        for scenario in SCENARIOS {
+            let store_dir = tempfile::Builder::new()
+                .prefix("triebench-phases-")
+                .tempdir_in(dir)
+                .map_err(|source| IoLabError::Io {
+                    what: "cannot create a store directory",
+                    dir: dir.to_path_buf(),
+                    source,
+                })?;
+            let spec = BackendSpec::new(profile, Some(PathBuf::from(store_dir.path())))?;
+            let timed = Timed { scenario, profile };
+            let (commits, totals, wall) = spec.open(triebench_merkle::TABLES, timed)??;
+            let r = row(profile, scenario.name(), commits, &totals, wall);
+            progress(&r);
+            rows.push(r);
+            for i in 0..suite.ns.len() {
+                suite.ns[i] += totals.ns[i];
+                suite.spans[i] += totals.spans[i];
+            }
+            suite_commits += commits;
+            suite_wall += wall;
+        }
+        let r = row(profile, SUITE, suite_commits, &suite, suite_wall);
+        progress(&r);
+        rows.push(r);
+    }
+    Ok(PhaseRunFile {
+        schema: SCHEMA.to_string(),
+        run: run.to_string(),
+        dir: dir.display().to_string(),
+        generated_at: naming::now(),
+        rows,
+    })
+}
+
+/// Where the phase file of `run` lives under `criterion_dir`:
+/// `triebench-runs/phases/<run>.json`.
+pub fn path(criterion_dir: &Path, run: &str) -> PathBuf {
+    criterion_dir
+        .join(SIDECAR_DIR)
+        .join(DIR)
+        .join(format!("{run}.json"))
+}
+
+/// The phase files of `runs` saved in `criterion_dir` (runs without one are left out).
+pub fn load_all(criterion_dir: &Path, runs: &[String]) -> Result<Vec<PhaseRunFile>, IoLabError> {
+    let mut out = Vec::new();
+    for run in runs {
+        if let Some(file) = PhaseRunFile::load(&path(criterion_dir, run))? {
+            out.push(file);
+        }
+    }
+    Ok(out)
+}
