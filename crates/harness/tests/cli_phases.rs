@@ -15,7 +15,11 @@ fn commit_file() -> String {
     for i in 0..200u64 {
         let key = format!("{i:016x}");
         let address = &hex::encode(Sha512::digest(key.as_bytes()))[..70];
-        let _ = writeln!(out, r#"{{"set": {{"{address}": "{}"}}}}"#, hex::encode(&key));
+        let _ = writeln!(
+            out,
+            r#"{{"set": {{"{address}": "{}"}}}}"#,
+            hex::encode(&key)
+        );
     }
     out
 }
@@ -40,7 +44,14 @@ fn root_phases_sum_to_the_measured_total_on_sqlite_wal() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 200);
-    for phase in ["storage_read", "hash", "encode", "storage_write", "commit", "trie"] {
+    for phase in [
+        "storage_read",
+        "hash",
+        "encode",
+        "storage_write",
+        "commit",
+        "trie",
+    ] {
         assert!(stderr.contains(phase), "`{phase}` not printed: {stderr}");
     }
 
@@ -50,8 +61,18 @@ fn root_phases_sum_to_the_measured_total_on_sqlite_wal() {
     let total = json["total_ns"].as_u64().expect("total_ns");
     let map = json["phases"].as_object().expect("phases object");
     let sum: u64 = map.values().map(|v| v.as_u64().expect("ns")).sum();
-    for phase in ["storage_read", "hash", "encode", "storage_write", "commit", "trie"] {
-        assert!(map.get(phase).and_then(|v| v.as_u64()).unwrap_or(0) > 0, "{json}");
+    for phase in [
+        "storage_read",
+        "hash",
+        "encode",
+        "storage_write",
+        "commit",
+        "trie",
+    ] {
+        assert!(
+            map.get(phase).and_then(|v| v.as_u64()).unwrap_or(0) > 0,
+            "{json}"
+        );
     }
     assert_eq!(json["spans"]["commit"].as_u64(), Some(200), "{json}");
     assert!(sum <= total, "phases {sum} ns exceed the total {total} ns");
