@@ -17,6 +17,9 @@
 //! crash with SIGBUS on the missing pages). An empty data file is a store never synced (a power
 //! cut before its first sync leaves one): LMDB initialises it as a new store.
 //!
+//! With WRITEMAP (`lmdb-async`) a writer first reserves disk blocks for the pages it may dirty
+//! ([`space`]), so a full disk is [`KvError::DiskFull`] rather than a SIGBUS.
+//!
 //! Opening is serialised between processes by an exclusive `flock` on the store's directory,
 //! held from measuring the data file to the end of the truncation check: without it, a process
 //! opening a store another process is creating could measure the file before LMDB wrote its
@@ -29,6 +32,8 @@ use lmdb::{
     Cursor, Database, DatabaseFlags, Environment, EnvironmentFlags, RoTransaction, RwTransaction,
     Transaction, WriteFlags,
 };
+
+pub mod space;
 
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
@@ -55,6 +60,9 @@ pub struct LmdbStore {
     names: Vec<String>,
     map_size: usize,
     dir: PathBuf,
+    /// Blocks reserved ahead of WRITEMAP writes (`lmdb-async` only).
+    space: Option<space::Reservation>,
+    page_size: u64,
 }
 
 impl LmdbStore {
@@ -100,17 +108,43 @@ impl LmdbStore {
                 .map_err(|e| open_error(e, &env_path))?;
             dbs.push(db);
         }
+        let page_size = u64::from(
+            env.stat()
+                .map_err(|e| KvError::backend(BACKEND, e))?
+                .page_size(),
+        );
+        let space = if options.transact_flags {
+            Some(space::Reservation::open(&data_file, dir)?)
+        } else {
+            None
+        };
         Ok(LmdbStore {
             env,
             dbs,
             names,
             map_size: options.map_size,
             dir: dir.to_path_buf(),
+            space,
+            page_size,
         })
     }
 
     fn db(&self, table: Table) -> KvResult<Database> {
         Ok(self.dbs[check_table(table, self.dbs.len())?])
+    }
+
+    /// Bytes of the data file the committed pages use.
+    fn committed_bytes(&self) -> KvResult<u64> {
+        let info = self.env.info().map_err(|e| self.error(e))?;
+        Ok((info.last_pgno() as u64 + 1) * self.page_size)
+    }
+
+    /// Reserves blocks for the first `end` bytes of a WRITEMAP data file (no-op otherwise).
+    fn reserve(&self, end: u64) -> KvResult<()> {
+        match &self.space {
+            Some(space) => space.ensure(end, self.map_size as u64),
+            None => Ok(()),
+        }
     }
 
     fn error(&self, err: lmdb::Error) -> KvError {
@@ -200,6 +234,9 @@ fn check_not_truncated(env: &Environment, file_len: u64, path: &Path) -> KvResul
 pub struct LmdbTxn<'s, T> {
     store: &'s LmdbStore,
     txn: T,
+    /// Writers on a WRITEMAP store: the most bytes of the data file this transaction may
+    /// use (committed pages plus an estimate per write), reserved before each write.
+    may_use: u64,
 }
 
 /// A read transaction on an [`LmdbStore`].
@@ -256,9 +293,21 @@ impl<T: Transaction> ReadTx for LmdbTxn<'_, T> {
     }
 }
 
+impl LmdbWriter<'_> {
+    /// Reserves room for one more write of `bytes` before LMDB dirties any page for it.
+    fn reserve_for(&mut self, bytes: usize) -> KvResult<()> {
+        if self.store.space.is_some() {
+            self.may_use += space::Reservation::grow(bytes, self.store.page_size);
+            self.store.reserve(self.may_use)?;
+        }
+        Ok(())
+    }
+}
+
 impl WriteTx for LmdbWriter<'_> {
     fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         let db = self.store.db(table)?;
+        self.reserve_for(key.len() + value.len())?;
         match self.txn.put(db, &key, &value, WriteFlags::NO_OVERWRITE) {
             Ok(()) => Ok(()),
             Err(lmdb::Error::KeyExist) => {
@@ -270,6 +319,7 @@ impl WriteTx for LmdbWriter<'_> {
 
     fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         let db = self.store.db(table)?;
+        self.reserve_for(key.len() + value.len())?;
         self.txn
             .put(db, &key, &value, WriteFlags::empty())
             .map_err(|e| self.store.error(e))
@@ -277,6 +327,7 @@ impl WriteTx for LmdbWriter<'_> {
 
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
         let db = self.store.db(table)?;
+        self.reserve_for(0)?;
         match self.txn.del(db, &key, None) {
             Ok(()) | Err(lmdb::Error::NotFound) => Ok(()),
             Err(e) => Err(self.store.error(e)),
@@ -295,12 +346,28 @@ impl Store for LmdbStore {
 
     fn reader(&self) -> KvResult<LmdbReader<'_>> {
         let txn = self.env.begin_ro_txn().map_err(|e| self.error(e))?;
-        Ok(LmdbTxn { store: self, txn })
+        Ok(LmdbTxn {
+            store: self,
+            txn,
+            may_use: 0,
+        })
     }
 
     fn writer(&self) -> KvResult<LmdbWriter<'_>> {
         let txn = self.env.begin_rw_txn().map_err(|e| self.error(e))?;
-        Ok(LmdbTxn { store: self, txn })
+        // Read under the write lock, so no other writer moves the committed end meanwhile.
+        let may_use = if self.space.is_some() {
+            let committed = self.committed_bytes()?;
+            self.reserve(committed)?;
+            committed
+        } else {
+            0
+        };
+        Ok(LmdbTxn {
+            store: self,
+            txn,
+            may_use,
+        })
     }
 
     fn table_names(&self) -> &[String] {

@@ -1,0 +1,113 @@
+//! Disk blocks for `lmdb-async` (WRITEMAP) writes, reserved before LMDB touches them.
+//!
+//! With WRITEMAP, LMDB extends its data file to the map size as a *sparse* file and writes
+//! pages straight through the shared memory map. When the disk is full the kernel cannot back
+//! a page the writer dirties and the process dies of SIGBUS: no error, no message, nothing a
+//! caller could catch. So the writer reserves real blocks (`fallocate`) ahead of the pages it
+//! may dirty: the committed pages plus a headroom before a transaction begins, and more as its
+//! writes add up ([`Reservation::grow`]). A reservation the filesystem refuses is a
+//! [`KvError::DiskFull`] *before* any page is touched: the transaction is rolled back, every
+//! acknowledged commit stays, and the store keeps working once space is freed.
+//!
+//! Reserved blocks stay allocated (the file only grows, as LMDB's own files do), so the store
+//! occupies up to [`HEADROOM`] more on disk than its pages. A filesystem without `fallocate`
+//! (some FUSE mounts) gets no reservation, and a full disk there can still end in SIGBUS.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::error::{KvError, KvResult};
+
+/// Reserved beyond what a transaction is estimated to need, so that most writes reserve nothing.
+pub const HEADROOM: u64 = 1 << 20;
+
+/// Pages one write may dirty besides its own bytes: the copied path and a split leaf.
+const PAGES_PER_WRITE: u64 = 4;
+
+/// The reserved prefix of one WRITEMAP data file.
+#[derive(Debug)]
+pub struct Reservation {
+    file: File,
+    dir: PathBuf,
+    /// Bytes from the start of the file known to be allocated.
+    reserved: AtomicU64,
+    /// Cleared when the filesystem does not support `fallocate`.
+    supported: AtomicBool,
+}
+
+impl Reservation {
+    /// Opens `data_file` (which LMDB has created) for reserving; `dir` names the store in errors.
+    pub fn open(data_file: &Path, dir: &Path) -> KvResult<Reservation> {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(data_file)
+            .map_err(|e| KvError::io("open for space reservation", data_file, e))?;
+        Ok(Reservation {
+            file,
+            dir: dir.to_path_buf(),
+            reserved: AtomicU64::new(0),
+            supported: AtomicBool::new(true),
+        })
+    }
+
+    /// Makes sure the first `end` bytes of the file (capped at `limit`, the file's mapped
+    /// length) have blocks, reserving up to a [`HEADROOM`] more when it must reserve at all.
+    pub fn ensure(&self, end: u64, limit: u64) -> KvResult<()> {
+        let end = end.min(limit);
+        if end <= self.reserved.load(Ordering::Acquire) || !self.supported.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let target = (end.div_ceil(HEADROOM) * HEADROOM + HEADROOM).min(limit);
+        match allocate(&self.file, target) {
+            Ok(()) => {
+                self.reserved.fetch_max(target, Ordering::AcqRel);
+                Ok(())
+            }
+            Err(e) if is_unsupported(&e) => {
+                self.supported.store(false, Ordering::Relaxed);
+                Ok(())
+            }
+            Err(e) => Err(KvError::disk_full(
+                &self.dir,
+                format!("cannot reserve {target} bytes for memory-mapped writes: {e}"),
+            )),
+        }
+    }
+
+    /// What one write of `bytes` (key and value) may add to a transaction's pages, at most.
+    pub fn grow(bytes: usize, page_size: u64) -> u64 {
+        bytes as u64 + PAGES_PER_WRITE * page_size
+    }
+}
+
+fn is_unsupported(e: &std::io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS)
+    )
+}
+
+/// Allocates blocks for `[0, len)` of `file` without changing its length.
+#[cfg(target_os = "linux")]
+fn allocate(file: &File, len: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let len = libc::off_t::try_from(len).map_err(|_| std::io::ErrorKind::InvalidInput)?;
+    loop {
+        // SAFETY: fallocate on a descriptor we own; mode KEEP_SIZE never shrinks or grows it.
+        let rc = unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, len) };
+        if rc == 0 {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
+/// Elsewhere there is no portable way to reserve blocks: the reservation is a no-op.
+#[cfg(not(target_os = "linux"))]
+fn allocate(_file: &File, _len: u64) -> std::io::Result<()> {
+    Err(std::io::Error::from_raw_os_error(libc::ENOSYS))
+}
