@@ -146,6 +146,14 @@ impl KvError {
         }
     }
 
+    /// Builds a [`KvError::DiskFull`] for `dir` when it has less than [`LOW_SPACE`] free, for
+    /// backends whose full-disk failure does not say so itself (an EIO, a server that exits).
+    pub fn disk_full_if_low(dir: &std::path::Path, detail: impl std::fmt::Display) -> Option<Self> {
+        free_bytes(dir)
+            .is_some_and(|free| free < LOW_SPACE)
+            .then(|| KvError::disk_full(dir, detail))
+    }
+
     /// Builds a [`KvError::DiskFull`] for `dir`, measuring its free space now.
     pub fn disk_full(dir: &std::path::Path, detail: impl std::fmt::Display) -> Self {
         KvError::DiskFull {
@@ -171,6 +179,9 @@ impl KvError {
         }
     }
 }
+
+/// Below this much free space, a failed write is taken for a full disk.
+pub const LOW_SPACE: u64 = 16 << 20;
 
 /// Bytes available to an unprivileged writer on the filesystem holding `dir` (statvfs).
 pub fn free_bytes(dir: &std::path::Path) -> Option<u64> {

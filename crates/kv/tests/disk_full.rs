@@ -2,14 +2,16 @@
 //! is filled by commits until one fails. Needs root for the mount (skipped otherwise, except
 //! under `CI=true`, where that fails). `lmdb-async` is included: with WRITEMAP a full disk used
 //! to end in SIGBUS, which would kill this test binary; its writer now reserves blocks first.
-//! After the error, every batch committed before it still reads back.
+//! `redis-aof`'s managed server exits when it cannot write its append-only file; that too is
+//! a DiskFull. After the error, the store reopens and every batch acknowledged before it reads
+//! back.
 #![cfg(all(feature = "lmdb", feature = "sqlite-db", target_os = "linux"))]
 
 use std::path::Path;
 use std::process::Command;
 
 use triebench_kv::conformance::TABLES;
-use triebench_kv::{BackendSpec, KvError, Profile, Store, StoreVisitor, WriteTx};
+use triebench_kv::{BackendSpec, KvError, Profile, ReadTx, Store, StoreVisitor, WriteTx};
 
 /// A tmpfs of `size` mounted on a fresh temporary directory, unmounted on drop.
 struct SmallDisk {
@@ -43,37 +45,59 @@ impl Drop for SmallDisk {
     }
 }
 
-/// Commits 256 KiB batches until one fails; returns that error and checks that every batch
-/// committed before it reads back.
+/// One batch's value: 64 KiB, four keys per batch, so a batch is 256 KiB.
+static VALUE: [u8; 64 << 10] = [0x5a; 64 << 10];
+
+fn key(batch: u32, i: u32) -> String {
+    format!("{batch:08}-{i}")
+}
+
+/// Commits 256 KiB batches until one fails; returns that error and how many batches were
+/// acknowledged before it.
 struct Fill;
 
 impl StoreVisitor for Fill {
-    type Output = Option<KvError>;
+    type Output = Option<(KvError, u32)>;
 
-    fn visit<S: Store>(self, store: S) -> Option<KvError> {
-        use triebench_kv::ReadTx;
+    fn visit<S: Store>(self, store: S) -> Self::Output {
         let table = store.table(TABLES[0]).ok()?;
-        let value = vec![0x5au8; 64 << 10];
         for batch in 0..1000u32 {
             let result = store.writer().and_then(|mut w| {
                 for i in 0..4u32 {
-                    w.put(table, format!("{batch:08}-{i}").as_bytes(), &value)?;
+                    w.put(table, key(batch, i).as_bytes(), &VALUE)?;
                 }
                 w.commit()
             });
             if let Err(e) = result {
-                let reader = store.reader().expect("a reader after the full disk");
-                for acked in 0..batch {
-                    for i in 0..4u32 {
-                        let key = format!("{acked:08}-{i}");
-                        let got = reader.get(table, key.as_bytes()).expect("read back");
-                        assert_eq!(got.as_deref(), Some(&value[..]), "batch {acked} lost");
-                    }
-                }
-                return Some(e);
+                return Some((e, batch));
             }
         }
         None
+    }
+}
+
+/// Reads back every key of the first `acked` batches from a reopened store.
+struct ReadBack {
+    acked: u32,
+}
+
+impl StoreVisitor for ReadBack {
+    type Output = Result<(), String>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        let table = store.table(TABLES[0]).map_err(|e| e.to_string())?;
+        let reader = store.reader().map_err(|e| e.to_string())?;
+        for batch in 0..self.acked {
+            for i in 0..4u32 {
+                let got = reader
+                    .get(table, key(batch, i).as_bytes())
+                    .map_err(|e| e.to_string())?;
+                if got.as_deref() != Some(&VALUE[..]) {
+                    return Err(format!("acknowledged batch {batch} lost"));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -81,7 +105,7 @@ fn check(profile: Profile, root: &Path) {
     let dir = root.join(profile.name());
     let mut spec = BackendSpec::new(profile, Some(dir.clone())).expect("spec");
     spec.lmdb_map_size = 1 << 30;
-    let err = spec
+    let (err, acked) = spec
         .open(TABLES, Fill)
         .expect("open on the small disk")
         .unwrap_or_else(|| panic!("{profile}: 250 MiB fitted on an 8 MiB disk"));
@@ -94,6 +118,13 @@ fn check(profile: Profile, root: &Path) {
         msg.contains(&dir.display().to_string()) && msg.contains("free"),
         "{profile}: {msg}"
     );
+    assert!(acked > 0, "{profile}: not one batch fitted: {msg}");
+    let reopened = spec
+        .open(TABLES, ReadBack { acked })
+        .unwrap_or_else(|e| panic!("{profile}: cannot reopen after the full disk: {e}"));
+    if let Err(lost) = reopened {
+        panic!("{profile}: {lost}");
+    }
 }
 
 #[test]
@@ -104,6 +135,8 @@ fn a_full_disk_is_a_clear_error_naming_the_directory() {
         Profile::SqliteWal,
         Profile::SqliteWalFull,
         Profile::SqliteRollback,
+        #[cfg(feature = "redis-db")]
+        Profile::RedisAof,
     ] {
         let Some(disk) = SmallDisk::mount("8m") else {
             return;

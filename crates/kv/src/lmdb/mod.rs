@@ -40,8 +40,6 @@ use crate::range::KeyRange;
 use crate::store::{check_table, validate_tables, ReadTx, Store, Table, WriteTx};
 
 const BACKEND: &str = "lmdb";
-/// Below this much free space, an I/O error from LMDB is taken for a full disk.
-const LOW_SPACE: u64 = 16 << 20;
 
 /// How to open an LMDB store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,13 +151,12 @@ impl LmdbStore {
                 map_size: self.map_size,
             },
             // LMDB reports a short write (a full disk) as EIO.
-            lmdb::Error::Other(errno)
-                if errno == libc::ENOSPC
-                    || (errno == libc::EIO
-                        && crate::error::free_bytes(&self.dir)
-                            .is_some_and(|free| free < LOW_SPACE)) =>
-            {
+            lmdb::Error::Other(errno) if errno == libc::ENOSPC => {
                 KvError::disk_full(&self.dir, err)
+            }
+            lmdb::Error::Other(errno) if errno == libc::EIO => {
+                KvError::disk_full_if_low(&self.dir, err)
+                    .unwrap_or_else(|| KvError::backend(BACKEND, err))
             }
             other => KvError::backend(BACKEND, other),
         }

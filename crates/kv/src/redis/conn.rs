@@ -25,8 +25,10 @@ const MAX_IDLE: usize = 16;
 pub(crate) enum Origin {
     /// A server given by `REDIS_URL` (credentials redacted).
     Url(String),
-    /// A managed server: its address, pid and log.
+    /// A managed server: its address, pid, log and the directory under test it writes.
     Managed {
+        /// The store's directory (where an `redis-aof` server writes its append-only file).
+        dir: std::path::PathBuf,
         /// `redis://127.0.0.1:<port>/`.
         url: String,
         /// The server's process id.
@@ -125,6 +127,12 @@ impl Pool {
             ));
         } else if e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() {
             message.push_str(&format!(" ({})", self.origin.hint()));
+            // redis-server exits when it cannot write its append-only file.
+            if let Origin::Managed { dir, .. } = &self.origin {
+                if let Some(full) = KvError::disk_full_if_low(dir, &message) {
+                    return full;
+                }
+            }
         }
         KvError::backend("redis", message)
     }

@@ -143,6 +143,7 @@ impl RedisStore {
                 let server = RedisServer::start(&dir, options.append_only)?;
                 let url = server.url().to_string();
                 let origin = Origin::Managed {
+                    dir: dir.clone(),
                     url: url.clone(),
                     pid: server.pid(),
                     log: server.log_path().display().to_string(),
