@@ -185,5 +185,9 @@ fn bench_floors(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_floors, bench_backends);
+criterion_group! {
+    name = benches;
+    config = support::flamegraph::criterion();
+    targets = bench_floors, bench_backends
+}
 criterion_main!(benches);

@@ -14,6 +14,10 @@
 //! `TRIEBENCH_GROUPS=all` (default at full scale) or when `TRIEBENCH_FILTER` names them.
 //! `TRIEBENCH_SCALE=quick|standard|full` sets the sizes; `TRIEBENCH_PROFILES=a,b` narrows the
 //! profiles; `TRIEBENCH_SAMPLES=N` (at least 10) fixes the samples per benchmark.
+//!
+//! `cargo bench --features sqlite-db --bench merkle -- --profile-time 10 scenario/suite/sqlite-wal`
+//! profiles instead of measuring: each selected benchmark runs for 10 s while `pprof` samples it,
+//! and its flamegraph goes to `<criterion-dir>/<id>/profile/flamegraph.svg`.
 
 mod support;
 
@@ -293,5 +297,9 @@ fn bench_scalable(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_scenarios, bench_scalable);
+criterion_group! {
+    name = benches;
+    config = support::flamegraph::criterion();
+    targets = bench_scenarios, bench_scalable
+}
 criterion_main!(benches);

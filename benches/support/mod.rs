@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each bench uses a different part of this module
 
+pub mod flamegraph;
+
 use std::path::PathBuf;
 use std::sync::{Once, OnceLock};
 use std::time::Duration;
