@@ -7,7 +7,9 @@
 # the baseline the report divides by. With no arguments: tmpfs=/dev/shm (when it is a tmpfs) and
 # disk=<a directory on the disk holding this checkout>.
 #
-# Before each run `triebench capture-fs` records the filesystem and its cost per operation class.
+# Before each run `triebench capture-fs` records the filesystem and its cost per operation class;
+# after it `triebench phases` times every scenario once per profile with the phase spans on, for
+# the report's "where a commit's time goes" table and plot (TRIEBENCH_PHASES=0 skips it).
 # After the runs, when a slowfs counting mount is available (TRIEBENCH_IOLAB=DIR, else the one
 # `scripts/fs-lab.sh iolab` names), `triebench io-profile` counts what each backend asks of the
 # filesystem, and the report adds I/O profiles and predicted-vs-measured slowdowns.
@@ -18,7 +20,7 @@
 #
 # Environment: TRIEBENCH_SCALE=quick|standard|full (default standard), TRIEBENCH_PROFILES=a,b
 # (default: every profile), TRIEBENCH_FEATURES (default all-backends), TRIEBENCH_BENCHES
-# (default "merkle kv"), TRIEBENCH_SAMPLES (samples per benchmark, at least 10; default per
+# (default "merkle kv phases"), TRIEBENCH_SAMPLES (samples per benchmark, at least 10; default per
 # scale and profile), TRIEBENCH_FILTER (a criterion filter regex, e.g. 'scenario/suite|floor'),
 # TRIEBENCH_PLOTS=1 (criterion's HTML plots, off by default), TRIEBENCH_IOLAB (slowfs mount for the I/O profile; `none` skips it), TRIEBENCH_OUT (report
 # folder; default results/<date>-<host>-<label>).
@@ -40,7 +42,7 @@ if ((${#runs[@]} == 0)); then
 fi
 
 features=${TRIEBENCH_FEATURES:-all-backends}
-benches=${TRIEBENCH_BENCHES:-merkle kv}
+benches=${TRIEBENCH_BENCHES:-merkle kv phases}
 export TRIEBENCH_SCALE=${TRIEBENCH_SCALE:-standard}
 target_dir=${CARGO_TARGET_DIR:-$root/target}
 criterion_dir=$target_dir/criterion
@@ -94,6 +96,13 @@ for run in "${runs[@]}"; do
   TMPDIR=$work cargo bench --features "$features" "${bench_args[@]}" -- \
     --save-baseline "$name" "${filter_args[@]}"
   echo "bench-fs: run '$name' took $(( $(date +%s) - run_start )) s"
+  if [[ ${TRIEBENCH_PHASES:-1} != 0 ]]; then
+    phases_start=$(date +%s)
+    phase_args=(phases --run "$name" --dir "$work" --criterion-dir "$criterion_dir")
+    if [[ -n ${TRIEBENCH_PROFILES:-} ]]; then phase_args+=(--profiles "$TRIEBENCH_PROFILES"); fi
+    "$triebench" "${phase_args[@]}" >/dev/null
+    echo "bench-fs: phases on '$name' took $(( $(date +%s) - phases_start )) s"
+  fi
   rm -rf "$work"
 done
 

@@ -20,6 +20,8 @@
 //! results/<date>-<host>-<label>/
 //!   report.md  ratios.csv  ratios.json  SCHEMA.md  env.json  slowdown.{svg,png}  time-<run>.{svg,png}
 //!   io-profile.{json,csv}  predictions.json      (when `triebench io-profile` was run)
+//!   sustained.{svg,png}                          (when bench-fs.sh ran `triebench load`)
+//!   phases-<run>.{json,svg,png}                  (when `triebench phases` ran for <run>)
 //! ```
 //!
 //! [`capture_fs`] records which filesystem a run's directory is on, as a sidecar the report
@@ -213,6 +215,13 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
     let plot_files = plots::write_all(&results, &ratios, &out_dir)?;
     let load = read::load_runs::read_all(&criterion_dir, &runs)?;
     render::load_section::write_plot(&load, &out_dir)?;
+    let phases =
+        read::phases_run::load_all(&criterion_dir, &runs).map_err(|e| ReportError::Sidecar {
+            path: criterion_dir.join(read::fs_info::SIDECAR_DIR),
+            reason: e.to_string(),
+        })?;
+    render::phase_section::write_plots(&phases, &out_dir)?;
+    let span_cost = analysis::phases::span_cost(&results);
 
     let report = render::report_md(&markdown::ReportInput {
         results: &results,
@@ -226,6 +235,8 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         predictions: &predictions,
         load: &load,
         crash: crash.as_ref(),
+        phases: &phases,
+        span_cost: span_cost.as_ref(),
     });
     write(&out_dir.join("report.md"), &report)?;
     write(
@@ -252,6 +263,10 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         &to_json("environment", &env_info)?,
     )?;
     write(&out_dir.join("SCHEMA.md"), &export::schema_markdown())?;
+    for file in &phases {
+        let path = out_dir.join(format!("phases-{}.json", file.run));
+        write(&path, &to_json("phase run", file)?)?;
+    }
     if let Some(io) = &io {
         write(
             &out_dir.join(model::io_profile::FILE_NAME),

@@ -5,9 +5,11 @@
 //! - [`missing`]: runs, cells and floors that are absent.
 //! - [`predict`]: predicted time = baseline time + Σ per class (count × extra latency).
 //! - [`lab`]: predictions for every run with measured costs and for AWS EFS.
+//! - [`phases`]: where a commit's time goes, as shares per phase, and what a span costs.
 
 pub mod lab;
 pub mod missing;
+pub mod phases;
 pub mod predict;
 pub mod ratios;
 pub mod stats;

@@ -162,5 +162,11 @@ impl ReportInput<'_> {
                  (slowfs counters)\n- `predictions.json`: every predicted time\n",
             );
         }
+        if !self.phases.is_empty() {
+            out.push_str(
+                "- `phases-<run>.json`: each filesystem's phase run (`triebench phases`): time \
+                 per phase per profile and scenario\n",
+            );
+        }
     }
 }

@@ -41,6 +41,10 @@ pub struct ReportInput<'a> {
     pub load: &'a [crate::read::load_runs::LoadEntry],
     /// Crash-test results, when `crash.json` sits beside the run sidecars.
     pub crash: Option<&'a crate::model::crash::CrashFile>,
+    /// Phase runs (`triebench phases`) of the report's runs (empty when none).
+    pub phases: &'a [crate::model::phases::PhaseRunFile],
+    /// What one phase span costs, when the `phases` bench ran.
+    pub span_cost: Option<&'a crate::analysis::phases::SpanCost>,
 }
 
 /// The cell text for a missing measurement.

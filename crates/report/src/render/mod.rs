@@ -9,6 +9,7 @@
 //! - [`load_files`], [`load_plots`]: a `triebench load` folder (load.json, timeseries.csv,
 //!   matrix, plots over time); [`load_section`]: the report's sustained commits/s section.
 //! - [`crash_section`]: "What each profile loses", from crash-test results.
+//! - [`phase_section`]: "Where a commit's time goes", drawn by [`phase_chart`] (stacked bars).
 
 pub mod axes;
 pub mod chart;
@@ -23,6 +24,8 @@ pub mod load_files;
 pub mod load_plots;
 pub mod load_section;
 pub mod markdown;
+pub mod phase_chart;
+pub mod phase_section;
 pub mod plots;
 pub mod table;
 
@@ -38,6 +41,7 @@ pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
     lab_markdown::render(&mut out, input.results, input.io_profile, input.predictions);
     load_section::render(&mut out, input.load);
     crash_section::render(&mut out, input.crash);
+    phase_section::render(&mut out, input.phases, input.span_cost);
     input.other_groups(&mut out);
     input.missing_section(&mut out);
     input.environment(&mut out);
