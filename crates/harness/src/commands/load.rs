@@ -79,6 +79,9 @@ pub struct LoadArgs {
     /// the ratio B ÷ A, and run nothing.
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
     pub compare: Vec<PathBuf>,
+    /// Sample the whole run (preload, writer, readers) into a flamegraph SVG.
+    #[arg(long, value_name = "FILE")]
+    pub flamegraph: Option<PathBuf>,
 }
 
 /// Share of the offered rate a run must achieve to hold.
@@ -132,6 +135,11 @@ fn load_json(path: &Path) -> Result<LoadFile, CliError> {
 }
 
 pub fn run_load_command(args: LoadArgs) -> Result<(), CliError> {
+    let flamegraph = args.flamegraph.clone();
+    crate::commands::flamegraph::profiled(flamegraph.as_deref(), || load_command(args))
+}
+
+fn load_command(args: LoadArgs) -> Result<(), CliError> {
     if let [a, b] = args.compare.as_slice() {
         let text = load_files::compare_markdown(
             &load_json(a)?,

@@ -42,7 +42,7 @@ fn pct(share: f64) -> String {
 
 fn chart(file: &PhaseRunFile, rows: &[Breakdown]) -> StackedChart {
     StackedChart {
-        title: format!("where a commit's time goes: the suite on `{}`", file.run),
+        title: format!("where a commit's time goes: the suite on {}", file.run),
         categories: rows.iter().map(|b| profile_label(&b.profile)).collect(),
         totals: rows.iter().map(|b| ms(b.total_ns)).collect(),
         segments: segments(),
@@ -80,7 +80,7 @@ pub fn write_plots(files: &[PhaseRunFile], dir: &Path) -> Result<Vec<PlotFile>, 
     Ok(out)
 }
 
-fn table(out: &mut String, rows: &[Breakdown]) {
+fn table(out: &mut String, rows: &[Breakdown], cost: Option<&SpanCost>) {
     let mut cells = vec![
         "profile".to_string(),
         "suite".to_string(),
@@ -88,6 +88,9 @@ fn table(out: &mut String, rows: &[Breakdown]) {
     ];
     cells.extend(segments());
     cells.push("spans".to_string());
+    if cost.is_some() {
+        cells.push("measuring (spans × cost)".to_string());
+    }
     out.push_str(&header(&cells));
     for b in rows {
         let per_commit = b.total_ns.checked_div(b.commits).unwrap_or(0);
@@ -100,6 +103,10 @@ fn table(out: &mut String, rows: &[Breakdown]) {
             line.push(format!("{} ({})", ms(ns), pct(b.share(ns))));
         }
         line.push(b.spans.to_string());
+        if let Some(c) = cost {
+            let ns = (b.spans as f64 * c.collected.point) as u64;
+            line.push(format!("{} ({})", ms(ns), pct(b.share(ns))));
+        }
         out.push_str(&row(&line));
     }
 }
@@ -128,7 +135,7 @@ pub fn render(out: &mut String, files: &[PhaseRunFile], cost: Option<&SpanCost>)
             continue;
         }
         let _ = writeln!(out, "\n### `{}` (`{}`)\n", esc(&file.run), esc(&file.dir));
-        table(out, &rows);
+        table(out, &rows, cost);
         let _ = writeln!(
             out,
             "\n![where a commit's time goes on {run}]({stem}.svg)",
@@ -142,8 +149,9 @@ pub fn render(out: &mut String, files: &[PhaseRunFile], cost: Option<&SpanCost>)
                 out,
                 "\n**What measuring costs** (`phases` bench, run `{}`): one phase span costs \
                  {} with nothing listening (every benchmark and every command without \
-                 `--phases`) and {} with the phase collector listening (these tables). A \
-                 table's `spans` × the second figure is the time the measuring added to it.",
+                 `--phases`) and {} with the phase collector listening (these tables); the \
+                 last column is what the measuring added to each row (spans × that cost), \
+                 included in its times.\n",
                 esc(&c.run),
                 fmt::trim_zeros(&fmt::time_ns(c.idle.point)),
                 fmt::trim_zeros(&fmt::time_ns(c.collected.point)),
