@@ -5,9 +5,11 @@
 //! - [`missing`]: runs, cells and floors that are absent.
 //! - [`predict`]: predicted time = baseline time + Σ per class (count × extra latency).
 //! - [`lab`]: predictions for every run with measured costs and for AWS EFS.
+//! - [`transact`]: triebench vs Transact's own implementations, per run (feature `transact`).
 
 pub mod lab;
 pub mod missing;
 pub mod predict;
 pub mod ratios;
 pub mod stats;
+pub mod transact;
