@@ -19,12 +19,13 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use support::{announce_filesystem, configure, selected, Scale};
 use triebench_kv::Profile;
 use triebench_workloads::SCENARIOS;
 
-/// The runner binary: built now (release under `cargo bench`, debug under `cargo test`).
+/// The runner binary, built now in release (also under `cargo test --benches`: scripts/test.sh
+/// builds the comparator in release first, so this is a no-op there).
 fn runner() -> PathBuf {
     if let Some(path) = std::env::var_os("TRIEBENCH_TRANSACT_RUNNER") {
         return PathBuf::from(path);
@@ -33,7 +34,6 @@ fn runner() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(|t| root.join(t))
         .unwrap_or_else(|| root.join("target"));
-    let release = std::env::args().any(|a| a == "--bench");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(cargo);
     build
@@ -43,10 +43,8 @@ fn runner() -> PathBuf {
         .arg("--bin")
         .arg("transact-runner")
         .arg("--target-dir")
-        .arg(&target);
-    if release {
-        build.arg("--release");
-    }
+        .arg(&target)
+        .arg("--release");
     eprintln!("triebench: building transact-runner (crates/transact-compare)");
     match build.status() {
         Ok(s) if s.success() => {}
@@ -55,9 +53,7 @@ fn runner() -> PathBuf {
         )),
         Err(e) => fail(&format!("cannot run cargo to build transact-runner: {e}")),
     }
-    target
-        .join(if release { "release" } else { "debug" })
-        .join("transact-runner")
+    target.join("release").join("transact-runner")
 }
 
 fn fail(message: &str) -> ! {
@@ -117,6 +113,9 @@ fn bench_transact(c: &mut Criterion) {
                 .split_once(':')
                 .and_then(|(_, p)| p.parse::<Profile>().ok());
             configure(&mut group, scale, profile);
+            // One iteration per sample: a Transact suite takes seconds to tens of seconds, and
+            // criterion's linear sampling would run 55 of them for 10 samples.
+            group.sampling_mode(SamplingMode::Flat);
             group.bench_function(id.as_str(), |b| {
                 b.iter_custom(|iters| {
                     let nanos = ask(&runner, &["time", id, name, &iters.to_string()]);

@@ -15,6 +15,12 @@ RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quie
 echo "== cargo test (workspace, all features)"
 # A hung test (a deadlock, a server that never answers) must fail CI, not eat its 90 minutes.
 timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --workspace --all-features
+echo "== Transact comparator (crates/transact-compare, a workspace of its own): fmt, clippy, tests"
+# Release, so benches/transact.rs (below) finds its transact-runner already built.
+transact=(--manifest-path crates/transact-compare/Cargo.toml)
+cargo fmt "${transact[@]}" -- --check
+cargo clippy "${transact[@]}" --release --all-targets -- -D warnings
+timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test "${transact[@]}" --release
 echo "== criterion benches in test mode (each benchmark once, quick sizes)"
 TRIEBENCH_SCALE=quick timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" \
   cargo test --benches --all-features
