@@ -80,7 +80,9 @@ done
 
 echo "bench-fs: building (features: $features)"
 build_start=$(date +%s)
-cargo build --release --features "$features" -p triebench-harness --bin triebench
+# `transact` is a feature of the root package only (benches/transact.rs), not of the CLI.
+harness_features=$(tr ',' '\n' <<<"$features" | grep -vx transact | paste -sd, -)
+cargo build --release --features "$harness_features" -p triebench-harness --bin triebench
 cargo bench --features "$features" "${bench_args[@]}" --no-run
 triebench=$target_dir/release/triebench
 echo "bench-fs: build took $(( $(date +%s) - build_start )) s"

@@ -18,6 +18,12 @@ declare -A NEEDS=(
   [nbdkit]="nbdkit" # ships the memory plugin and the delay filter
   [libnbd-bin]="nbdfuse"
   [fuse3]="fusermount3"
+  # The `transact` feature (crates/transact-compare): Hyperledger Transact generates its
+  # protobuf code at build time with protoc; its SQLite state links libsqlite3, its PostgreSQL
+  # state libpq.
+  [protobuf-compiler]="protoc"
+  [libsqlite3-dev]="/usr/include/sqlite3.h"
+  [libpq-dev]="/usr/include/postgresql/libpq-fe.h"
 )
 
 missing=()

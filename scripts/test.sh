@@ -15,6 +15,13 @@ RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quie
 echo "== [${SECONDS}s] cargo test (workspace, all features)"
 # A hung test (a deadlock, a server that never answers) must fail CI, not eat its 90 minutes.
 timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --workspace --all-features
+echo "== [${SECONDS}s] Transact comparator (crates/transact-compare, a workspace of its own): fmt, clippy, tests"
+# Release and in this workspace's target directory, so benches/transact.rs (below) finds its
+# transact-runner already built there instead of building it a second time.
+transact=(--manifest-path crates/transact-compare/Cargo.toml --target-dir "${CARGO_TARGET_DIR:-target}")
+cargo fmt --manifest-path crates/transact-compare/Cargo.toml -- --check
+cargo clippy "${transact[@]}" --release --all-targets -- -D warnings
+timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test "${transact[@]}" --release
 echo "== [${SECONDS}s] criterion benches in test mode (each benchmark once, quick sizes)"
 TRIEBENCH_SCALE=quick timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" \
   cargo test --benches --all-features

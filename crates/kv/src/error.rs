@@ -146,7 +146,7 @@ impl KvError {
         }
     }
 
-    /// Builds a [`KvError::DiskFull`] for `dir` when it has less than [`LOW_SPACE`] free, for
+    /// Builds a [`KvError::DiskFull`] for `dir` when it has less than 16 MiB free, for
     /// backends whose full-disk failure does not say so itself (an EIO, a server that exits).
     pub fn disk_full_if_low(dir: &std::path::Path, detail: impl std::fmt::Display) -> Option<Self> {
         free_bytes(dir)

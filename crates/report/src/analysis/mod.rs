@@ -6,6 +6,7 @@
 //! - [`predict`]: predicted time = baseline time + Σ per class (count × extra latency).
 //! - [`lab`]: predictions for every run with measured costs and for AWS EFS.
 //! - [`phases`]: where a commit's time goes, as shares per phase, and what a span costs.
+//! - [`transact`]: triebench vs Transact's own implementations, per run (feature `transact`).
 
 pub mod lab;
 pub mod missing;
@@ -13,3 +14,4 @@ pub mod phases;
 pub mod predict;
 pub mod ratios;
 pub mod stats;
+pub mod transact;

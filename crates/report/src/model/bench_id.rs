@@ -8,6 +8,10 @@
 //!   `reads` with `hit`/`miss`, `leaves`, `prune`);
 //! - `floor`, function `fsync_4k` (4 KiB write + fdatasync) or `sha512_8k` (hash throughput);
 //! - `kv/<op>/<profile>`, parameter = keys per transaction (raw backend operations).
+//!
+//! A scenario's function may also be `<implementation>:<profile>` (feature `transact`:
+//! `transact-0.4.7:lmdb`), another implementation's measurement of the same scenario on the
+//! store our `<profile>` names; a plain profile is triebench's ([`OURS`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +38,18 @@ pub const FLOOR_SHA512: &str = "sha512_8k";
 
 /// The profile every other profile's overhead is measured against.
 pub const REFERENCE_PROFILE: &str = "btree";
+
+/// The implementation a plain profile name stands for.
+pub const OURS: &str = "triebench";
+
+/// Splits a scenario function `impl:profile` into `(impl, profile)`; a plain profile is
+/// `(OURS, profile)`.
+pub fn split_implementation(function: &str) -> (&str, &str) {
+    match function.split_once(':') {
+        Some((implementation, profile)) => (implementation, profile),
+        None => (OURS, function),
+    }
+}
 
 /// A benchmark as criterion identifies it in `benchmark.json`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -112,6 +128,17 @@ impl BenchKey {
                 ..self.clone()
             }),
             BenchKind::Floor { .. } | BenchKind::Other => None,
+        }
+    }
+
+    /// For a scenario benchmark, its implementation and profile ([`split_implementation`]).
+    pub fn implementation(&self) -> Option<(String, String)> {
+        match self.kind() {
+            BenchKind::Scenario { profile, .. } => {
+                let (i, p) = split_implementation(&profile);
+                Some((i.to_string(), p.to_string()))
+            }
+            _ => None,
         }
     }
 
@@ -224,6 +251,17 @@ mod tests {
         assert_eq!(profile_durable("lmdb-async"), Some(false));
         assert_eq!(profile_durable("nope"), None);
         assert!(scenario_rank("suite") < scenario_rank("empty_changes"));
+        assert_eq!(
+            s.implementation(),
+            Some(("triebench".into(), "sqlite-wal".into()))
+        );
+        let t = BenchKey::new("scenario/suite", Some("transact-0.4.7:lmdb"), None);
+        assert_eq!(
+            t.implementation(),
+            Some(("transact-0.4.7".into(), "lmdb".into()))
+        );
+        assert_eq!(t.full_id(), "scenario/suite/transact-0.4.7:lmdb");
+        assert_eq!(c.implementation(), None);
         assert!(scenario_rank("pruning_parent") < scenario_rank("zzz"));
     }
 }

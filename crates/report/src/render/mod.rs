@@ -4,6 +4,7 @@
 //!   measurement tables), [`context_markdown`] (what the run was: intro, filesystems, profiles,
 //!   missing, environment) and [`lab_markdown`] (the filesystem lab). All use [`table`] and [`fmt`].
 //! - [`export`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; [`lab_csv`]: `io-profile.csv`.
+//! - [`transact_section`]: triebench vs Transact's own code, when both were measured.
 //! - [`plots`]: the slowdown and time plots, drawn by [`chart`] on [`axes`] with the embedded
 //!   [`font`].
 //! - [`load_files`], [`load_plots`]: a `triebench load` folder (load.json, timeseries.csv,
@@ -28,6 +29,7 @@ pub mod phase_chart;
 pub mod phase_section;
 pub mod plots;
 pub mod table;
+pub mod transact_section;
 
 /// The whole of `report.md`, section by section: what the run was, the headline measurements,
 /// the filesystem lab's sections (from [`lab_markdown`], a renderer of its own), the other
@@ -39,6 +41,7 @@ pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
     input.profiles(&mut out);
     input.measurement_sections(&mut out);
     lab_markdown::render(&mut out, input.results, input.io_profile, input.predictions);
+    transact_section::render(&mut out, input.results, input.resamples);
     load_section::render(&mut out, input.load);
     crash_section::render(&mut out, input.crash);
     phase_section::render(&mut out, input.phases, input.span_cost);

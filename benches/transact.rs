@@ -1,0 +1,136 @@
+//! Criterion benches of Hyperledger Transact's own merkle states (feature `transact`), beside
+//! ours in `benches/merkle.rs`: the same ten scenarios and the suite, the same data.
+//!
+//! Ids: `scenario/<name>/<implementation>:<profile>`, e.g. `scenario/suite/transact-0.4.7:lmdb`
+//! (ours stay `scenario/<name>/<profile>`). Each iteration runs on a fresh store in a fresh
+//! directory under `TMPDIR`; opening and removing it is not timed.
+//!
+//! Transact cannot be linked into this workspace (its SQLite crates and ours claim the same
+//! native library; see crates/transact-compare), so this bench builds the `transact-runner`
+//! binary of crates/transact-compare with cargo and asks it for the time of N iterations:
+//! criterion's `iter_custom` with the timing done inside the runner, around the scenarios only.
+//! `TRIEBENCH_TRANSACT_RUNNER=path` uses a runner built elsewhere. `TRIEBENCH_PROFILES` narrows
+//! by the profile part (`lmdb`, `sqlite-wal`, ...); `TRIEBENCH_FILTER` and `TRIEBENCH_SAMPLES` as
+//! in the other benches. `transact-0.4.7:postgres` runs when `POSTGRES_URL` is set.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
+use support::{announce_filesystem, configure, selected, Scale};
+use triebench_kv::Profile;
+use triebench_workloads::SCENARIOS;
+
+/// The runner binary, built now in release (also under `cargo test --benches`: scripts/test.sh
+/// builds the comparator in release first, so this is a no-op there).
+fn runner() -> PathBuf {
+    if let Some(path) = std::env::var_os("TRIEBENCH_TRANSACT_RUNNER") {
+        return PathBuf::from(path);
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(|t| root.join(t))
+        .unwrap_or_else(|| root.join("target"));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(root.join("crates/transact-compare/Cargo.toml"))
+        .arg("--bin")
+        .arg("transact-runner")
+        .arg("--target-dir")
+        .arg(&target)
+        .arg("--release");
+    eprintln!("triebench: building transact-runner (crates/transact-compare)");
+    match build.status() {
+        Ok(s) if s.success() => {}
+        Ok(s) => fail(&format!(
+            "building transact-runner failed ({s}); see scripts/setup.sh for protoc"
+        )),
+        Err(e) => fail(&format!("cannot run cargo to build transact-runner: {e}")),
+    }
+    target.join("release").join("transact-runner")
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("triebench: {message}");
+    std::process::exit(2);
+}
+
+/// Runs the runner with `args`; its standard output, trimmed.
+fn ask(runner: &PathBuf, args: &[&str]) -> String {
+    match Command::new(runner).args(args).output() {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        Ok(out) => fail(&format!(
+            "transact-runner {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+        Err(e) => fail(&format!("cannot run {}: {e}", runner.display())),
+    }
+}
+
+/// The implementations available here, narrowed by `TRIEBENCH_PROFILES`.
+fn implementations(runner: &PathBuf) -> Vec<String> {
+    let wanted: Option<Vec<String>> = std::env::var("TRIEBENCH_PROFILES")
+        .ok()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split(',').map(|p| p.trim().to_string()).collect());
+    ask(runner, &["list"])
+        .lines()
+        .filter_map(|line| line.split_whitespace().next().map(str::to_string))
+        .filter(|id| {
+            let profile = id.split_once(':').map_or(id.as_str(), |(_, p)| p);
+            wanted
+                .as_ref()
+                .is_none_or(|w| w.iter().any(|p| p == profile))
+        })
+        .collect()
+}
+
+fn bench_transact(c: &mut Criterion) {
+    announce_filesystem();
+    let scale = Scale::from_env();
+    let mut groups: Vec<String> = SCENARIOS.iter().map(|s| s.name().to_string()).collect();
+    groups.push("suite".to_string());
+    let wanted: Vec<&String> = groups
+        .iter()
+        .filter(|g| selected(&format!("scenario/{g}/transact-")))
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let runner = runner();
+    let implementations = implementations(&runner);
+    for name in wanted {
+        let mut group = c.benchmark_group(format!("scenario/{name}"));
+        for id in &implementations {
+            let profile = id
+                .split_once(':')
+                .and_then(|(_, p)| p.parse::<Profile>().ok());
+            configure(&mut group, scale, profile);
+            // One iteration per sample: a Transact suite takes seconds to tens of seconds, and
+            // criterion's linear sampling would run 55 of them for 10 samples.
+            group.sampling_mode(SamplingMode::Flat);
+            group.bench_function(id.as_str(), |b| {
+                b.iter_custom(|iters| {
+                    let nanos = ask(&runner, &["time", id, name, &iters.to_string()]);
+                    match nanos.parse::<u64>() {
+                        Ok(n) => Duration::from_nanos(n),
+                        Err(_) => fail(&format!(
+                            "transact-runner printed `{nanos}`, not nanoseconds"
+                        )),
+                    }
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench_transact);
+criterion_main!(benches);
