@@ -84,3 +84,53 @@ fn root_phases_sum_to_the_measured_total_on_sqlite_wal() {
     let svg = std::fs::read_to_string(&flame).expect("flamegraph written");
     assert!(svg.contains("<svg"), "not an SVG");
 }
+
+#[test]
+fn load_phases_time_the_writer_and_refuse_readers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let phases = dir.path().join("phases.json");
+    let load = |readers: &str| {
+        Command::new(env!("CARGO_BIN_EXE_triebench"))
+            .args(["load", "--backend", "sqlite-wal", "--state-size", "50"])
+            .args([
+                "--readers",
+                readers,
+                "--rate",
+                "20",
+                "--duration",
+                "1s",
+                "--no-plots",
+            ])
+            .arg("--dir")
+            .arg(dir.path().join(format!("store-{readers}")))
+            .arg("--out")
+            .arg(dir.path().join("out"))
+            .arg("--phases")
+            .arg(&phases)
+            .output()
+            .expect("triebench runs")
+    };
+    let refused = load("2");
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--readers 0"));
+
+    let output = load("0");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&phases).expect("phases written"))
+            .expect("phases JSON");
+    assert_eq!(json["scenario"], "load");
+    let commits = json["commits"].as_u64().expect("commits");
+    assert!(commits > 0, "{json}");
+    assert_eq!(json["spans"]["commit"].as_u64(), Some(commits), "{json}");
+    for phase in ["storage_read", "hash", "storage_write", "commit"] {
+        assert!(
+            json["phases"][phase].as_u64().unwrap_or(0) > 0,
+            "{phase}: {json}"
+        );
+    }
+}

@@ -205,7 +205,8 @@ fn open_reader<S: Store>(store: &S) -> Result<S::Reader<'_>, MerkleError> {
 }
 
 fn check_root<S: Store>(store: &S, tables: &Tables, root: &HexHash) -> Result<(), MerkleError> {
-    if store.reader()?.contains(tables.main, root)? {
+    phase_span!(TRIE);
+    if Traced(store.reader()?).contains(tables.main, root)? {
         Ok(())
     } else {
         Err(MerkleError::UnknownRoot {

@@ -9,6 +9,7 @@ pub mod crash_test;
 pub mod flamegraph;
 pub mod io_profile;
 pub mod load;
+pub mod phase_tally;
 pub mod phases;
 pub mod profiles;
 pub mod report;
