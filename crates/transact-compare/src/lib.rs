@@ -10,12 +10,14 @@
 //! - [`error`]: [`TransactError`], what failed and in which Transact call.
 //! - [`state`]: [`TransactState`], the one interface the workloads use (commit, compute, get,
 //!   prune), and [`Change`], a set or delete.
-//! - [`v047`], [`v037`]: adapters from each Transact version's `Write`/`Read`/`Prune` traits.
+//! - [`adapter`]: the adapter from a Transact version's `Write`/`Read`/`Prune` traits, written
+//!   once as a macro; [`v047`], [`v037`]: it, stamped out per version.
 //! - [`implementation`]: [`Implementation`], every Transact store this crate can open (id such
 //!   as `transact-0.4.7:lmdb`), opened in a fresh directory.
 //! - [`scenarios`]: Transact's ten `merkle_trie_*` scenarios over a [`TransactState`], with the
 //!   same data as `triebench_workloads`.
 
+pub mod adapter;
 pub mod error;
 pub mod implementation;
 pub mod scenarios;

@@ -291,9 +291,37 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// Writes `chart` as `<stem>.svg` and `<stem>.png` in `dir`; returns both paths.
-pub fn render(
-    chart: &DotChart,
+/// A chart that can draw itself on any plotters backend, so one function writes it as SVG and
+/// as PNG ([`write_both`]).
+pub trait Drawable {
+    /// Pixel size (width, height).
+    fn size(&self) -> (u32, u32);
+    /// Draws the chart on `root`; `path` names the file in errors.
+    fn draw_on<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        path: &Path,
+    ) -> Result<(), ReportError>;
+}
+
+impl Drawable for DotChart {
+    fn size(&self) -> (u32, u32) {
+        chart_size(self.categories.len(), self.series.len())
+    }
+
+    fn draw_on<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        path: &Path,
+    ) -> Result<(), ReportError> {
+        draw(root, self, path)
+    }
+}
+
+/// Writes `chart` as `<stem>.svg` and `<stem>.png` in `dir` with the embedded font; returns
+/// both paths.
+pub fn write_both<C: Drawable>(
+    chart: &C,
     dir: &Path,
     stem: &str,
 ) -> Result<(std::path::PathBuf, std::path::PathBuf), ReportError> {
@@ -305,16 +333,25 @@ pub fn render(
             reason: "the embedded font could not be loaded".to_string(),
         });
     }
-    let size = chart_size(chart.categories.len(), chart.series.len());
+    let size = chart.size();
     {
         let root = SVGBackend::new(&svg, size).into_drawing_area();
-        draw(&root, chart, &svg)?;
+        chart.draw_on(&root, &svg)?;
         root.present().map_err(err(&svg))?;
     }
     {
         let root = BitMapBackend::new(&png, size).into_drawing_area();
-        draw(&root, chart, &png)?;
+        chart.draw_on(&root, &png)?;
         root.present().map_err(err(&png))?;
     }
     Ok((svg, png))
+}
+
+/// Writes `chart` as `<stem>.svg` and `<stem>.png` in `dir`; returns both paths.
+pub fn render(
+    chart: &DotChart,
+    dir: &Path,
+    stem: &str,
+) -> Result<(std::path::PathBuf, std::path::PathBuf), ReportError> {
+    write_both(chart, dir, stem)
 }

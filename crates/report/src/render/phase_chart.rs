@@ -12,8 +12,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::ReportError;
 use crate::render::axes::CategoryAxis;
-use crate::render::chart::color;
-use crate::render::font::{ensure_registered, FAMILY};
+use crate::render::chart::{color, write_both, Drawable};
+use crate::render::font::FAMILY;
 
 /// Everything the chart shows.
 #[derive(Debug, Clone)]
@@ -152,30 +152,26 @@ fn draw_legend<DB: DrawingBackend>(
     Ok(())
 }
 
+impl Drawable for StackedChart {
+    fn size(&self) -> (u32, u32) {
+        size(self)
+    }
+
+    fn draw_on<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        path: &Path,
+    ) -> Result<(), ReportError> {
+        draw(root, self, path)
+    }
+}
+
 /// Writes `chart` as `<stem>.svg` and `<stem>.png` in `dir`; returns both paths and the size.
 pub fn render(
     chart: &StackedChart,
     dir: &Path,
     stem: &str,
 ) -> Result<(PathBuf, PathBuf, (u32, u32)), ReportError> {
-    let svg = dir.join(format!("{stem}.svg"));
-    let png = dir.join(format!("{stem}.png"));
-    if !ensure_registered() {
-        return Err(ReportError::Plot {
-            path: png,
-            reason: "the embedded font could not be loaded".to_string(),
-        });
-    }
-    let size = size(chart);
-    {
-        let root = SVGBackend::new(&svg, size).into_drawing_area();
-        draw(&root, chart, &svg)?;
-        root.present().map_err(err(&svg))?;
-    }
-    {
-        let root = BitMapBackend::new(&png, size).into_drawing_area();
-        draw(&root, chart, &png)?;
-        root.present().map_err(err(&png))?;
-    }
-    Ok((svg, png, size))
+    let (svg, png) = write_both(chart, dir, stem)?;
+    Ok((svg, png, size(chart)))
 }
