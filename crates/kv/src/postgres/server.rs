@@ -6,7 +6,8 @@
 //!   installs), then on `PATH`, then in Debian's `/usr/lib/postgresql/<version>/bin` (newest).
 //! - Root: PostgreSQL refuses to run as root, so when the effective uid is 0 `initdb` and
 //!   `postgres` run as `nobody`, which is made owner of the cluster directory
-//!   (`<dir>/pgdata`); the directory under test gets search permission for others (`o+x`).
+//!   (`<dir>/pgdata`); the directory under test and its ancestors get search permission for
+//!   others (`o+x`, never read).
 //! - The socket lives in `<dir>/pgdata` unless that path is too long for a unix socket address
 //!   (~107 bytes); then in a fresh short directory under `/tmp`.
 //! - Death of the owner: on Linux the server gets `PR_SET_PDEATHSIG(SIGKILL)` (set after the
@@ -303,14 +304,17 @@ fn chown(path: &Path, r: RunAs) -> KvResult<()> {
         .map_err(|e| KvError::io("hand over to user nobody", path, e))
 }
 
-/// Gives others search permission on `dir` so the unprivileged server can reach its cluster.
+/// Gives others search permission (`o+x`, not read) on `dir` and its ancestors, so the
+/// unprivileged server can reach its cluster (a `mktemp -d` parent is 0700).
 fn allow_traverse(dir: &Path) -> KvResult<()> {
     use std::os::unix::fs::PermissionsExt;
-    let meta = std::fs::metadata(dir).map_err(|e| KvError::io("stat directory", dir, e))?;
-    let mode = meta.permissions().mode();
-    if mode & 0o001 == 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode | 0o001))
-            .map_err(|e| KvError::io("allow search by the server's user", dir, e))?;
+    for d in dir.ancestors() {
+        let meta = std::fs::metadata(d).map_err(|e| KvError::io("stat directory", d, e))?;
+        let mode = meta.permissions().mode();
+        if mode & 0o001 == 0 {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(mode | 0o001))
+                .map_err(|e| KvError::io("allow search by the server's user", d, e))?;
+        }
     }
     Ok(())
 }
