@@ -8,6 +8,9 @@ set -euo pipefail
 declare -A NEEDS=(
   # The redis and redis-aof backends.
   [redis-server]="redis-server"
+  # The postgres and postgres-async backends (binaries in /usr/lib/postgresql/<version>/bin,
+  # found there by triebench; pg_ctlcluster comes with the package's postgresql-common).
+  [postgresql]="pg_ctlcluster"
   # scripts/fs-lab.sh: the filesystem lab (ext4/xfs/btrfs on loop images, the ebs-sim block
   # device with injected latency, the slowfs FUSE mounts).
   [e2fsprogs]="mkfs.ext4"
@@ -44,6 +47,7 @@ fi
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "setup: missing ${missing[*]}; this is not a Debian/Ubuntu system, install them with your package manager" >&2
   echo "setup: (for Redis alone you may instead set REDIS_URL=redis://host:port to an existing server)" >&2
+  echo "setup: (for PostgreSQL alone you may instead set POSTGRES_URL=postgres://user@host/db)" >&2
   exit 1
 fi
 
@@ -63,5 +67,8 @@ DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-
 # The Debian package may start a system service; the tests start their own servers.
 if [[ " ${missing[*]} " == *" redis-server "* ]] && command -v service >/dev/null 2>&1; then
   "${sudo[@]}" service redis-server stop >/dev/null 2>&1 || true
+fi
+if [[ " ${missing[*]} " == *" postgresql "* ]] && command -v service >/dev/null 2>&1; then
+  "${sudo[@]}" service postgresql stop >/dev/null 2>&1 || true
 fi
 echo "setup: installed ${missing[*]}"

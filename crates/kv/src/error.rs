@@ -126,6 +126,18 @@ pub enum KvError {
     #[error("redis-server failed to start: {0}")]
     RedisServerStart(String),
 
+    /// No PostgreSQL server binaries (`initdb`, `postgres`) were found.
+    #[error(
+        "PostgreSQL not found (initdb/postgres on PATH, in TRIEBENCH_PG_BIN or in \
+         /usr/lib/postgresql/<version>/bin): install the Debian/Ubuntu package `postgresql` \
+         (scripts/setup.sh does), or set POSTGRES_URL=postgres://user@host/db to use an existing server"
+    )]
+    PostgresMissing,
+
+    /// A managed PostgreSQL server did not initialise or start.
+    #[error("postgres failed to start: {0}")]
+    PostgresStart(String),
+
     /// Any other backend failure, with the backend's own message.
     #[error("{backend}: {message}")]
     Backend {

@@ -11,7 +11,7 @@
 //! - [`phase`]: the phases of a commit ([`Phase`]) and the span macro the trie and `traced`
 //!   open them with; [`traced`]: [`Traced`], a transaction timed per storage phase.
 //! - `range`: [`KeyRange`], the bounds of an ordered scan, shared by every backend.
-//! - [`btree`], `lmdb`, `sqlite`, `redis`: the backends, one module each (the last three behind
+//! - [`btree`], `lmdb`, `sqlite`, `redis`, `postgres`: the backends, one module each (the last four behind
 //!   their features, so a build pulls in only the libraries it uses).
 //! - `error`: [`KvError`], what every backend maps its native failures onto, with what to do.
 //! - [`conformance`]: the suite every backend passes, so all backends mean the same thing.
@@ -40,6 +40,8 @@ pub mod traced;
 
 #[cfg(feature = "lmdb")]
 pub mod lmdb;
+#[cfg(feature = "postgres-db")]
+pub mod postgres;
 #[cfg(feature = "redis-db")]
 pub mod redis;
 #[cfg(feature = "sqlite-db")]

@@ -48,11 +48,15 @@ pub enum Profile {
     RedisAof,
     /// `redis` without the store's read cache: every read of a node is a round trip.
     RedisUncached,
+    /// PostgreSQL, `synchronous_commit=on`: a commit waits for its WAL flush.
+    Postgres,
+    /// PostgreSQL, `synchronous_commit=off`: a server crash loses the last moments of commits.
+    PostgresAsync,
 }
 
 impl Profile {
     /// Every profile, in the order tables list them.
-    pub const ALL: [Profile; 9] = [
+    pub const ALL: [Profile; 11] = [
         Profile::Btree,
         Profile::Lmdb,
         Profile::LmdbAsync,
@@ -62,6 +66,8 @@ impl Profile {
         Profile::Redis,
         Profile::RedisAof,
         Profile::RedisUncached,
+        Profile::Postgres,
+        Profile::PostgresAsync,
     ];
 
     /// The profile's name as given on the command line.
@@ -76,6 +82,8 @@ impl Profile {
             Profile::Redis => "redis",
             Profile::RedisAof => "redis-aof",
             Profile::RedisUncached => "redis-uncached",
+            Profile::Postgres => "postgres",
+            Profile::PostgresAsync => "postgres-async",
         }
     }
 
@@ -88,6 +96,7 @@ impl Profile {
                 Some("sqlite-db")
             }
             Profile::Redis | Profile::RedisAof | Profile::RedisUncached => Some("redis-db"),
+            Profile::Postgres | Profile::PostgresAsync => Some("postgres-db"),
         }
     }
 
@@ -98,6 +107,7 @@ impl Profile {
             Some("lmdb") => cfg!(feature = "lmdb"),
             Some("sqlite-db") => cfg!(feature = "sqlite-db"),
             Some("redis-db") => cfg!(feature = "redis-db"),
+            Some("postgres-db") => cfg!(feature = "postgres-db"),
             Some(_) => false,
         }
     }
@@ -114,8 +124,11 @@ impl Profile {
     pub fn durability(self) -> Durability {
         match self {
             Profile::Btree | Profile::Redis | Profile::RedisUncached => Durability::Volatile,
-            Profile::LmdbAsync | Profile::SqliteWal => Durability::ProcessCrash,
+            Profile::LmdbAsync | Profile::SqliteWal | Profile::PostgresAsync => {
+                Durability::ProcessCrash
+            }
             Profile::Lmdb
+            | Profile::Postgres
             | Profile::SqliteWalFull
             | Profile::SqliteRollback
             | Profile::RedisAof => Durability::PowerLoss,
@@ -144,6 +157,10 @@ impl Profile {
             Profile::RedisUncached => "redis-server, no persistence; every read a round trip",
             Profile::RedisAof => {
                 "redis-server, appendonly + appendfsync always; fsync per commit; reads cached"
+            }
+            Profile::Postgres => "PostgreSQL, synchronous_commit=on; WAL flushed per commit",
+            Profile::PostgresAsync => {
+                "PostgreSQL, synchronous_commit=off; survives a server crash but its last moments"
             }
         }
     }
@@ -203,7 +220,13 @@ mod tests {
             .collect();
         assert_eq!(
             durable,
-            ["lmdb", "sqlite-wal-full", "sqlite-rollback", "redis-aof"]
+            [
+                "lmdb",
+                "sqlite-wal-full",
+                "sqlite-rollback",
+                "redis-aof",
+                "postgres"
+            ]
         );
     }
 }

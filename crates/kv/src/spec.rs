@@ -33,11 +33,13 @@ pub struct BackendSpec {
     pub lmdb_map_size: usize,
     /// An existing Redis server to use instead of starting one (`REDIS_URL`).
     pub redis_url: Option<String>,
+    /// An existing PostgreSQL server to use instead of starting one (`POSTGRES_URL`).
+    pub postgres_url: Option<String>,
 }
 
 impl BackendSpec {
     /// A spec for `profile` in `dir`, with defaults taken from the environment:
-    /// `TRIEBENCH_LMDB_MAP_SIZE` (bytes) and `REDIS_URL`.
+    /// `TRIEBENCH_LMDB_MAP_SIZE` (bytes), `REDIS_URL` and `POSTGRES_URL`.
     pub fn new(profile: Profile, dir: Option<PathBuf>) -> KvResult<Self> {
         let lmdb_map_size = match std::env::var("TRIEBENCH_LMDB_MAP_SIZE") {
             Ok(text) => text.trim().parse().map_err(|_| {
@@ -49,11 +51,13 @@ impl BackendSpec {
             Err(_) => DEFAULT_LMDB_MAP_SIZE,
         };
         let redis_url = std::env::var("REDIS_URL").ok().filter(|u| !u.is_empty());
+        let postgres_url = std::env::var("POSTGRES_URL").ok().filter(|u| !u.is_empty());
         Ok(BackendSpec {
             profile,
             dir,
             lmdb_map_size,
             redis_url,
+            postgres_url,
         })
     }
 
@@ -63,7 +67,12 @@ impl BackendSpec {
     }
 
     /// The directory, or an error for profiles that need one.
-    #[cfg(any(feature = "lmdb", feature = "sqlite-db", feature = "redis-db"))]
+    #[cfg(any(
+        feature = "lmdb",
+        feature = "sqlite-db",
+        feature = "redis-db",
+        feature = "postgres-db"
+    ))]
     fn require_dir(&self) -> KvResult<&std::path::Path> {
         self.dir.as_deref().ok_or(KvError::DirectoryRequired {
             profile: self.profile.name(),
@@ -111,6 +120,15 @@ impl BackendSpec {
                 } else {
                     crate::redis::RedisStore::open(dir, tables, options)?
                 };
+                Ok(visitor.visit(store))
+            }
+            #[cfg(feature = "postgres-db")]
+            Profile::Postgres | Profile::PostgresAsync => {
+                let options = crate::postgres::PgOptions {
+                    url: self.postgres_url.clone(),
+                    asynchronous: self.profile == Profile::PostgresAsync,
+                };
+                let store = crate::postgres::PgStore::open(self.require_dir()?, tables, options)?;
                 Ok(visitor.visit(store))
             }
             #[allow(unreachable_patterns)]

@@ -90,6 +90,11 @@ impl PowerMount {
         Ok(())
     }
 
+    /// The mount server's process id while mounted (a child this process waits for itself).
+    pub fn server_pid(&self) -> Option<u32> {
+        self.server.as_ref().map(Child::id)
+    }
+
     /// Where the store is reached through the mount.
     pub fn mountpoint(&self) -> &Path {
         self.mountpoint.path()

@@ -144,6 +144,48 @@ impl RunningChild {
     }
 }
 
+/// Makes this process the reaper of orphans it leaves behind (`PR_SET_CHILD_SUBREAPER`): a
+/// server started by a killed child (a postmaster) is re-parented here rather than to PID 1,
+/// which may reap late; until reaped, its zombie still counts as alive to a server checking its
+/// lock file (`kill(pid, 0)`), and the next round's server would refuse to start.
+pub fn adopt_orphans() {
+    // SAFETY: prctl with integer arguments only; failure (an old kernel) only loses the adoption.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+}
+
+/// Reaps zombies re-parented to this process by [`adopt_orphans`], and only those: a child this
+/// process started itself (the slowfs mount) is waited for by its own `Child`, and is never a
+/// zombie while running.
+fn reap_adopted_zombies(known: &[u32]) {
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for pid in entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| !known.contains(pid))
+    {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so split at the last ')'.
+        let mut fields = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest)
+            .unwrap_or("")
+            .split_whitespace();
+        let (Some(state), Some(ppid)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        if state == "Z" && ppid.parse::<u32>() == Ok(me) {
+            let mut status = 0;
+            // SAFETY: waitpid on a zombie child of ours; WNOHANG never blocks.
+            unsafe { libc::waitpid(pid as i32, &mut status, libc::WNOHANG) };
+        }
+    }
+}
+
 /// Processes (other than this one) whose working directory is under one of `dirs`, such as a
 /// managed redis-server (it changes into its `--dir`).
 fn processes_in(dirs: &[PathBuf]) -> Vec<i32> {
@@ -164,10 +206,12 @@ fn processes_in(dirs: &[PathBuf]) -> Vec<i32> {
 }
 
 /// Waits for processes working in `dirs` to exit (a managed server dies with its owner);
-/// kills and counts any still there after a grace period.
-pub fn reap_leftovers(dirs: &[PathBuf]) -> u64 {
+/// kills and counts any still there after a grace period. Zombies adopted by this process are
+/// reaped on the way, except the processes in `known` (children this process waits for itself).
+pub fn reap_leftovers(dirs: &[PathBuf], known: &[u32]) -> u64 {
     let deadline = Instant::now() + LEFTOVER_GRACE;
     loop {
+        reap_adopted_zombies(known);
         let left = processes_in(dirs);
         if left.is_empty() {
             return 0;

@@ -23,7 +23,7 @@ use triebench_workloads::crash::{check_roots, BatchGen, RootFate, RoundCheck};
 use triebench_workloads::rng::XorShift64Star;
 
 use crate::commands::crash_power::{PowerMount, POWER_LIMITS};
-use crate::commands::crash_round::{reap_leftovers, RunningChild};
+use crate::commands::crash_round::{adopt_orphans, reap_leftovers, RunningChild};
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -112,6 +112,7 @@ pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
         MODE_PROCESS
     };
     let seed = args.seed.unwrap_or_else(clock_seed);
+    adopt_orphans();
     let mut rng = XorShift64Star::new(seed);
     let mut power = if args.power_loss {
         Some(PowerMount::new(&dir)?)
@@ -161,7 +162,12 @@ pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
         let roots = child.kill();
         let mut watched = vec![dir.clone()];
         watched.extend(power.as_ref().map(|p| p.mountpoint().to_path_buf()));
-        run.leftover_processes += reap_leftovers(&watched);
+        let known: Vec<u32> = power
+            .as_ref()
+            .and_then(PowerMount::server_pid)
+            .into_iter()
+            .collect();
+        run.leftover_processes += reap_leftovers(&watched, &known);
         // After a cut: unmount (nothing more reaches the disk), then check on a fresh mount
         // at the same path, whose unmount keeps everything.
         if let Some(p) = power.as_mut() {

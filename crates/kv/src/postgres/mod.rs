@@ -1,0 +1,131 @@
+//! The `postgres` and `postgres-async` backends: one PostgreSQL table per declared table
+//! (`k bytea primary key, v bytea not null`), in a managed private server whose cluster lives in
+//! the directory under test ([`PgServer`]), or in an existing server (`POSTGRES_URL`), each store
+//! in its own schema.
+//!
+//! Modules: `server` (the managed server), `schema` (schema and tables, statements), `reader`
+//! (reads, each one prepared statement), `writer` (a writer buffers its changes and commits them
+//! in one transaction with one statement per table and kind, arrays bound with `unnest`).
+//!
+//! `postgres` sets `synchronous_commit=on` (a commit waits for its WAL flush: survives power
+//! loss); `postgres-async` sets `synchronous_commit=off` (a server crash loses at most the last
+//! moments of commits; the process crashing loses nothing it committed).
+
+mod reader;
+mod schema;
+mod server;
+mod writer;
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+use crate::error::{KvError, KvResult};
+use crate::store::{validate_tables, Store};
+
+pub use reader::PgReader;
+pub use server::{PgServer, BIN_ENV};
+pub use writer::PgWriter;
+
+use schema::Statements;
+
+/// How a [`PgStore`] is opened.
+#[derive(Debug, Clone, Default)]
+pub struct PgOptions {
+    /// An existing server (`POSTGRES_URL`) instead of a managed one.
+    pub url: Option<String>,
+    /// `synchronous_commit=off` (`postgres-async`).
+    pub asynchronous: bool,
+}
+
+/// A connection plus its prepared statements.
+pub(crate) struct Conn {
+    pub(crate) client: postgres::Client,
+    pub(crate) stmts: Statements,
+}
+
+/// A store in PostgreSQL.
+pub struct PgStore {
+    conn: Mutex<Conn>,
+    names: Vec<String>,
+    writer_lock: Mutex<()>,
+    schema: String,
+    // Dropped last: the connection closes before the server stops.
+    server: Option<PgServer>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("schema", &self.schema)
+            .field("names", &self.names)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PgStore {
+    /// Opens (creating if needed) a store with `tables` for the directory `dir`.
+    pub fn open(dir: &Path, tables: &[&str], options: PgOptions) -> KvResult<PgStore> {
+        let names = validate_tables(tables)?;
+        let (config, server, schema) = match &options.url {
+            Some(url) => {
+                let config: postgres::Config = url
+                    .parse()
+                    .map_err(|e| KvError::backend("postgres", format!("bad POSTGRES_URL: {e}")))?;
+                (config, None, schema::schema_for_dir(dir)?)
+            }
+            None => {
+                let server = PgServer::start(dir)?;
+                (server.config(), Some(server), "triebench".to_string())
+            }
+        };
+        let conn = schema::connect(config, &schema, &names, options.asynchronous)?;
+        Ok(PgStore {
+            conn: Mutex::new(conn),
+            names,
+            writer_lock: Mutex::new(()),
+            schema,
+            server,
+        })
+    }
+
+    /// The managed server, `None` with `POSTGRES_URL`.
+    pub fn server(&self) -> Option<&PgServer> {
+        self.server.as_ref()
+    }
+
+    /// The schema holding this store's tables.
+    pub fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Conn> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Store for PgStore {
+    type Reader<'s> = PgReader<'s>;
+    type Writer<'s> = PgWriter<'s>;
+
+    fn reader(&self) -> KvResult<PgReader<'_>> {
+        Ok(PgReader { store: self })
+    }
+
+    fn writer(&self) -> KvResult<PgWriter<'_>> {
+        let exclusive = self.writer_lock.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(PgWriter::new(self, exclusive))
+    }
+
+    fn table_names(&self) -> &[String] {
+        &self.names
+    }
+
+    fn server_pid(&self) -> Option<u32> {
+        self.server.as_ref().map(PgServer::pid)
+    }
+}
+
+/// Maps a client error onto [`KvError`].
+pub(crate) fn pg_err(action: &str, e: postgres::Error) -> KvError {
+    KvError::backend("postgres", format!("{action}: {e}"))
+}

@@ -1,0 +1,114 @@
+//! Schema and tables of a store, the session settings, and the prepared statements.
+
+use std::path::Path;
+use std::time::Duration;
+
+use postgres::Statement;
+
+use super::{pg_err, Conn};
+use crate::error::{KvError, KvResult};
+
+/// File in the directory under test naming the schema a `POSTGRES_URL` store uses.
+const SCHEMA_FILE: &str = "postgres-schema";
+
+/// Prepared statements, one set per table.
+pub(crate) struct Statements {
+    pub(crate) get: Vec<Statement>,
+    pub(crate) count: Vec<Statement>,
+    pub(crate) scan_from: Vec<Statement>,
+    pub(crate) scan_between: Vec<Statement>,
+    pub(crate) existing: Vec<Statement>,
+    pub(crate) upsert: Vec<Statement>,
+    pub(crate) delete: Vec<Statement>,
+}
+
+/// The schema of a store on a shared server: read from `<dir>/postgres-schema`, or a new unique
+/// name written there, so reopening the directory finds its data and no two stores collide.
+pub(crate) fn schema_for_dir(dir: &Path) -> KvResult<String> {
+    std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
+    let file = dir.join(SCHEMA_FILE);
+    if let Ok(text) = std::fs::read_to_string(&file) {
+        let name = text.trim().to_string();
+        if !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Ok(name);
+        }
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let name = format!("tb_{}_{:x}", std::process::id(), nanos);
+    std::fs::write(&file, &name).map_err(|e| KvError::io("write schema name", &file, e))?;
+    Ok(name)
+}
+
+fn quote(ident: &str) -> String {
+    format!("\"{}\"", ident.replace('"', "\"\""))
+}
+
+/// Connects, creates the schema and tables if missing, sets the session and prepares statements.
+pub(crate) fn connect(
+    mut config: postgres::Config,
+    schema: &str,
+    names: &[String],
+    asynchronous: bool,
+) -> KvResult<Conn> {
+    config
+        .connect_timeout(Duration::from_secs(10))
+        .keepalives_idle(Duration::from_secs(10));
+    let mut client = config.connect(postgres::NoTls).map_err(|e| {
+        pg_err(
+            "cannot connect (check POSTGRES_URL or the managed server)",
+            e,
+        )
+    })?;
+    let sync = if asynchronous { "off" } else { "on" };
+    let s = quote(schema);
+    let mut setup = format!(
+        "SET synchronous_commit = {sync}; SET statement_timeout = '600s'; \
+         SET client_min_messages = warning; CREATE SCHEMA IF NOT EXISTS {s};"
+    );
+    for name in names {
+        setup.push_str(&format!(
+            "CREATE TABLE IF NOT EXISTS {s}.{} (k bytea PRIMARY KEY, v bytea NOT NULL);",
+            quote(name)
+        ));
+    }
+    client
+        .batch_execute(&setup)
+        .map_err(|e| pg_err("cannot create schema and tables", e))?;
+    let mut stmts = Statements {
+        get: Vec::new(),
+        count: Vec::new(),
+        scan_from: Vec::new(),
+        scan_between: Vec::new(),
+        existing: Vec::new(),
+        upsert: Vec::new(),
+        delete: Vec::new(),
+    };
+    for name in names {
+        let t = format!("{s}.{}", quote(name));
+        let mut prep = |sql: String| client.prepare(&sql).map_err(|e| pg_err("prepare", e));
+        stmts
+            .get
+            .push(prep(format!("SELECT v FROM {t} WHERE k = $1"))?);
+        stmts.count.push(prep(format!("SELECT count(*) FROM {t}"))?);
+        stmts.scan_from.push(prep(format!(
+            "SELECT k, v FROM {t} WHERE k >= $1 ORDER BY k"
+        ))?);
+        stmts.scan_between.push(prep(format!(
+            "SELECT k, v FROM {t} WHERE k >= $1 AND k < $2 ORDER BY k"
+        ))?);
+        stmts
+            .existing
+            .push(prep(format!("SELECT k FROM {t} WHERE k = ANY($1)"))?);
+        stmts.upsert.push(prep(format!(
+            "INSERT INTO {t} (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) \
+             ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v"
+        ))?);
+        stmts
+            .delete
+            .push(prep(format!("DELETE FROM {t} WHERE k = ANY($1)"))?);
+    }
+    Ok(Conn { client, stmts })
+}

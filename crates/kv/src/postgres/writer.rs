@@ -1,0 +1,165 @@
+//! The writer: changes buffered per table, checked eagerly for `insert`, and committed in one
+//! transaction with at most one `DELETE ... = ANY($1)` and one `INSERT ... unnest(...)` per table,
+//! so a commit costs a few round trips whatever the number of puts.
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::sync::MutexGuard;
+
+use super::reader::{count, entries, get};
+use super::{pg_err, PgStore};
+use crate::error::{KvError, KvResult};
+use crate::range::KeyRange;
+use crate::store::{check_table, ReadTx, Table, WriteTx};
+
+/// The single writer of a [`PgStore`]; dropping it without commit discards its changes.
+pub struct PgWriter<'s> {
+    store: &'s PgStore,
+    /// Per table: key -> new value, or `None` for a delete.
+    pending: Vec<BTreeMap<Vec<u8>, Option<Vec<u8>>>>,
+    _exclusive: MutexGuard<'s, ()>,
+}
+
+impl<'s> PgWriter<'s> {
+    pub(crate) fn new(store: &'s PgStore, exclusive: MutexGuard<'s, ()>) -> Self {
+        PgWriter {
+            store,
+            pending: vec![BTreeMap::new(); store.names.len()],
+            _exclusive: exclusive,
+        }
+    }
+
+    fn index(&self, table: Table) -> KvResult<usize> {
+        check_table(table, self.store.names.len())
+    }
+
+    /// Which of `keys` are committed.
+    fn existing(&self, index: usize, keys: Vec<&[u8]>) -> KvResult<Vec<Vec<u8>>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.store.lock();
+        let conn = &mut *conn;
+        let rows = conn
+            .client
+            .query(&conn.stmts.existing[index], &[&keys])
+            .map_err(|e| pg_err("lookup", e))?;
+        Ok(rows.into_iter().map(|r| r.get(0)).collect())
+    }
+}
+
+impl ReadTx for PgWriter<'_> {
+    fn get_with<R, F>(&self, table: Table, key: &[u8], f: F) -> KvResult<Option<R>>
+    where
+        F: FnOnce(&[u8]) -> R,
+    {
+        let index = self.index(table)?;
+        match self.pending[index].get(key) {
+            Some(Some(v)) => Ok(Some(f(v))),
+            Some(None) => Ok(None),
+            None => Ok(get(self.store, index, key)?.map(|v| f(&v))),
+        }
+    }
+
+    fn count(&self, table: Table) -> KvResult<u64> {
+        let index = self.index(table)?;
+        let pending = &self.pending[index];
+        let committed = count(self.store, index)?;
+        let existing = self.existing(index, pending.keys().map(Vec::as_slice).collect())?;
+        let existing: std::collections::BTreeSet<&[u8]> =
+            existing.iter().map(Vec::as_slice).collect();
+        let mut n = committed as i64;
+        for (k, v) in pending {
+            match (v.is_some(), existing.contains(k.as_slice())) {
+                (true, false) => n += 1,
+                (false, true) => n -= 1,
+                _ => {}
+            }
+        }
+        Ok(n.max(0) as u64)
+    }
+
+    fn scan<F>(&self, table: Table, range: &KeyRange, mut visit: F) -> KvResult<()>
+    where
+        F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
+    {
+        let index = self.index(table)?;
+        let mut merged: BTreeMap<Vec<u8>, Vec<u8>> =
+            entries(self.store, index, range)?.into_iter().collect();
+        for (k, v) in &self.pending[index] {
+            if !range.contains(k) {
+                continue;
+            }
+            match v {
+                Some(v) => {
+                    merged.insert(k.clone(), v.clone());
+                }
+                None => {
+                    merged.remove(k);
+                }
+            }
+        }
+        for (k, v) in &merged {
+            if visit(k, v).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl WriteTx for PgWriter<'_> {
+    fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        let index = self.index(table)?;
+        let present = match self.pending[index].get(key) {
+            Some(v) => v.is_some(),
+            None => get(self.store, index, key)?.is_some(),
+        };
+        if present {
+            return Err(KvError::duplicate(&self.store.names[index], key));
+        }
+        self.pending[index].insert(key.to_vec(), Some(value.to_vec()));
+        Ok(())
+    }
+
+    fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        let index = self.index(table)?;
+        self.pending[index].insert(key.to_vec(), Some(value.to_vec()));
+        Ok(())
+    }
+
+    fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
+        let index = self.index(table)?;
+        self.pending[index].insert(key.to_vec(), None);
+        Ok(())
+    }
+
+    fn commit(self) -> KvResult<()> {
+        if self.pending.iter().all(BTreeMap::is_empty) {
+            return Ok(());
+        }
+        let mut conn = self.store.lock();
+        let conn = &mut *conn;
+        let mut tx = conn.client.transaction().map_err(|e| pg_err("begin", e))?;
+        for (index, pending) in self.pending.iter().enumerate() {
+            let deleted: Vec<&[u8]> = pending
+                .iter()
+                .filter(|(_, v)| v.is_none())
+                .map(|(k, _)| k.as_slice())
+                .collect();
+            if !deleted.is_empty() {
+                tx.execute(&conn.stmts.delete[index], &[&deleted])
+                    .map_err(|e| pg_err("commit (delete)", e))?;
+            }
+            let (keys, values): (Vec<&[u8]>, Vec<&[u8]>) = pending
+                .iter()
+                .filter_map(|(k, v)| v.as_deref().map(|v| (k.as_slice(), v)))
+                .unzip();
+            if !keys.is_empty() {
+                tx.execute(&conn.stmts.upsert[index], &[&keys, &values])
+                    .map_err(|e| pg_err("commit (write)", e))?;
+            }
+        }
+        tx.commit().map_err(|e| pg_err("commit", e))
+    }
+}

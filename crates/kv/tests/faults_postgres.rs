@@ -1,0 +1,92 @@
+//! Fault tests of the PostgreSQL backend: no PostgreSQL installed, the server killed mid-run,
+//! an unreachable `POSTGRES_URL`. Each fails with an error, quickly, never a hang.
+#![cfg(feature = "postgres-db")]
+
+use std::time::{Duration, Instant};
+
+use triebench_kv::conformance::TABLES;
+use triebench_kv::postgres::{PgOptions, PgServer, PgStore};
+use triebench_kv::{KvError, ReadTx, Store, WriteTx};
+
+#[test]
+fn missing_postgres_names_the_package_and_postgres_url() {
+    let empty = tempfile::tempdir().expect("temp dir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let err = PgServer::start_with_bin(dir.path(), Some(empty.path()))
+        .expect_err("started without binaries");
+    assert!(matches!(err, KvError::PostgresMissing), "{err:?}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("`postgresql`") && msg.contains("POSTGRES_URL"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn server_killed_mid_run_is_an_error_not_a_hang() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = PgStore::open(dir.path(), TABLES, PgOptions::default()).expect("open");
+    let t = store.table("main").expect("t");
+    let mut w = store.writer().expect("writer");
+    w.put(t, b"k", b"v").expect("put");
+    w.commit().expect("commit");
+    let mut w = store.writer().expect("writer");
+    w.put(t, b"k2", b"v").expect("put");
+    store.server().expect("managed").kill();
+    let started = Instant::now();
+    let err = w.commit().expect_err("commit after the server died");
+    assert!(err.to_string().contains("postgres"), "{err}");
+    let err = store
+        .reader()
+        .expect("reader")
+        .get(t, b"k")
+        .expect_err("read after the server died");
+    assert!(err.to_string().contains("postgres"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn unreachable_url_fails_fast() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let nowhere = tempfile::tempdir().expect("temp dir");
+    let started = Instant::now();
+    let err = PgStore::open(
+        dir.path(),
+        TABLES,
+        PgOptions {
+            url: Some(format!(
+                "host={} user=triebench dbname=postgres",
+                nowhere.path().display()
+            )),
+            asynchronous: false,
+        },
+    )
+    .expect_err("connected to nothing");
+    assert!(err.to_string().contains("cannot connect"), "{err}");
+    let err = PgStore::open(
+        dir.path(),
+        TABLES,
+        PgOptions {
+            url: Some("postgres://triebench@127.0.0.1:1/postgres".into()),
+            asynchronous: false,
+        },
+    )
+    .expect_err("connected to a closed port");
+    assert!(err.to_string().contains("POSTGRES_URL"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(15));
+}
+
+#[test]
+fn cluster_lives_in_the_directory_under_test_and_stops_on_drop() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = PgStore::open(dir.path(), TABLES, PgOptions::default()).expect("open");
+    let server = store.server().expect("managed");
+    let pid = server.pid();
+    assert!(dir.path().join("pgdata/PG_VERSION").is_file());
+    assert!(dir.path().join("pgdata/pg_wal").is_dir());
+    drop(store);
+    // The postmaster is reaped: no process with its pid remains ours.
+    // SAFETY: kill with signal 0 only probes.
+    let alive = unsafe { libc::kill(pid as libc::pid_t, 0) } == 0;
+    assert!(!alive, "postgres {pid} still runs after drop");
+}
