@@ -24,24 +24,25 @@ mod support;
 use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
-use criterion::{
-    criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
-};
+use criterion::{criterion_group, BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use support::{
-    announce_filesystem, configure, configure_runs, extra_selected, fresh_dir, profiles, selected,
-    Scale,
+    announce_filesystem, configure, configure_runs, extra_selected, fresh_dir, measuring, profiles,
+    selected, shared_pg, Scale,
 };
-use triebench_kv::{BackendSpec, KvError, Profile, Store, StoreVisitor};
+use triebench_kv::{KvError, Profile, Store, StoreVisitor};
 use triebench_merkle::{MerkleTrie, TABLES};
 use triebench_workloads::scalable::{fresh_sets as sets, preload};
 use triebench_workloads::{update_address, Scenario, SCENARIOS};
 
-/// Opens a fresh store for `profile` under `TMPDIR` and runs `visitor` on it.
+/// Opens a fresh store for `profile` under `TMPDIR` and runs `visitor` on it (a PostgreSQL store
+/// is a fresh schema on the bench's shared server: `support::shared_pg`).
 fn with_fresh_store<V: StoreVisitor>(profile: Profile, visitor: V) -> Result<V::Output, KvError> {
     let dir = fresh_dir();
-    let spec = BackendSpec::new(profile, Some(dir.path().to_path_buf()))?;
-    spec.open(TABLES, visitor)
+    let spec = shared_pg::spec(profile, dir.path())?;
+    let output = spec.open(TABLES, visitor);
+    shared_pg::discard(&spec);
+    output
 }
 
 /// Times the given scenarios back to back, each on its own fresh store (opening and removing the
@@ -81,11 +82,14 @@ fn bench_scenarios(c: &mut Criterion) {
             if !selected(&format!("scenario/{name}/{profile}")) {
                 continue;
             }
-            // One run, untimed by criterion, sizes the benchmark by its wall time.
-            let start = Instant::now();
-            let timed = time_scenarios(profile, &scenarios);
-            let wall = start.elapsed();
-            configure_runs(&mut group, scale, name == "suite", timed, wall);
+            // One run, untimed by criterion, sizes the benchmark by its wall time (not needed
+            // when each benchmark runs once, as `cargo test --benches` does).
+            if measuring() {
+                let start = Instant::now();
+                let timed = time_scenarios(profile, &scenarios);
+                let wall = start.elapsed();
+                configure_runs(&mut group, scale, name == "suite", timed, wall);
+            }
             group.bench_function(profile.name(), |b| {
                 b.iter_custom(|iters| {
                     (0..iters)
@@ -302,4 +306,9 @@ criterion_group! {
     config = support::flamegraph::criterion();
     targets = bench_scenarios, bench_scalable
 }
-criterion_main!(benches);
+/// `criterion_main!` plus the guard that stops the shared PostgreSQL server at the end.
+fn main() {
+    let _server = shared_pg::ServerGuard;
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

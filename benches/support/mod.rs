@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each bench uses a different part of this module
 
 pub mod flamegraph;
+pub mod shared_pg;
 
 use std::path::PathBuf;
 use std::sync::{Once, OnceLock};
@@ -202,6 +203,12 @@ pub fn profiles() -> Vec<Profile> {
         }
         _ => all,
     }
+}
+
+/// Whether criterion measures (`cargo bench` passes `--bench`) rather than running each benchmark
+/// once to check it (`cargo test --benches`): set-up that only sizes a measurement can be skipped.
+pub fn measuring() -> bool {
+    std::env::args().any(|a| a == "--bench")
 }
 
 /// A fresh directory under `TMPDIR` for one measurement's store; removed on drop.

@@ -79,6 +79,19 @@ impl BackendSpec {
         })
     }
 
+    /// Removes what a store of this spec keeps outside its directory: its schema when the
+    /// profile is PostgreSQL on a server given by URL. The directory itself is the caller's;
+    /// every other profile keeps its data in it (or, for Redis on `REDIS_URL`, leaves it).
+    pub fn discard(&self) -> KvResult<()> {
+        match (self.profile, &self.postgres_url, &self.dir) {
+            #[cfg(feature = "postgres-db")]
+            (Profile::Postgres | Profile::PostgresAsync, Some(url), Some(dir)) => {
+                crate::postgres::drop_store(dir, url)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Opens the store with `tables` and runs `visitor` on it.
     pub fn open<V: StoreVisitor>(&self, tables: &[&str], visitor: V) -> KvResult<V::Output> {
         if !self.profile.is_enabled() {

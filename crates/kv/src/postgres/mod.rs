@@ -125,6 +125,19 @@ impl Store for PgStore {
     }
 }
 
+/// Drops the schema of the store kept for `dir` on the server at `url` (a store opened with
+/// [`PgOptions::url`]), with its tables: such a store's data lives in the server, not in the
+/// directory, so removing the directory alone would leave it there. No store for `dir`: nothing.
+pub fn drop_store(dir: &Path, url: &str) -> KvResult<()> {
+    let Some(name) = schema::existing_schema(dir) else {
+        return Ok(());
+    };
+    let config: postgres::Config = url
+        .parse()
+        .map_err(|e| KvError::backend("postgres", format!("bad POSTGRES_URL: {e}")))?;
+    schema::drop_schema(config, &name)
+}
+
 /// Maps a client error onto [`KvError`].
 pub(crate) fn pg_err(action: &str, e: postgres::Error) -> KvError {
     KvError::backend("postgres", format!("{action}: {e}"))

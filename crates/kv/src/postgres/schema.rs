@@ -22,16 +22,31 @@ pub(crate) struct Statements {
     pub(crate) delete: Vec<Statement>,
 }
 
+/// The schema named in `<dir>/postgres-schema`, if the directory holds a `POSTGRES_URL` store.
+pub(crate) fn existing_schema(dir: &Path) -> Option<String> {
+    let name = std::fs::read_to_string(dir.join(SCHEMA_FILE)).ok()?;
+    let name = name.trim();
+    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .then(|| name.to_string())
+}
+
+/// Drops `schema` and its tables.
+pub(crate) fn drop_schema(config: postgres::Config, schema: &str) -> KvResult<()> {
+    let mut client = config
+        .connect(postgres::NoTls)
+        .map_err(|e| pg_err("cannot connect to drop a store's schema", e))?;
+    client
+        .batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", quote(schema)))
+        .map_err(|e| pg_err("cannot drop a store's schema", e))
+}
+
 /// The schema of a store on a shared server: read from `<dir>/postgres-schema`, or a new unique
 /// name written there, so reopening the directory finds its data and no two stores collide.
 pub(crate) fn schema_for_dir(dir: &Path) -> KvResult<String> {
     std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
     let file = dir.join(SCHEMA_FILE);
-    if let Ok(text) = std::fs::read_to_string(&file) {
-        let name = text.trim().to_string();
-        if !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            return Ok(name);
-        }
+    if let Some(name) = existing_schema(dir) {
+        return Ok(name);
     }
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -139,7 +139,10 @@ impl PgServer {
             .arg(&data_dir)
             .arg("-k")
             .arg(&socket_dir)
-            .args(["-c", "listen_addresses=", "-c", "fsync=on"]);
+            .args(["-c", "listen_addresses=", "-c", "fsync=on"])
+            // Dynamic shared memory as files in the cluster, not /dev/shm segments that a
+            // killed server would leave behind.
+            .args(["-c", "dynamic_shared_memory_type=mmap"]);
         as_user(&mut command, run_as, true);
         let child = command
             .stdin(Stdio::null())
@@ -200,6 +203,18 @@ impl PgServer {
             .user(USER)
             .dbname("postgres");
         config
+    }
+
+    /// A connection string for this server (`host=<socket dir> user=triebench dbname=postgres`,
+    /// libpq's keyword form, which `POSTGRES_URL` and [`postgres::Config`] accept): how stores
+    /// and other clients share one managed server as they would an existing one.
+    pub fn url(&self) -> String {
+        let quoted = |v: &str| format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"));
+        format!(
+            "host={} user={} dbname=postgres",
+            quoted(&self.socket_dir.to_string_lossy()),
+            quoted(USER)
+        )
     }
 
     /// The postmaster's process id.
