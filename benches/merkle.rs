@@ -27,8 +27,8 @@ use criterion::measurement::WallTime;
 use criterion::{criterion_group, BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use support::{
-    announce_filesystem, configure, configure_runs, extra_selected, fresh_dir, measuring, profiles,
-    selected, shared_pg, Scale,
+    announce_filesystem, configure, configure_runs, extra_selected, fresh_stores, measuring,
+    profiles, selected, Scale,
 };
 use triebench_kv::{KvError, Profile, Store, StoreVisitor};
 use triebench_merkle::{MerkleTrie, TABLES};
@@ -36,13 +36,9 @@ use triebench_workloads::scalable::{fresh_sets as sets, preload};
 use triebench_workloads::{update_address, Scenario, SCENARIOS};
 
 /// Opens a fresh store for `profile` under `TMPDIR` and runs `visitor` on it (a PostgreSQL store
-/// is a fresh schema on the bench's shared server: `support::shared_pg`).
+/// is a fresh schema on the bench's one server: `support::fresh_stores`).
 fn with_fresh_store<V: StoreVisitor>(profile: Profile, visitor: V) -> Result<V::Output, KvError> {
-    let dir = fresh_dir();
-    let spec = shared_pg::spec(profile, dir.path())?;
-    let output = spec.open(TABLES, visitor);
-    shared_pg::discard(&spec);
-    output
+    fresh_stores::run(profile, TABLES, visitor)
 }
 
 /// Times the given scenarios back to back, each on its own fresh store (opening and removing the
@@ -306,9 +302,9 @@ criterion_group! {
     config = support::flamegraph::criterion();
     targets = bench_scenarios, bench_scalable
 }
-/// `criterion_main!` plus the guard that stops the shared PostgreSQL server at the end.
+/// `criterion_main!` plus the guard that stops the fresh stores' shared servers at the end.
 fn main() {
-    let _server = shared_pg::ServerGuard;
+    let _stores = fresh_stores::Guard;
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -4,7 +4,7 @@
 #![allow(dead_code)] // each bench uses a different part of this module
 
 pub mod flamegraph;
-pub mod shared_pg;
+pub mod fresh_stores;
 
 use std::path::PathBuf;
 use std::sync::{Once, OnceLock};

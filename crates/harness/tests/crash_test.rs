@@ -65,9 +65,6 @@ fn every_profile_survives_crashes_as_promised_and_leaves_nothing_behind() {
     let power_profiles: Vec<Profile> = Profile::enabled()
         .into_iter()
         .filter(|p| p.durability() == Durability::PowerLoss)
-        // A managed PostgreSQL runs as `nobody` under root, and slowfs serves its own user only
-        // (no allow_other): its power-cut rounds wait for slowfs to serve other users.
-        .filter(|p| *p != Profile::Postgres)
         .collect();
     match fuse_unavailable() {
         Some(reason) if std::env::var("CI").is_ok_and(|v| v == "true") => {

@@ -3,7 +3,8 @@
 //! Modules, in the order a request travels from the caller down to the disk:
 //!
 //! - `spec`: a profile name plus a directory, opened into a concrete store ([`BackendSpec`]), so
-//!   the CLI, the benches and the tests pick a backend at run time.
+//!   the CLI, the benches and the tests pick a backend at run time; `fresh`: [`FreshStores`],
+//!   one new empty store per run, sharing a managed PostgreSQL server among them.
 //! - `profile`: the profile names and what each promises per commit ([`Profile`],
 //!   [`Durability`]), so every tool accepts the same names.
 //! - `store`: the trait generic code calls ([`Store`], [`ReadTx`], [`WriteTx`], [`Table`]),
@@ -31,6 +32,7 @@
 pub mod btree;
 pub mod conformance;
 mod error;
+mod fresh;
 pub mod phase;
 mod profile;
 mod range;
@@ -48,6 +50,7 @@ pub mod redis;
 pub mod sqlite;
 
 pub use error::{KvError, KvResult};
+pub use fresh::FreshStores;
 pub use phase::Phase;
 pub use profile::{Durability, Profile};
 pub use range::KeyRange;

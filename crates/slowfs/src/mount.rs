@@ -5,7 +5,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use fuser::{Config, MountOption, Session};
+use fuser::{Config, MountOption, Session, SessionACL};
 
 use crate::error::SlowfsError;
 use crate::fs::SlowFs;
@@ -170,6 +170,12 @@ pub fn write_stats(path: &Path, snapshot: &StatsSnapshot) -> Result<(), SlowfsEr
 }
 
 /// The FUSE options every slowfs mount uses (no write-back cache: writes are write-through).
+///
+/// Mounted by root, the mount also serves other users (`allow_other`), with the kernel checking
+/// each access against the modes and owners slowfs reports (`default_permissions`), and nodes a
+/// user creates are that user's: a server that refuses to run as root (PostgreSQL, run as
+/// `nobody`) works on it as on a kernel filesystem. Other mounters keep FUSE's default: only they
+/// see the mount (`allow_other` would need `user_allow_other` in `/etc/fuse.conf`).
 pub(crate) fn fuse_config(threads: usize) -> Config {
     let mut config = Config::default();
     config.mount_options = vec![
@@ -177,6 +183,11 @@ pub(crate) fn fuse_config(threads: usize) -> Config {
         MountOption::Subtype("slowfs".into()),
         MountOption::RW,
     ];
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        config.acl = SessionACL::All;
+        config.mount_options.push(MountOption::DefaultPermissions);
+    }
     config.n_threads = Some(threads.max(1));
     config
 }

@@ -59,3 +59,34 @@ fn durable_profiles_fsync_every_commit_and_btree_touches_nothing() {
     assert!(update.counts.fsyncs >= 2 * update.commits, "{update:?}");
     let _ = m.finish();
 }
+
+/// PostgreSQL on slowfs (its managed server runs as `nobody` under root, through the mount):
+/// `postgres` flushes its WAL at every commit, `postgres-async` leaves that to its WAL writer.
+#[test]
+fn postgres_flushes_its_wal_per_commit_and_postgres_async_does_not() {
+    let Some(m) = Mounted::start(&["--profile", "none"]) else {
+        return;
+    };
+    let profiles = ["postgres", "postgres-async"].map(profile);
+    let file = collect(m.mnt(), &profiles, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    let update = |p: &str| {
+        file.row(p, "update")
+            .unwrap_or_else(|| panic!("no {p}/update row in {:?}", file.rows))
+    };
+    let durable = update("postgres");
+    assert!(
+        durable.counts.fsyncs >= durable.commits,
+        "postgres: {} fsyncs for {} commits",
+        durable.counts.fsyncs,
+        durable.commits
+    );
+    let lazy = update("postgres-async");
+    assert!(
+        lazy.counts.fsyncs < lazy.commits / 2,
+        "postgres-async: {} fsyncs for {} commits",
+        lazy.counts.fsyncs,
+        lazy.commits
+    );
+    assert!(lazy.counts.bytes_written > 0, "{lazy:?}");
+    let _ = m.finish();
+}

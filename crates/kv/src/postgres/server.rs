@@ -15,8 +15,9 @@
 //!   shutdown, which flushes the WAL first, as a database server outliving a crashed client
 //!   would keep what it acknowledged (what `postgres-async` promises). A crash of the server
 //!   itself is [`PgServer::kill`].
-//! - `initdb --no-sync`: creating the cluster is setup, not measured; the server itself runs
-//!   with `fsync=on`, so commits are flushed as the profile says.
+//! - `initdb` syncs the new cluster to disk before the server starts (a cluster created with
+//!   `--no-sync` did not survive a power cut right after: its `PG_VERSION` came back empty),
+//!   and the server runs with `fsync=on`, so commits are flushed as the profile says.
 //! - Drop: SIGINT (fast shutdown: a checkpoint, then exit), SIGKILL after 10 s.
 
 use std::fs::OpenOptions;
@@ -104,7 +105,6 @@ impl PgServer {
                 "-E",
                 "UTF8",
                 "--locale=C",
-                "--no-sync",
             ]);
             as_user(&mut initdb, run_as, false);
             let status = initdb

@@ -4,9 +4,9 @@
 //! what the benches time. Counts are filesystem-wide, so they include the background work of a
 //! backend's own process (redis-server's AOF writes).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
+use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 use triebench_workloads::{Scenario, SCENARIOS};
 
 use crate::error::ReportError;
@@ -52,6 +52,7 @@ pub fn collect(
     let first = read_snapshot(mount)?;
     let mut rows = Vec::new();
     for &profile in profiles {
+        let stores = FreshStores::new(profile, mount)?;
         let mut suite = IoRow {
             profile: profile.name().to_string(),
             scenario: SUITE.to_string(),
@@ -59,21 +60,12 @@ pub fn collect(
             counts: IoCounts::default(),
         };
         for scenario in SCENARIOS {
-            let dir = tempfile::Builder::new()
-                .prefix("triebench-io-")
-                .tempdir_in(mount)
-                .map_err(|source| IoLabError::Io {
-                    what: "cannot create a store directory",
-                    dir: mount.to_path_buf(),
-                    source,
-                })?;
-            let spec = BackendSpec::new(profile, Some(PathBuf::from(dir.path())))?;
             let counted = Counted {
                 scenario,
                 profile,
                 mount,
             };
-            let (commits, counts) = spec.open(triebench_merkle::TABLES, counted)??;
+            let (commits, counts) = stores.run(triebench_merkle::TABLES, counted)??;
             let row = IoRow {
                 profile: profile.name().to_string(),
                 scenario: scenario.name().to_string(),

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
+use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 use triebench_workloads::{Scenario, SCENARIOS};
 
 use crate::model::bench_id::SUITE;
@@ -62,20 +62,12 @@ pub fn collect(
 ) -> Result<PhaseRunFile, IoLabError> {
     let mut rows = Vec::new();
     for &profile in profiles {
+        let stores = FreshStores::new(profile, dir)?;
         let mut suite = PhaseTotals::default();
         let (mut suite_commits, mut suite_wall) = (0, 0);
         for scenario in SCENARIOS {
-            let store_dir = tempfile::Builder::new()
-                .prefix("triebench-phases-")
-                .tempdir_in(dir)
-                .map_err(|source| IoLabError::Io {
-                    what: "cannot create a store directory",
-                    dir: dir.to_path_buf(),
-                    source,
-                })?;
-            let spec = BackendSpec::new(profile, Some(PathBuf::from(store_dir.path())))?;
             let timed = Timed { scenario, profile };
-            let (commits, totals, wall) = spec.open(triebench_merkle::TABLES, timed)??;
+            let (commits, totals, wall) = stores.run(triebench_merkle::TABLES, timed)??;
             let r = row(profile, scenario.name(), commits, &totals, wall);
             progress(&r);
             rows.push(r);

@@ -14,7 +14,7 @@ use fuser::{
     ReplyWrite, ReplyXattr, Request, TimeOrNow, WriteFlags,
 };
 
-use super::{attrs, dirs, files, namespace, SlowFs};
+use super::{attrs, dirs, files, namespace, Owner, SlowFs};
 
 impl Filesystem for SlowFs {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
@@ -56,7 +56,7 @@ impl Filesystem for SlowFs {
 
     fn mknod(
         &self,
-        _req: &Request,
+        req: &Request,
         parent: INodeNo,
         name: &OsStr,
         mode: u32,
@@ -64,19 +64,27 @@ impl Filesystem for SlowFs {
         rdev: u32,
         reply: ReplyEntry,
     ) {
-        namespace::mknod(self, parent, name, mode, umask, rdev, reply);
+        namespace::mknod(
+            self,
+            Owner::of(req),
+            parent,
+            name,
+            mode & !umask,
+            rdev,
+            reply,
+        );
     }
 
     fn mkdir(
         &self,
-        _req: &Request,
+        req: &Request,
         parent: INodeNo,
         name: &OsStr,
         mode: u32,
         umask: u32,
         reply: ReplyEntry,
     ) {
-        namespace::mkdir(self, parent, name, mode, umask, reply);
+        namespace::mkdir(self, Owner::of(req), parent, name, mode, umask, reply);
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
@@ -89,13 +97,13 @@ impl Filesystem for SlowFs {
 
     fn symlink(
         &self,
-        _req: &Request,
+        req: &Request,
         parent: INodeNo,
         link_name: &OsStr,
         target: &Path,
         reply: ReplyEntry,
     ) {
-        namespace::symlink(self, parent, link_name, target, reply);
+        namespace::symlink(self, Owner::of(req), parent, link_name, target, reply);
     }
 
     fn rename(
@@ -269,7 +277,7 @@ impl Filesystem for SlowFs {
 
     fn create(
         &self,
-        _req: &Request,
+        req: &Request,
         parent: INodeNo,
         name: &OsStr,
         mode: u32,
@@ -277,7 +285,15 @@ impl Filesystem for SlowFs {
         flags: i32,
         reply: ReplyCreate,
     ) {
-        files::create(self, parent, name, mode, umask, flags, reply);
+        files::create(
+            self,
+            Owner::of(req),
+            parent,
+            name,
+            mode & !umask,
+            flags,
+            reply,
+        );
     }
 
     fn fallocate(

@@ -19,7 +19,7 @@ use crate::power::PowerLoss;
 
 use super::sys::{attr_of, check, errno, lock, open_options, reply_empty, sync, FsResult};
 use super::{control_file, stats_file};
-use super::{SlowFs, TTL};
+use super::{Owner, SlowFs, TTL};
 
 pub(super) fn open(this: &SlowFs, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
     if ino.0 == STATS_INO {
@@ -45,10 +45,10 @@ pub(super) fn open(this: &SlowFs, ino: INodeNo, flags: OpenFlags, reply: ReplyOp
 
 pub(super) fn create(
     this: &SlowFs,
+    owner: Owner,
     parent: INodeNo,
     name: &OsStr,
     mode: u32,
-    umask: u32,
     flags: i32,
     reply: ReplyCreate,
 ) {
@@ -56,7 +56,7 @@ pub(super) fn create(
         reply.error(Errno::EEXIST);
         return;
     }
-    let result = this.do_create(parent, name, mode, umask, flags);
+    let result = this.do_create(owner, parent, name, mode, flags);
     this.account(Op::Create, 0);
     match result {
         Ok((attr, fh)) => reply.created(
@@ -210,21 +210,22 @@ impl SlowFs {
 
     fn do_create(
         &self,
+        owner: Owner,
         parent: INodeNo,
         name: &OsStr,
         mode: u32,
-        umask: u32,
         flags: i32,
     ) -> FsResult<(FileAttr, u64)> {
         let rel = self.child(parent, name)?;
         let mut opts = open_options(flags);
-        opts.mode(mode & !umask & 0o7777);
+        opts.mode(mode & 0o7777);
         if flags & libc::O_EXCL != 0 {
             opts.create_new(true);
         } else {
             opts.create(true);
         }
         let file = opts.open(self.abs(&rel)).map_err(errno)?;
+        self.give_to(&rel, owner)?;
         let meta = file.metadata().map_err(errno)?;
         let ino = lock(&self.inodes).lookup(&rel);
         let fh = self.new_fh();

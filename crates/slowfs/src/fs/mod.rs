@@ -39,6 +39,23 @@ use std::time::Duration;
 
 use fuser::{Errno, FileAttr, FileHandle, FileType, INodeNo};
 
+/// Who asked for a node to be created: its new owner.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Owner {
+    uid: u32,
+    gid: u32,
+}
+
+impl Owner {
+    /// The requesting process's user and group.
+    fn of(req: &fuser::Request) -> Owner {
+        Owner {
+            uid: req.uid(),
+            gid: req.gid(),
+        }
+    }
+}
+
 use crate::inodes::InodeTable;
 use crate::op::Op;
 use crate::power::PowerLoss;
@@ -144,6 +161,17 @@ impl SlowFs {
         // Every name operation goes through here: after a power cut none of them runs.
         self.alive()?;
         Ok(self.rel(parent)?.join(name))
+    }
+
+    /// Gives a node just created for `owner` to it, as a kernel filesystem would. Only a daemon
+    /// running as root can (and needs to): it creates every node as itself, and the mount is then
+    /// shared with other users (`allow_other`, see [`crate::mount`]), such as a PostgreSQL server
+    /// running as `nobody`.
+    fn give_to(&self, rel: &Path, owner: Owner) -> FsResult<()> {
+        if !sys::running_as_root() || owner.uid == 0 {
+            return Ok(());
+        }
+        sys::lchown(&self.abs(rel), owner.uid, owner.gid)
     }
 
     /// Stats the new or looked-up `rel` and counts a kernel lookup of it.

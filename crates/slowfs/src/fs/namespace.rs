@@ -14,7 +14,7 @@ use crate::op::Op;
 
 use super::sys::{check, cpath, errno, lock, reply_empty, FsResult};
 use super::{control_file, stats_file};
-use super::{SlowFs, TTL};
+use super::{Owner, SlowFs, TTL};
 
 pub(super) fn lookup(this: &SlowFs, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
     if SlowFs::is_stats(parent, name) {
@@ -39,15 +39,16 @@ pub(super) fn forget(this: &SlowFs, ino: INodeNo, nlookup: u64) {
 
 pub(super) fn mknod(
     this: &SlowFs,
+    owner: Owner,
     parent: INodeNo,
     name: &OsStr,
     mode: u32,
-    umask: u32,
     rdev: u32,
     reply: ReplyEntry,
 ) {
     let result = this.child(parent, name).and_then(|rel| {
-        this.do_mknod(&rel, mode & !umask, rdev)?;
+        this.do_mknod(&rel, mode, rdev)?;
+        this.give_to(&rel, owner)?;
         this.entry(&rel)
     });
     this.account(Op::Mknod, 0);
@@ -59,6 +60,7 @@ pub(super) fn mknod(
 
 pub(super) fn mkdir(
     this: &SlowFs,
+    owner: Owner,
     parent: INodeNo,
     name: &OsStr,
     mode: u32,
@@ -70,6 +72,7 @@ pub(super) fn mkdir(
             .mode(mode & !umask & 0o7777)
             .create(this.abs(&rel))
             .map_err(errno)?;
+        this.give_to(&rel, owner)?;
         this.entry(&rel)
     });
     this.account(Op::Mkdir, 0);
@@ -97,6 +100,7 @@ pub(super) fn rmdir(this: &SlowFs, parent: INodeNo, name: &OsStr, reply: ReplyEm
 
 pub(super) fn symlink(
     this: &SlowFs,
+    owner: Owner,
     parent: INodeNo,
     link_name: &OsStr,
     target: &Path,
@@ -104,6 +108,7 @@ pub(super) fn symlink(
 ) {
     let result = this.child(parent, link_name).and_then(|rel| {
         std::os::unix::fs::symlink(target, this.abs(&rel)).map_err(errno)?;
+        this.give_to(&rel, owner)?;
         this.entry(&rel)
     });
     this.account(Op::Symlink, 0);

@@ -46,6 +46,19 @@ pub(super) fn sync(file: &File, datasync: bool) -> FsResult<()> {
 }
 
 /// Answers a request that returns nothing but success or an errno.
+/// Whether this daemon runs as root (and so can give nodes to other users).
+pub(super) fn running_as_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Changes the owner of `path` itself (not a symlink's target).
+pub(super) fn lchown(path: &Path, uid: u32, gid: u32) -> FsResult<()> {
+    let c = cpath(path)?;
+    // SAFETY: `c` is a valid NUL-terminated path.
+    check(unsafe { libc::lchown(c.as_ptr(), uid, gid) })
+}
+
 pub(super) fn reply_empty(reply: ReplyEmpty, result: FsResult<()>) {
     match result {
         Ok(()) => reply.ok(),
