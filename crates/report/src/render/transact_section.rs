@@ -53,7 +53,8 @@ pub fn render(out: &mut String, results: &ResultSet, resamples: usize) {
          Ratio = Transact / triebench (> 1: triebench is faster), 95% bootstrap interval. \
          \"fsync\" = the commit reaches stable storage before it returns; Transact's LMDB flags \
          (WRITEMAP, MAPASYNC) never sync, so its `lmdb` is compared with our durable `lmdb` \
-         (our `lmdb-async` uses its flags).\n"
+         (our `lmdb-async` uses its flags). Transact's Redis reads every node from the server, so \
+         it is compared with our `redis-uncached`, not our cached `redis`.\n"
     );
     let runs: Vec<String> = results.run_names();
     for run in &runs {
@@ -81,11 +82,15 @@ pub fn render(out: &mut String, results: &ResultSet, resamples: usize) {
         for r in in_run {
             out.push_str(&row(&[
                 esc(&r.implementation),
-                format!("`{}`", esc(&r.profile)),
+                if r.ours_profile == r.profile {
+                    format!("`{}`", esc(&r.profile))
+                } else {
+                    format!("`{}` (ours: `{}`)", esc(&r.profile), esc(&r.ours_profile))
+                },
                 fmt::time_ns(r.ours_ns),
                 fmt::time_ns(r.theirs_ns),
                 ratio_cell(r.ratio),
-                yes_no(profile_durable(&r.profile)),
+                yes_no(profile_durable(&r.ours_profile)),
                 yes_no(transact_fsyncs(&r.implementation, &r.profile)),
             ]));
         }
