@@ -149,4 +149,9 @@ report_args=(report --baseline "${names[0]}" --criterion-dir "$criterion_dir")
 for name in "${names[@]}"; do report_args+=(--runs "$name"); done
 if [[ -n ${TRIEBENCH_OUT:-} ]]; then report_args+=(--out "$TRIEBENCH_OUT"); fi
 "$triebench" "${report_args[@]}"
+# Self-contained run folders (issue 12): one per filesystem, copyable to another machine.
+# TRIEBENCH_RUNS_DIR chooses where (default runs/); see scripts/export-run.sh for the layout.
+for name in "${names[@]}"; do
+  scripts/export-run.sh "$name" "$criterion_dir" "${TRIEBENCH_RUNS_DIR:-runs}"
+done
 echo "bench-fs: all runs took $(( $(date +%s) - start )) s"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Copies one filesystem run of scripts/bench-fs.sh into a self-contained run folder that can be
+# moved to another machine (issue 12, part 2: results merged from several machines).
+#
+# Usage: scripts/export-run.sh NAME CRITERION_DIR OUT_PARENT
+#   NAME           the run name (criterion baseline saved by bench-fs.sh, e.g. tmpfs)
+#   CRITERION_DIR  criterion's output dir (<target>/criterion)
+#   OUT_PARENT     where run folders go (default runs/); the folder is <host>-<NAME>-<date>/
+#
+# Layout of a run folder:
+#   manifest.json                      host, filesystem (run name), scale, git commit, date
+#   env.json                           hostname, os, kernel, cpu count, memory, rustc
+#   criterion/<bench-id path>/<NAME>/  the baseline's benchmark.json, estimates.json, sample.json, tukey.json
+#   criterion/triebench-runs/<NAME>.json            the filesystem capture sidecar
+#   criterion/triebench-runs/{load,phases}/<NAME>/  load / phase runs when present
+# The criterion/ tree mirrors <target>/criterion, so the existing report reader can read it as a
+# criterion dir. Prints the folder's path.
+set -euo pipefail
+name=${1:?NAME}
+criterion_dir=${2:?CRITERION_DIR}
+parent=${3:-runs}
+host=$(hostname)
+date=$(date -u +%Y-%m-%d)
+out=$parent/$host-$name-$date
+rm -rf "$out"
+mkdir -p "$out/criterion"
+# Every directory named NAME under criterion's tree holds that baseline's files for one bench id.
+while IFS= read -r -d '' d; do
+  rel=${d#"$criterion_dir"/}
+  mkdir -p "$out/criterion/$rel"
+  cp "$d"/*.json "$out/criterion/$rel/" 2>/dev/null || true
+done < <(find "$criterion_dir" -type d -name "$name" -not -path "*/triebench-runs/*" -print0)
+runs=$criterion_dir/triebench-runs
+mkdir -p "$out/criterion/triebench-runs"
+if [[ -f $runs/$name.json ]]; then cp "$runs/$name.json" "$out/criterion/triebench-runs/"; fi
+for kind in load phases; do
+  if [[ -d $runs/$kind/$name ]]; then
+    mkdir -p "$out/criterion/triebench-runs/$kind"
+    cp -r "$runs/$kind/$name" "$out/criterion/triebench-runs/$kind/"
+  fi
+done
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+mem_kib=$(awk '/MemTotal/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)
+rustc_v=$(rustc --version 2>/dev/null || echo unknown)
+cat >"$out/env.json" <<JSON
+{"hostname": "$host", "os": "$(uname -s)", "kernel": "$(uname -r)", "arch": "$(uname -m)",
+ "cpus": $(getconf _NPROCESSORS_ONLN), "mem_kib": ${mem_kib:-0}, "rustc": "$rustc_v"}
+JSON
+cat >"$out/manifest.json" <<JSON
+{"format": 1, "host": "$host", "filesystem": "$name", "scale": "${TRIEBENCH_SCALE:-standard}",
+ "git_commit": "$commit", "date": "$date", "criterion": "criterion"}
+JSON
+echo "$out"
