@@ -11,7 +11,10 @@
 //! criterion's `iter_custom` with the timing done inside the runner, around the scenarios only.
 //! `TRIEBENCH_TRANSACT_RUNNER=path` uses a runner built elsewhere. `TRIEBENCH_PROFILES` narrows
 //! by the profile part (`lmdb`, `sqlite-wal`, ...); `TRIEBENCH_FILTER` and `TRIEBENCH_SAMPLES` as
-//! in the other benches. `transact-0.4.7:postgres` runs when `POSTGRES_URL` is set.
+//! in the other benches. `transact-0.4.7:postgres` runs on the server `POSTGRES_URL` names, else
+//! (feature `postgres-db`) on a managed server this bench starts in a directory under `TMPDIR`,
+//! so its data and WAL are on the filesystem under test, as for our `postgres` profile; each run
+//! is a tree of its own in that server.
 
 mod support;
 
@@ -61,21 +64,58 @@ fn fail(message: &str) -> ! {
     std::process::exit(2);
 }
 
+/// The `transact-runner` binary, plus the PostgreSQL server it is given.
+struct Runner {
+    path: PathBuf,
+    postgres_url: Option<String>,
+}
+
+/// A managed PostgreSQL server for `transact-0.4.7:postgres` when `POSTGRES_URL` names none (the
+/// server, then its directory: dropped in that order). Without PostgreSQL installed, that
+/// implementation is left out with a note.
+#[cfg(feature = "postgres-db")]
+fn managed_postgres() -> Option<(triebench_kv::postgres::PgServer, tempfile::TempDir)> {
+    if std::env::var_os("POSTGRES_URL").is_some_and(|v| !v.is_empty()) {
+        return None;
+    }
+    let started = tempfile::Builder::new()
+        .prefix("triebench-pg-")
+        .tempdir()
+        .map_err(|e| e.to_string())
+        .and_then(
+            |dir| match triebench_kv::postgres::PgServer::start(dir.path()) {
+                Ok(server) => Ok((server, dir)),
+                Err(e) => Err(e.to_string()),
+            },
+        );
+    match started {
+        Ok(both) => Some(both),
+        Err(e) => {
+            eprintln!("triebench: transact-0.4.7:postgres left out: {e}");
+            None
+        }
+    }
+}
+
 /// Runs the runner with `args`; its standard output, trimmed.
-fn ask(runner: &PathBuf, args: &[&str]) -> String {
-    match Command::new(runner).args(args).output() {
+fn ask(runner: &Runner, args: &[&str]) -> String {
+    let mut command = Command::new(&runner.path);
+    if let Some(url) = &runner.postgres_url {
+        command.env("POSTGRES_URL", url);
+    }
+    match command.args(args).output() {
         Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_string(),
         Ok(out) => fail(&format!(
             "transact-runner {}: {}",
             args.join(" "),
             String::from_utf8_lossy(&out.stderr).trim()
         )),
-        Err(e) => fail(&format!("cannot run {}: {e}", runner.display())),
+        Err(e) => fail(&format!("cannot run {}: {e}", runner.path.display())),
     }
 }
 
 /// The implementations available here, narrowed by `TRIEBENCH_PROFILES`.
-fn implementations(runner: &PathBuf) -> Vec<String> {
+fn implementations(runner: &Runner) -> Vec<String> {
     let wanted: Option<Vec<String>> = std::env::var("TRIEBENCH_PROFILES")
         .ok()
         .filter(|l| !l.trim().is_empty())
@@ -104,7 +144,16 @@ fn bench_transact(c: &mut Criterion) {
     if wanted.is_empty() {
         return;
     }
-    let runner = runner();
+    #[cfg(feature = "postgres-db")]
+    let postgres = managed_postgres();
+    #[cfg(feature = "postgres-db")]
+    let postgres_url = postgres.as_ref().map(|(server, _)| server.url());
+    #[cfg(not(feature = "postgres-db"))]
+    let postgres_url = None;
+    let runner = Runner {
+        path: runner(),
+        postgres_url,
+    };
     let implementations = implementations(&runner);
     for name in wanted {
         let mut group = c.benchmark_group(format!("scenario/{name}"));

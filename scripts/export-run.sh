@@ -19,7 +19,7 @@ set -euo pipefail
 name=${1:?NAME}
 criterion_dir=${2:?CRITERION_DIR}
 parent=${3:-runs}
-host=$(hostname)
+host=${TRIEBENCH_HOST:-$(hostname)} # TRIEBENCH_HOST: another name (tests simulate hosts)
 date=$(date -u +%Y-%m-%d)
 out=$parent/$host-$name-$date
 rm -rf "$out"

@@ -65,6 +65,19 @@ pub enum ReportError {
         reason: String,
     },
 
+    /// A run folder (`scripts/export-run.sh`) that cannot be merged.
+    #[error(
+        "cannot use run folder {}: {reason}; a run folder holds manifest.json, env.json and \
+         criterion/ as scripts/export-run.sh writes them",
+        path.display()
+    )]
+    RunFolder {
+        /// The folder or file.
+        path: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+
     /// A run name that cannot be used as a file name.
     #[error("invalid run name `{0}`: use letters, digits, `.`, `_` and `-` only")]
     InvalidRunName(String),

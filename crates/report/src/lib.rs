@@ -24,12 +24,16 @@
 //!   phases-<run>.{json,svg,png}                  (when `triebench phases` ran for <run>)
 //! ```
 //!
+//! [`merged::run_merged_report`] does the same over run folders from several machines
+//! (`scripts/export-run.sh`), adding `criterion/` (the merged runs) and a "Machines" section.
+//!
 //! [`capture_fs`] records which filesystem a run's directory is on, as a sidecar the report
 //! reads (`<criterion-dir>/triebench-runs/<NAME>.json`).
 
 pub mod analysis;
 pub mod error;
 pub mod io_error;
+pub mod merged;
 pub mod model;
 pub mod read;
 pub mod render;

@@ -9,6 +9,7 @@
 //! - [`env`](mod@env): the machine and software versions (`env.json`).
 //! - [`phases`]: time per phase of a run, and a filesystem's phase rows per profile.
 //! - [`naming`]: result folder names and UTC dates.
+//! - [`run_folder`]: a run folder's manifest and machine, merged into a multi-machine report.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 
 pub mod bench_id;
@@ -20,3 +21,4 @@ pub mod load;
 pub mod naming;
 pub mod phases;
 pub mod results;
+pub mod run_folder;

@@ -9,6 +9,7 @@
 //! - [`slowfs_stats`]: a slowfs mount's live counters.
 //! - [`io_profile_run`]: takes an I/O profile (every scenario per profile on slowfs) and loads
 //!   the saved one.
+//! - [`run_folders`]: run folders from several machines, merged into one criterion directory.
 //! - [`proc_monitor`]: a load run's memory, CPU and store size, sampled from `/proc`.
 //! - [`load_runs`]: the load folders bench-fs.sh keeps beside the sidecars.
 //! - [`phases`]: the phase collector (a `tracing` layer summing time per phase);
@@ -25,5 +26,6 @@ pub mod load_runs;
 pub mod phases;
 pub mod phases_run;
 pub mod proc_monitor;
+pub mod run_folders;
 pub mod slowfs_stats;
 pub mod versions;

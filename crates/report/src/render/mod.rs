@@ -9,6 +9,7 @@
 //!   [`font`].
 //! - [`load_files`], [`load_plots`]: a `triebench load` folder (load.json, timeseries.csv,
 //!   matrix, plots over time); [`load_section`]: the report's sustained commits/s section.
+//! - [`machines_section`]: which machine and filesystem each column of a merged report is.
 //! - [`crash_section`]: "What each profile loses", from crash-test results.
 //! - [`phase_section`]: "Where a commit's time goes", drawn by [`phase_chart`] (stacked bars).
 
@@ -24,6 +25,7 @@ pub mod lab_markdown;
 pub mod load_files;
 pub mod load_plots;
 pub mod load_section;
+pub mod machines_section;
 pub mod markdown;
 pub mod phase_chart;
 pub mod phase_section;

@@ -1,0 +1,169 @@
+//! `triebench report --runs DIR...` over run folders made by `scripts/export-run.sh` on two
+//! (simulated) hosts whose runs share a filesystem name: one report whose columns name host and
+//! filesystem, each ratio taken from the right folder.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// Renames every directory called `from` (criterion baselines) and the sidecar `from.json`.
+fn rename_run(dir: &Path, from: &str, to: &str) {
+    for entry in std::fs::read_dir(dir).expect("read dir") {
+        let entry = entry.expect("entry");
+        let path = entry.path();
+        if entry.file_type().expect("type").is_dir() {
+            rename_run(&path, from, to);
+            if entry.file_name() == from {
+                std::fs::rename(&path, dir.join(to)).expect("rename baseline");
+            }
+        } else if entry.file_name().to_str() == Some(&format!("{from}.json")) {
+            std::fs::rename(&path, dir.join(format!("{to}.json"))).expect("rename sidecar");
+        }
+    }
+}
+
+/// Runs scripts/export-run.sh as host `host`; returns the run folder it made.
+fn export(host: &str, name: &str, criterion: &Path, parent: &Path) -> PathBuf {
+    let out = Command::new("bash")
+        .arg(repo().join("scripts/export-run.sh"))
+        .args([
+            name,
+            &criterion.display().to_string(),
+            &parent.display().to_string(),
+        ])
+        .env("TRIEBENCH_HOST", host)
+        .current_dir(repo())
+        .output()
+        .expect("run export-run.sh");
+    assert!(
+        out.status.success(),
+        "export-run.sh: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+fn triebench(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_triebench"))
+        .args(args)
+        .output()
+        .expect("run triebench")
+}
+
+/// The suite slowdown rows of ratios.json: (benchmark, run, reference run) -> ratio.
+fn suite_slowdowns(ratios: &Path) -> Vec<(String, String, String, f64)> {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ratios).expect("ratios.json"))
+            .expect("ratios JSON");
+    json["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|r| r["comparison"] == "slowdown_vs_baseline" && r["scenario"] == "suite")
+        .map(|r| {
+            (
+                r["benchmark"].as_str().unwrap_or_default().to_string(),
+                r["run"].as_str().unwrap_or_default().to_string(),
+                r["reference_run"].as_str().unwrap_or_default().to_string(),
+                r["ratio"].as_f64().unwrap_or(f64::NAN),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn two_hosts_with_the_same_filesystem_name_merge_into_one_report() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let fixtures = repo().join("fixtures/criterion");
+    // Host A's tmpfs run is the fixture's `tmpfs`; host B's tmpfs run holds the fixture's `disk`
+    // numbers, so each merged column must come from its own folder.
+    let crit_a = tmp.path().join("a/criterion");
+    copy_dir(&fixtures, &crit_a);
+    let crit_b = tmp.path().join("b/criterion");
+    copy_dir(&fixtures, &crit_b);
+    rename_run(&crit_b, "tmpfs", "unused");
+    rename_run(&crit_b, "disk", "tmpfs");
+    let runs = tmp.path().join("runs");
+    let folder_a = export("host-a", "tmpfs", &crit_a, &runs);
+    let folder_b = export("host-b", "tmpfs", &crit_b, &runs);
+    assert_ne!(folder_a, folder_b);
+
+    let out = tmp.path().join("merged");
+    let merged = triebench(&[
+        "report",
+        "--runs",
+        &folder_a.display().to_string(),
+        &folder_b.display().to_string(),
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(
+        merged.status.success(),
+        "report --runs: {}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(report.contains("## Machines"), "{report}");
+    for label in ["host-a.tmpfs", "host-b.tmpfs"] {
+        assert!(report.contains(&format!("`{label}`")), "no column {label}");
+    }
+
+    // The reference: the fixture's own disk vs tmpfs slowdowns, from one criterion directory.
+    let single = tmp.path().join("single");
+    let plain = triebench(&[
+        "report",
+        "--baseline",
+        "tmpfs",
+        "--runs",
+        "tmpfs",
+        "disk",
+        "--criterion-dir",
+        &fixtures.display().to_string(),
+        "--out",
+        &single.display().to_string(),
+    ]);
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    let expected = suite_slowdowns(&single.join("ratios.json"));
+    let got = suite_slowdowns(&out.join("ratios.json"));
+    assert!(!expected.is_empty());
+    assert_eq!(got.len(), expected.len(), "{got:?} vs {expected:?}");
+    for (bench, run, reference, ratio) in &got {
+        assert_eq!(
+            (run.as_str(), reference.as_str()),
+            ("host-b.tmpfs", "host-a.tmpfs")
+        );
+        let (_, _, _, want) = expected
+            .iter()
+            .find(|(b, ..)| b == bench)
+            .unwrap_or_else(|| panic!("{bench} missing from the single-machine report"));
+        assert!(
+            (ratio - want).abs() < 1e-9 * want.abs(),
+            "{bench}: {ratio} vs {want}"
+        );
+    }
+
+    // Mixing names and folders is refused with one clear message.
+    let mixed = triebench(&["report", "--runs", &folder_a.display().to_string(), "tmpfs"]);
+    assert!(!mixed.status.success());
+    assert!(String::from_utf8_lossy(&mixed.stderr).contains("either run folders"));
+}

@@ -1,0 +1,94 @@
+//! A report over run folders from several machines (`triebench report --runs DIR...`).
+//!
+//! Data flow: the folders are merged ([`read::run_folders::merge`]) into `<out>/criterion`, each
+//! run renamed `<host>.<filesystem>`; [`run_report`] then writes the usual report from that
+//! directory, and a "Machines" section ([`render::machines_section`]) is added to `report.md`.
+//! The merged criterion directory stays in the result folder, so the report can be re-made
+//! from it alone (`triebench report --criterion-dir <out>/criterion --baseline ...`).
+
+use std::path::PathBuf;
+
+use crate::error::ReportError;
+use crate::model::naming;
+use crate::read::{env, run_folders};
+use crate::{render, run_report, ReportArgs};
+
+/// What to merge and where the report goes.
+#[derive(Debug, Clone)]
+pub struct MergedArgs {
+    /// Run folders, in column order.
+    pub folders: Vec<PathBuf>,
+    /// The baseline: a merged run name (`<host>.<filesystem>`) or a filesystem name matching
+    /// exactly one folder; default the first folder.
+    pub baseline: Option<String>,
+    /// Output folder; default `<results_root>/<date>-<host>-<label>`.
+    pub out: Option<PathBuf>,
+    /// Folder label; default `merged`.
+    pub label: Option<String>,
+    /// Where result folders go when `out` is not given.
+    pub results_root: PathBuf,
+}
+
+/// Merges the run folders and writes one report over them; returns the result folder.
+pub fn run_merged_report(args: &MergedArgs) -> Result<PathBuf, ReportError> {
+    let label = args.label.clone().unwrap_or_else(|| "merged".to_string());
+    let out_dir = match &args.out {
+        Some(dir) => dir.clone(),
+        None => args.results_root.join(naming::folder_name(
+            &naming::today(),
+            &env::hostname(),
+            &label,
+        )),
+    };
+    let criterion_dir = out_dir.join("criterion");
+    if criterion_dir.exists() {
+        std::fs::remove_dir_all(&criterion_dir)
+            .map_err(|e| ReportError::write(&criterion_dir, e))?;
+    }
+    let merged = run_folders::merge(&args.folders, &criterion_dir)?;
+    let baseline = pick_baseline(args, &merged)?;
+    let report_dir = run_report(&ReportArgs {
+        baseline,
+        runs: merged.iter().map(|m| m.label.clone()).collect(),
+        out: Some(out_dir),
+        criterion_dir: Some(criterion_dir),
+        label: Some(label),
+        results_root: args.results_root.clone(),
+    })?;
+    let report_md = report_dir.join("report.md");
+    let mut text =
+        std::fs::read_to_string(&report_md).map_err(|e| ReportError::write(&report_md, e))?;
+    text.push('\n');
+    text.push_str(&render::machines_section::render(&merged));
+    std::fs::write(&report_md, text).map_err(|e| ReportError::write(&report_md, e))?;
+    Ok(report_dir)
+}
+
+/// The merged run name the baseline argument names.
+fn pick_baseline(
+    args: &MergedArgs,
+    merged: &[crate::model::run_folder::MergedRun],
+) -> Result<String, ReportError> {
+    let Some(wanted) = &args.baseline else {
+        return merged
+            .first()
+            .map(|m| m.label.clone())
+            .ok_or_else(|| ReportError::RunFolder {
+                path: PathBuf::from("."),
+                reason: "no run folder given".into(),
+            });
+    };
+    let matching: Vec<&str> = merged
+        .iter()
+        .filter(|m| &m.label == wanted || &m.manifest.filesystem == wanted)
+        .map(|m| m.label.as_str())
+        .collect();
+    match matching.as_slice() {
+        [one] => Ok(one.to_string()),
+        _ => Err(ReportError::BaselineNotFound {
+            name: wanted.clone(),
+            dir: PathBuf::from("(run folders)"),
+            available: merged.iter().map(|m| m.label.clone()).collect(),
+        }),
+    }
+}

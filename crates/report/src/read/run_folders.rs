@@ -1,0 +1,113 @@
+//! Run folders from several machines, merged into one criterion directory the report reads.
+//!
+//! `scripts/export-run.sh` leaves one self-contained folder per filesystem run: `manifest.json`
+//! (host, filesystem, scale, commit), `env.json` (the machine) and `criterion/`, a copy of that
+//! run's criterion baseline files and sidecars laid out as in `<target>/criterion`. Folders copied
+//! from other machines may share a filesystem name (two hosts' `tmpfs`), so [`merge`] renames each
+//! run to `<host>.<filesystem>` while copying it into one directory: every column of the report
+//! then names its machine and its filesystem, and the rest of the report reads it unchanged.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::ReportError;
+use crate::model::run_folder::{Machine, Manifest, MergedRun, MANIFEST};
+use crate::read::fs_info::SIDECAR_DIR;
+
+/// Whether `dir` is a run folder (it holds a `manifest.json`).
+pub fn is_run_folder(dir: &Path) -> bool {
+    dir.join(MANIFEST).is_file()
+}
+
+/// Copies every run folder into the criterion directory `into`, each run renamed to
+/// `<host>.<filesystem>`, and returns them in the order given. Two folders of the same host
+/// and filesystem are refused: one would hide the other.
+pub fn merge(folders: &[PathBuf], into: &Path) -> Result<Vec<MergedRun>, ReportError> {
+    let mut merged: Vec<MergedRun> = Vec::new();
+    for folder in folders {
+        let manifest: Manifest = read_json(&folder.join(MANIFEST))?;
+        let machine: Machine = read_json(&folder.join("env.json")).unwrap_or_default();
+        let label = format!("{}.{}", file_safe(&manifest.host), manifest.filesystem);
+        if let Some(same) = merged.iter().find(|m| m.label == label) {
+            return Err(bad(
+                folder,
+                format!(
+                    "it is run `{label}` again (also {}); pass each host's filesystem once",
+                    same.folder.display()
+                ),
+            ));
+        }
+        let criterion = folder.join("criterion");
+        if !criterion.is_dir() {
+            return Err(bad(folder, "it has no criterion/ directory".into()));
+        }
+        copy_run(&criterion, into, &manifest.filesystem, &label).map_err(|e| {
+            bad(
+                folder,
+                format!("cannot copy it into {}: {e}", into.display()),
+            )
+        })?;
+        merged.push(MergedRun {
+            label,
+            folder: folder.clone(),
+            manifest,
+            machine,
+        });
+    }
+    Ok(merged)
+}
+
+/// Copies `from` (a run folder's `criterion/`) into `into`, renaming every directory named
+/// `name` below a benchmark, the sidecar `triebench-runs/<name>.json` and the load and phase
+/// runs of `name` to `label`.
+fn copy_run(from: &Path, into: &Path, name: &str, label: &str) -> std::io::Result<()> {
+    fs::create_dir_all(into)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let file_name = entry.file_name();
+        let source = entry.path();
+        let renamed = if file_name == name {
+            label.to_string()
+        } else if file_name.to_str() == Some(&format!("{name}.json"))
+            && from.file_name().is_some_and(|f| f == SIDECAR_DIR)
+        {
+            format!("{label}.json")
+        } else {
+            file_name.to_string_lossy().into_owned()
+        };
+        let target = into.join(renamed);
+        if entry.file_type()?.is_dir() {
+            copy_run(&source, &target, name, label)?;
+        } else {
+            fs::copy(&source, &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// A host name as a run name may hold it (letters, digits, `.`, `_`, `-`).
+fn file_safe(host: &str) -> String {
+    host.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ReportError> {
+    let text = fs::read_to_string(path).map_err(|e| bad(path, e.to_string()))?;
+    serde_json::from_str(&text).map_err(|e| bad(path, e.to_string()))
+}
+
+fn bad(path: &Path, reason: String) -> ReportError {
+    ReportError::RunFolder {
+        path: path.to_path_buf(),
+        reason,
+    }
+}
