@@ -37,8 +37,14 @@ impl<'s> SqliteWriter<'s> {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let conn = store.take_connection()?;
-        // A connection that cannot begin is dropped (closed), not pooled.
-        control(&conn, "BEGIN IMMEDIATE").map_err(|e| store.err(e))?;
+        if let Err(e) = control(&conn, "BEGIN IMMEDIATE") {
+            // Still outside any transaction (say, another process held the lock past the busy
+            // timeout): the connection is fine for the next one.
+            if conn.is_autocommit() {
+                store.give_back(conn);
+            }
+            return Err(store.err(e));
+        }
         Ok(SqliteWriter {
             store,
             conn: Some(conn),
