@@ -254,6 +254,47 @@ fn large_commit_and_paged_scans() {
     assert_eq!(r.count(t).expect("count"), 20_012);
 }
 
+/// A commit of more puts and deletes than one variadic call of the commit script carries (256
+/// keys) applies them all, in both the value hash and the key order; the second commit lists
+/// more changed keys than twice the table holds, so it folds them into the order itself and the
+/// list of pending keys is empty afterwards.
+#[test]
+fn commit_applies_puts_and_deletes_beyond_one_call() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = managed(dir.path(), false).expect("open");
+    let t = store.table("main").expect("t");
+    let mut w = store.writer().expect("writer");
+    for i in 0..1000u32 {
+        w.put(t, &i.to_be_bytes(), &i.to_le_bytes()).expect("put");
+    }
+    w.commit().expect("commit");
+    let mut w = store.writer().expect("writer");
+    for i in (0..1000u32).filter(|i| i % 3 != 0) {
+        w.delete(t, &i.to_be_bytes()).expect("delete");
+    }
+    w.commit().expect("commit");
+    let r = store.reader().expect("reader");
+    let expected: Vec<(Vec<u8>, Vec<u8>)> = (0..1000u32)
+        .filter(|i| i % 3 == 0)
+        .map(|i| (i.to_be_bytes().to_vec(), i.to_le_bytes().to_vec()))
+        .collect();
+    assert_eq!(r.count(t).expect("count"), expected.len() as u64);
+    let all = r.collect(t, &triebench_kv::KeyRange::all()).expect("scan");
+    assert_eq!(all, expected);
+    assert_eq!(r.get(t, &1u32.to_be_bytes()).expect("get"), None);
+    let mut con = redis::Client::open(store.url())
+        .and_then(|c| c.get_connection())
+        .expect("connect");
+    let pending: u64 = redis::cmd("LLEN")
+        .arg(format!("{}main:n", store.key_prefix()))
+        .query(&mut con)
+        .expect("LLEN");
+    assert_eq!(
+        pending, 0,
+        "the commit should have folded its changes into the order"
+    );
+}
+
 /// A clash found at commit names the table and key, and no table of the transaction changes.
 #[test]
 fn deferred_duplicate_names_table_and_key_and_applies_nothing() {

@@ -137,7 +137,7 @@ impl Pages<'_> {
             };
             let keys = &self.shared.keys[self.table];
             let script = &self.shared.scripts.scan_page;
-            let mut cmd = scripts::evalsha(script, &[&keys.order, &keys.values]);
+            let mut cmd = scripts::evalsha(script, &[&keys.order, &keys.values, &keys.pending]);
             cmd.arg(min)
                 .arg(self.max.as_slice())
                 .arg(PAGE_KEYS)

@@ -20,16 +20,19 @@
 //!
 //! Keys of a store live under a namespace derived from its canonical directory path,
 //! `tb:{<16 hex>}:`, so stores sharing a server do not collide and reopening a directory finds its
-//! data. Per table, `<ns><table>:v` is a HASH key -> value (`get` = `HGET`, `count` = `HLEN`) and
-//! `<ns><table>:k` a ZSET of the keys, all scored 0, walked in byte order with `ZRANGEBYLEX`.
+//! data. Per table, `<ns><table>:v` is a HASH key -> value (`get` = `HGET`, `count` = `HLEN`),
+//! `<ns><table>:k` a ZSET of the keys, all scored 0, walked in byte order with `ZRANGEBYLEX`, and
+//! `<ns><table>:n` a LIST of the keys changed since the ZSET was last updated: commits append to
+//! it, scans first fold it into the ZSET (inside the same atomic script), so a commit pays for
+//! the order only when something scans (the trie never does).
 //!
 //! # Transactions
 //!
 //! The writer (one at a time per store, by a mutex) buffers changes in an ordered in-memory
 //! overlay. `commit` is one round trip: a Lua script that first checks that every key `insert`ed
 //! in the transaction is absent (else it applies nothing and the commit returns
-//! [`KvError::DuplicateEntry`]), then applies every put (`HSET` + `ZADD`) and delete (`HDEL` +
-//! `ZREM`). Scripts run atomically, so no client ever sees half a commit. An `insert` of a key
+//! [`KvError::DuplicateEntry`]), then applies every put (`HSET`) and delete (`HDEL`) and lists
+//! the changed keys for the order (`RPUSH`). Scripts run atomically, so no client ever sees half a commit. An `insert` of a key
 //! the same transaction already put fails at once. Dropping the writer discards the overlay.
 //!
 //! A commit whose connection fails (server killed, timeout) returns an error; whether the server

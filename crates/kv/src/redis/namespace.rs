@@ -6,10 +6,14 @@
 //! different directories do not collide. The braces form a Redis Cluster hash tag, so all keys of
 //! one store would share a slot (the commit script touches several of them at once).
 //!
-//! Per declared table there are two Redis keys:
+//! Per declared table there are three Redis keys:
 //! - `tb:{ns}:<table>:v`, a HASH from key to value (lookups, `count` = `HLEN`);
 //! - `tb:{ns}:<table>:k`, a ZSET of the keys, all with score 0, so `ZRANGEBYLEX` walks them in
-//!   byte order (Redis compares members with `memcmp`, the trait's order).
+//!   byte order (Redis compares members with `memcmp`, the trait's order);
+//! - `tb:{ns}:<table>:n`, a LIST of keys changed since the ZSET was last brought up to date:
+//!   commits append to it, and a scan (or a commit, once it grows past twice the table) first
+//!   moves it into the ZSET (see `scripts`). Stores written before the list existed have none,
+//!   which reads as empty.
 
 use std::path::Path;
 
@@ -18,8 +22,10 @@ use std::path::Path;
 pub(crate) struct TableKeys {
     /// HASH: key -> value.
     pub values: Vec<u8>,
-    /// ZSET (scores all 0): the keys, ordered bytewise.
+    /// ZSET (scores all 0): the keys, ordered bytewise, as of the last sync with `pending`.
     pub order: Vec<u8>,
+    /// LIST: keys put or deleted since the last sync of `order`.
+    pub pending: Vec<u8>,
 }
 
 /// The namespace prefix for a store whose directory is `canonical_dir`.
@@ -34,6 +40,7 @@ pub(crate) fn table_keys(prefix: &str, names: &[String]) -> Vec<TableKeys> {
         .map(|name| TableKeys {
             values: format!("{prefix}{name}:v").into_bytes(),
             order: format!("{prefix}{name}:k").into_bytes(),
+            pending: format!("{prefix}{name}:n").into_bytes(),
         })
         .collect()
 }
@@ -76,5 +83,6 @@ mod tests {
         let keys = table_keys(&a, &["main".to_string()]);
         assert_eq!(keys[0].values, format!("{a}main:v").into_bytes());
         assert_eq!(keys[0].order, format!("{a}main:k").into_bytes());
+        assert_eq!(keys[0].pending, format!("{a}main:n").into_bytes());
     }
 }

@@ -146,7 +146,10 @@ impl WriteTx for RedisWriter<'_> {
         let script = &shared.scripts.commit;
         let keys: Vec<&[u8]> = changed
             .iter()
-            .flat_map(|&i| [shared.keys[i].values.as_slice(), &shared.keys[i].order])
+            .flat_map(|&i| {
+                let keys = &shared.keys[i];
+                [keys.values.as_slice(), &keys.order, &keys.pending]
+            })
             .collect();
         let mut cmd = scripts::evalsha(script, &keys);
         for &i in &changed {

@@ -70,13 +70,14 @@ pub(super) fn check_sql_names(names: &[String]) -> KvResult<()> {
     Ok(())
 }
 
-/// Creates the declared tables that do not exist yet, in one transaction.
+/// Creates the declared tables that do not exist yet, in one transaction: rowid tables, so large
+/// values stay out of the key index (see the module docs of `sqlite`).
 pub(super) fn create_tables(conn: &mut Connection, names: &[String]) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     for name in names {
         tx.execute_batch(&format!(
             "CREATE TABLE IF NOT EXISTS \"{name}\" \
-             (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID"
+             (key BLOB PRIMARY KEY, value BLOB NOT NULL)"
         ))?;
     }
     tx.commit()

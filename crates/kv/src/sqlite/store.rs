@@ -1,6 +1,16 @@
-//! The store itself: the database file, the declared tables and their statements, the writer's
-//! connection and the readers' pool. Readers and writers borrow it; the `Store` impl that hands
-//! them out lives in the parent module, so this one needs neither and they can depend on it.
+//! The store itself: the database file, the declared tables and their statements, the writer
+//! lock and the pool of connections that readers and the writer share. Readers and writers
+//! borrow it; the `Store` impl that hands them out lives in the parent module, so this one needs
+//! neither and they can depend on it.
+//!
+//! **Why one pool for both.** A connection's page cache stays valid across its transactions only
+//! as long as no *other* connection changed the database: a read transaction that finds the
+//! database changed drops its whole cache (in WAL mode, whenever the WAL-index header moved). The
+//! connection that made the last commit is the one whose cache is still valid, so the pool is a
+//! stack: the writer takes the most recently used connection and puts it back on top, and the next
+//! reader (say, the trie checking the root it just committed) takes that same warm connection.
+//! With a dedicated writer connection every reader after a commit started cold and reread its
+//! pages from the file, which was most of the read time of a single-key commit.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -17,9 +27,9 @@ use crate::store::{check_table, validate_tables, Table};
 /// The database file's name inside the store's directory.
 pub const DB_FILE: &str = "triebench.sqlite3";
 
-/// Idle reader connections kept for reuse; more concurrent readers open extra connections that
-/// are closed when they finish.
-const MAX_IDLE_READERS: usize = 32;
+/// Idle connections kept for reuse; more concurrent readers open extra connections that are
+/// closed when they finish.
+const MAX_IDLE_CONNECTIONS: usize = 32;
 
 /// Transaction-control statements cached on top of the per-table ones.
 const CONTROL_STATEMENTS: usize = 8;
@@ -33,9 +43,9 @@ pub struct SqliteStore {
     pub(super) names: Vec<String>,
     sql: Vec<TableSql>,
     cache_capacity: usize,
-    /// The writer's dedicated connection; the mutex is the one-writer-at-a-time lock.
-    pub(super) writer: Mutex<Connection>,
-    /// Idle reader connections.
+    /// The one-writer-at-a-time lock, held by a writer for its life.
+    pub(super) writer_lock: Mutex<()>,
+    /// Idle connections, most recently used last (see the module docs).
     pub(super) pool: Mutex<Vec<Connection>>,
 }
 
@@ -68,8 +78,8 @@ impl SqliteStore {
             names,
             sql,
             cache_capacity,
-            writer: Mutex::new(writer),
-            pool: Mutex::new(Vec::new()),
+            writer_lock: Mutex::new(()),
+            pool: Mutex::new(vec![writer]),
         })
     }
 
@@ -91,7 +101,7 @@ impl SqliteStore {
         sql_err(&self.path, err)
     }
 
-    /// An idle pooled connection, or a new one.
+    /// The most recently used idle connection, or a new one.
     pub(super) fn take_connection(&self) -> KvResult<Connection> {
         let idle = self
             .pool
@@ -108,7 +118,7 @@ impl SqliteStore {
     /// full.
     pub(super) fn give_back(&self, conn: Connection) {
         let mut pool = self.pool.lock().unwrap_or_else(PoisonError::into_inner);
-        if pool.len() < MAX_IDLE_READERS {
+        if pool.len() < MAX_IDLE_CONNECTIONS {
             pool.push(conn);
         }
     }

@@ -1,45 +1,72 @@
-//! The write transaction: `BEGIN IMMEDIATE` on the store's one writer connection, held under the
-//! store's writer lock until commit or drop (which rolls back), so one writer runs at a time in
-//! this process and no other process can slip a write in between.
+//! The write transaction: `BEGIN IMMEDIATE` on a pooled connection (the most recently used one,
+//! whose page cache is warm), under the store's writer lock until commit or drop (which rolls
+//! back), so one writer runs at a time in this process and no other process can slip a write in
+//! between.
 
 use std::ops::ControlFlow;
 use std::sync::{MutexGuard, PoisonError};
 
 use rusqlite::{ffi, Connection};
 
+use super::error::BACKEND;
 use super::query::{contains_on, control, count_on, get_with_on, scan_on};
 use super::store::SqliteStore;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
 use crate::store::{ReadTx, Table, WriteTx};
 
-/// The write transaction on a [`SqliteStore`]: `BEGIN IMMEDIATE` on the writer connection,
-/// holding the store's writer lock until committed or dropped (which rolls back).
+/// The write transaction on a [`SqliteStore`]: `BEGIN IMMEDIATE` on a pooled connection,
+/// holding the store's writer lock until committed or dropped (which rolls back). The connection
+/// goes back to the pool either way.
 #[derive(Debug)]
 pub struct SqliteWriter<'s> {
     store: &'s SqliteStore,
-    pub(super) conn: MutexGuard<'s, Connection>,
+    /// Always `Some` until `drop` hands the connection back.
+    conn: Option<Connection>,
+    /// Declared after `conn`: the lock is released only once the connection is back in the pool.
+    _exclusive: MutexGuard<'s, ()>,
 }
 
 impl<'s> SqliteWriter<'s> {
     /// Waits for the store's writer lock, then begins the write transaction.
     pub(super) fn begin(store: &'s SqliteStore) -> KvResult<SqliteWriter<'s>> {
-        // A poisoned lock only means a writer's thread panicked; its drop rolled back (and if
-        // that failed, the rollback is retried here).
-        let conn = store.writer.lock().unwrap_or_else(PoisonError::into_inner);
-        if !conn.is_autocommit() {
-            control(&conn, "ROLLBACK").map_err(|e| store.err(e))?;
+        // A poisoned lock only means a writer's thread panicked; its drop rolled back or closed
+        // its connection.
+        let exclusive = store
+            .writer_lock
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let conn = store.take_connection()?;
+        if let Err(e) = control(&conn, "BEGIN IMMEDIATE") {
+            // Still outside any transaction (say, another process held the lock past the busy
+            // timeout): the connection is fine for the next one.
+            if conn.is_autocommit() {
+                store.give_back(conn);
+            }
+            return Err(store.err(e));
         }
-        control(&conn, "BEGIN IMMEDIATE").map_err(|e| store.err(e))?;
-        Ok(SqliteWriter { store, conn })
+        Ok(SqliteWriter {
+            store,
+            conn: Some(conn),
+            _exclusive: exclusive,
+        })
+    }
+
+    pub(super) fn conn(&self) -> KvResult<&Connection> {
+        self.conn
+            .as_ref()
+            .ok_or_else(|| KvError::backend(BACKEND, "writer used after its connection closed"))
     }
 }
 
 impl Drop for SqliteWriter<'_> {
     fn drop(&mut self) {
-        if !self.conn.is_autocommit() {
-            // Nothing useful to do with a failure here; the next writer retries the rollback.
-            let _ = control(&self.conn, "ROLLBACK");
+        // Back to the pool outside any transaction; a connection that cannot roll back is
+        // closed instead.
+        if let Some(conn) = self.conn.take() {
+            if conn.is_autocommit() || control(&conn, "ROLLBACK").is_ok() {
+                self.store.give_back(conn);
+            }
         }
     }
 }
@@ -49,22 +76,22 @@ impl ReadTx for SqliteWriter<'_> {
     where
         F: FnOnce(&[u8]) -> R,
     {
-        get_with_on(self.store, &self.conn, table, key, f)
+        get_with_on(self.store, self.conn()?, table, key, f)
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
-        count_on(self.store, &self.conn, table)
+        count_on(self.store, self.conn()?, table)
     }
 
     fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
-        contains_on(self.store, &self.conn, table, key)
+        contains_on(self.store, self.conn()?, table, key)
     }
 
     fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
     where
         F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
     {
-        scan_on(self.store, &self.conn, table, range, visit)
+        scan_on(self.store, self.conn()?, table, range, visit)
     }
 }
 
@@ -72,7 +99,7 @@ impl WriteTx for SqliteWriter<'_> {
     fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         let sql = self.store.table_sql(table)?;
         let result = self
-            .conn
+            .conn()?
             .prepare_cached(&sql.insert)
             .and_then(|mut stmt| stmt.execute([key, value]));
         match result {
@@ -89,7 +116,7 @@ impl WriteTx for SqliteWriter<'_> {
 
     fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         let sql = self.store.table_sql(table)?;
-        self.conn
+        self.conn()?
             .prepare_cached(&sql.put)
             .and_then(|mut stmt| stmt.execute([key, value]))
             .map(drop)
@@ -98,7 +125,7 @@ impl WriteTx for SqliteWriter<'_> {
 
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
         let sql = self.store.table_sql(table)?;
-        self.conn
+        self.conn()?
             .prepare_cached(&sql.delete)
             .and_then(|mut stmt| stmt.execute([key]))
             .map(drop)
@@ -107,6 +134,6 @@ impl WriteTx for SqliteWriter<'_> {
 
     fn commit(self) -> KvResult<()> {
         // On failure the transaction is still open and `drop` rolls it back.
-        control(&self.conn, "COMMIT").map_err(|e| self.store.err(e))
+        control(self.conn()?, "COMMIT").map_err(|e| self.store.err(e))
     }
 }
