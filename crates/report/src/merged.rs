@@ -1,10 +1,11 @@
 //! A report over run folders from several machines (`triebench report --runs DIR...`).
 //!
-//! Data flow: the folders are merged ([`read::run_folders::merge`]) into `<out>/criterion`, each
-//! run renamed `<host>.<filesystem>`; [`run_report`] then writes the usual report from that
-//! directory, and a "Machines" section ([`render::machines_section`]) is added to `report.md`.
-//! The merged criterion directory stays in the result folder, so the report can be re-made
-//! from it alone (`triebench report --criterion-dir <out>/criterion --baseline ...`).
+//! Data flow: the folders are merged ([`crate::read::run_folders::merge`]) into
+//! `<out>/criterion`, each run renamed `<host>.<filesystem>`; [`run_report`] then writes the
+//! usual report from that directory, and a "Machines" section
+//! ([`crate::render::machines_section`]) is added to `report.md`. The merged criterion directory
+//! stays in the result folder, so the report can be re-made from it alone
+//! (`triebench report --criterion-dir <out>/criterion --baseline ...`).
 
 use std::path::PathBuf;
 
