@@ -54,43 +54,37 @@ fn root_phases_sum_to_the_measured_total_on_sqlite_wal() {
     let dir = tempfile::tempdir().expect("temp dir");
     let input = dir.path().join("commits.jsonl");
     std::fs::write(&input, commit_file()).expect("commit file written");
-    // The accounting is a property of the code (every step of a commit inside a phase), but
-    // one run on a machine busy with other builds can land a preemption anywhere: up to five
-    // runs, and one must account for 90%. All of them are reported if none does.
-    let mut seen = Vec::new();
-    for attempt in 0..5 {
-        let phases = dir.path().join(format!("phases-{attempt}.json"));
-        let stderr = root(
-            dir.path(),
-            &input,
-            &format!("store-{attempt}"),
-            &["--phases".as_ref(), phases.as_os_str()],
-        );
-        for phase in PHASES {
-            assert!(stderr.contains(phase), "`{phase}` not printed: {stderr}");
-        }
-        let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&phases).expect("phases written"))
-                .expect("phases JSON");
-        let total = json["total_ns"].as_u64().expect("total_ns");
-        let map = json["phases"].as_object().expect("phases object");
-        let sum: u64 = map.values().map(|v| v.as_u64().expect("ns")).sum();
-        for phase in PHASES {
-            assert!(
-                map.get(phase).and_then(|v| v.as_u64()).unwrap_or(0) > 0,
-                "{json}"
-            );
-        }
-        assert_eq!(json["spans"]["commit"].as_u64(), Some(200), "{json}");
-        assert!(sum <= total, "phases {sum} ns exceed the total {total} ns");
-        if sum as f64 >= 0.9 * total as f64 {
-            return;
-        }
-        seen.push(format!("{:.1}%: {json}", 100.0 * sum as f64 / total as f64));
+    // Every step of a commit runs inside a phase span, and the collector gives every moment
+    // inside the outermost span to some phase (its own bookkeeping included), so only the
+    // replay loop (parsing a line, printing a root) is outside: far under 10%.
+    let phases = dir.path().join("phases.json");
+    let stderr = root(
+        dir.path(),
+        &input,
+        "store",
+        &["--phases".as_ref(), phases.as_os_str()],
+    );
+    for phase in PHASES {
+        assert!(stderr.contains(phase), "`{phase}` not printed: {stderr}");
     }
-    panic!(
-        "no run's phases came within 10% of its total:\n{}",
-        seen.join("\n")
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&phases).expect("phases written"))
+            .expect("phases JSON");
+    let total = json["total_ns"].as_u64().expect("total_ns");
+    let map = json["phases"].as_object().expect("phases object");
+    let sum: u64 = map.values().map(|v| v.as_u64().expect("ns")).sum();
+    for phase in PHASES {
+        assert!(
+            map.get(phase).and_then(|v| v.as_u64()).unwrap_or(0) > 0,
+            "{json}"
+        );
+    }
+    assert_eq!(json["spans"]["commit"].as_u64(), Some(200), "{json}");
+    assert!(sum <= total, "phases {sum} ns exceed the total {total} ns");
+    assert!(
+        sum as f64 >= 0.9 * total as f64,
+        "phases {:.1}% of the total: {json}",
+        100.0 * sum as f64 / total as f64
     );
 }
 

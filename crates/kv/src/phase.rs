@@ -6,7 +6,7 @@
 //! relaxed atomic load of the global max level (the `phases` bench measures it).
 //!
 //! Phases nest (a node read contains the storage read it makes), so a collector counts each
-//! span's *self* time: its duration minus that of the spans inside it. The self times of all
+//! span's *self* time: the moments when it is the innermost phase open. The self times of all
 //! phases of a run then add up to the time spent inside the outermost spans, with nothing counted
 //! twice.
 

@@ -8,9 +8,14 @@
 //! [`PhaseRow`](crate::model::phases::PhaseRow).
 //!
 //! No allocation per span: the totals are a fixed array indexed by [`Phase::index`], and the
-//! stack of open spans is a thread-local vector that keeps its capacity. Each span on exit adds
-//! its duration minus that of the spans it contained, and adds its duration to its parent's
-//! contained time, so nested phases are not counted twice.
+//! stack of open spans is a thread-local vector that keeps its capacity. The collector cuts the
+//! thread's timeline at every enter and exit of a phase span and gives each slice to the phase
+//! innermost open during it, so nested phases are not counted twice and the phases add up to
+//! exactly the time inside the outermost spans. That includes the collector's own work between
+//! two spans (registry bookkeeping, clock reads), which lands in the phase open around it,
+//! mostly the parent: on a slow clock or an unoptimised build it would otherwise fall between
+//! the phases and look like code outside them. What a span costs is measured on its own by the
+//! `phases` bench.
 //!
 //! [`phases_run`]: crate::read::phases_run
 
@@ -61,22 +66,30 @@ impl PhaseTotals {
     }
 }
 
-struct Frame {
-    phase: usize,
-    start: Instant,
-    inner_ns: u64,
-}
-
 #[derive(Default)]
 struct State {
     totals: PhaseTotals,
-    stack: Vec<Frame>,
+    /// Phases of the open spans, innermost last.
+    stack: Vec<usize>,
+    /// The last cut of the timeline (an enter or exit), while a phase span is open.
+    last_cut: Option<Instant>,
+}
+
+impl State {
+    /// Gives the time since the last cut to the innermost open phase and cuts at `now`.
+    fn cut(&mut self, now: Instant) {
+        if let (Some(&phase), Some(last)) = (self.stack.last(), self.last_cut) {
+            self.totals.ns[phase] += now.duration_since(last).as_nanos() as u64;
+        }
+        self.last_cut = Some(now);
+    }
 }
 
 thread_local! {
     static STATE: RefCell<State> = RefCell::new(State {
         totals: PhaseTotals::default(),
         stack: Vec::with_capacity(64),
+        last_cut: None,
     });
 }
 
@@ -119,12 +132,11 @@ where
         let Some(phase) = ctx.metadata(id).and_then(phase_of) else {
             return;
         };
+        let now = Instant::now();
         STATE.with(|s| {
-            s.borrow_mut().stack.push(Frame {
-                phase: phase.index(),
-                start: Instant::now(),
-                inner_ns: 0,
-            })
+            let mut state = s.borrow_mut();
+            state.cut(now);
+            state.stack.push(phase.index());
         });
     }
 
@@ -132,17 +144,15 @@ where
         if ctx.metadata(id).and_then(phase_of).is_none() {
             return;
         }
-        let end = Instant::now();
+        let now = Instant::now();
         STATE.with(|s| {
             let mut state = s.borrow_mut();
-            let Some(frame) = state.stack.pop() else {
-                return;
-            };
-            let elapsed = end.duration_since(frame.start).as_nanos() as u64;
-            state.totals.ns[frame.phase] += elapsed.saturating_sub(frame.inner_ns);
-            state.totals.spans[frame.phase] += 1;
-            if let Some(parent) = state.stack.last_mut() {
-                parent.inner_ns += elapsed;
+            state.cut(now);
+            if let Some(phase) = state.stack.pop() {
+                state.totals.spans[phase] += 1;
+            }
+            if state.stack.is_empty() {
+                state.last_cut = None;
             }
         });
     }
