@@ -1,7 +1,10 @@
 //! Every Transact scenario on every backend profile this build includes, each run in a fresh
-//! store in its own temporary directory. A failure names the profile and the scenario.
+//! store (`FreshStores`: a new directory per run; the PostgreSQL profiles share one managed
+//! server per profile, a schema per run, as the benches do). Profiles run side by side (the
+//! durable ones mostly wait on fsync); every scenario must finish where Transact's does, and
+//! all profiles must agree. A failure names the profile and the scenario.
 
-use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
+use triebench_kv::{BackendSpec, FreshStores, Profile, Store, StoreVisitor};
 use triebench_merkle::{EMPTY_ROOT, TABLES};
 use triebench_workloads::{
     run_scenario, Outcome, Scenario, WorkloadError, SCENARIOS, UPDATE_FINAL_ROOT,
@@ -18,123 +21,119 @@ impl StoreVisitor for RunScenario {
     }
 }
 
-/// Runs `scenario` in a fresh store of `profile` in its own temporary directory.
-fn run_on(profile: Profile, scenario: Scenario) -> Result<Outcome, String> {
-    let dir =
-        tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let spec = BackendSpec::new(profile, Some(dir.path().to_path_buf()))
-        .map_err(|e| format!("bad spec: {e}"))?;
-    spec.open(TABLES, RunScenario(scenario))
-        .map_err(|e| format!("cannot open the store: {e}"))?
-        .map_err(|e| e.to_string())
+/// Every scenario on fresh stores of `profile`, in [`SCENARIOS`] order.
+fn run_all_on(profile: Profile) -> Vec<Result<Outcome, String>> {
+    let stores = tempfile::tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))
+        .and_then(|parent| {
+            let stores = FreshStores::new(profile, parent.path())
+                .map_err(|e| format!("cannot start the stores: {e}"))?;
+            Ok((stores, parent))
+        });
+    SCENARIOS
+        .iter()
+        .map(|&scenario| match &stores {
+            Ok((stores, _parent)) => stores
+                .run(TABLES, RunScenario(scenario))
+                .map_err(|e| format!("cannot open the store: {e}"))?
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.clone()),
+        })
+        .collect()
 }
 
-/// Runs `scenario` on each enabled profile (concurrently: the durable ones mostly wait on
-/// fsync); fails listing every profile where it failed, and checks that all profiles did the
-/// same work and finished at the same root.
-fn run_everywhere(scenario: Scenario) -> Outcome {
-    let results: Vec<(Profile, Result<Outcome, String>)> = std::thread::scope(|scope| {
+/// What Transact's own test of `scenario` checks of its outcome; one line per mismatch.
+fn expectations(scenario: Scenario, o: &Outcome) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let mut expect = |what: &str, got: String, want: String| {
+        if got != want {
+            wrong.push(format!("{what} {got}, expected {want}"));
+        }
+    };
+    let root_advanced = "4c5116ae4e7439e4355ac190cc595225259142c42fd9d19a88dc14c48653d870";
+    match scenario {
+        Scenario::EmptyChanges => {
+            expect("root", o.root.clone(), EMPTY_ROOT.into());
+            expect("commits", o.commits.to_string(), "0".into());
+        }
+        Scenario::RootAdvance => {
+            expect("root", o.root.clone(), root_advanced.into());
+            expect("commits", o.commits.to_string(), "1".into());
+        }
+        Scenario::Delete => {
+            expect("root", o.root.clone(), EMPTY_ROOT.into());
+            // The failed delete does not count.
+            expect("commits", o.commits.to_string(), "2".into());
+        }
+        Scenario::Update => {
+            expect("root", o.root.clone(), UPDATE_FINAL_ROOT.into());
+            expect("commits", o.commits.to_string(), "1001".into());
+            // 950 values and 50 misses.
+            expect("reads", o.reads.to_string(), "1000".into());
+        }
+        Scenario::UpdateSameAddressSpace => {
+            expect("commits", o.commits.to_string(), "7".into());
+            expect("reads", o.reads.to_string(), "6".into());
+        }
+        Scenario::UpdateSameAddressSpaceWithNoChildren => {
+            expect("commits", o.commits.to_string(), "6".into());
+            expect("reads", o.reads.to_string(), "6".into());
+        }
+        Scenario::PruningParent | Scenario::PruningSuccessors => {
+            expect("pruned", o.pruned.to_string(), "4".into());
+        }
+        // The re-created (or shared) leaf must stay.
+        Scenario::PruningDuplicateLeaves | Scenario::PruningSuccessorDuplicateLeaves => {
+            expect("pruned", o.pruned.to_string(), "3".into());
+        }
+    }
+    wrong
+}
+
+#[test]
+fn every_scenario_on_every_profile_finishes_where_transacts_does() {
+    let results: Vec<(Profile, Vec<Result<Outcome, String>>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = Profile::enabled()
             .into_iter()
-            .map(|profile| (profile, scope.spawn(move || run_on(profile, scenario))))
+            .map(|profile| (profile, scope.spawn(move || run_all_on(profile))))
             .collect();
         handles
             .into_iter()
             .map(|(profile, handle)| {
-                let result = handle
-                    .join()
-                    .unwrap_or_else(|_| Err("the workload panicked".to_string()));
-                (profile, result)
+                let outcomes = handle.join().unwrap_or_else(|_| {
+                    vec![Err("the workload panicked".to_string()); SCENARIOS.len()]
+                });
+                (profile, outcomes)
             })
             .collect()
     });
     let mut failures = Vec::new();
-    let mut outcomes: Vec<(Profile, Outcome)> = Vec::new();
-    for (profile, result) in results {
-        match result {
-            Ok(outcome) => outcomes.push((profile, outcome)),
-            Err(message) => failures.push(format!("[{profile}] {scenario}: {message}")),
+    for (i, &scenario) in SCENARIOS.iter().enumerate() {
+        let mut first: Option<(Profile, &Outcome)> = None;
+        for (profile, outcomes) in &results {
+            match &outcomes[i] {
+                Err(message) => failures.push(format!("[{profile}] {scenario}: {message}")),
+                Ok(outcome) => {
+                    failures.extend(
+                        expectations(scenario, outcome)
+                            .into_iter()
+                            .map(|w| format!("[{profile}] {scenario}: {w}")),
+                    );
+                    match first {
+                        None => first = Some((*profile, outcome)),
+                        Some((first_profile, expected)) if expected != outcome => {
+                            failures.push(format!(
+                                "{scenario}: [{profile}] and [{first_profile}] disagree: \
+                                 {outcome:?} vs {expected:?}"
+                            ))
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
         }
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
-    let (first_profile, first) = outcomes.remove(0);
-    for (profile, outcome) in outcomes {
-        assert_eq!(
-            outcome, first,
-            "{scenario}: [{profile}] and [{first_profile}] disagree"
-        );
-    }
-    first
-}
-
-#[test]
-fn empty_changes() {
-    let outcome = run_everywhere(Scenario::EmptyChanges);
-    assert_eq!(outcome.root, EMPTY_ROOT);
-    assert_eq!(outcome.commits, 0);
-}
-
-#[test]
-fn root_advance() {
-    let outcome = run_everywhere(Scenario::RootAdvance);
-    assert_eq!(
-        outcome.root,
-        "4c5116ae4e7439e4355ac190cc595225259142c42fd9d19a88dc14c48653d870"
-    );
-    assert_eq!(outcome.commits, 1);
-}
-
-#[test]
-fn delete() {
-    let outcome = run_everywhere(Scenario::Delete);
-    assert_eq!(outcome.root, EMPTY_ROOT);
-    assert_eq!(outcome.commits, 2, "the failed delete must not count");
-}
-
-#[test]
-fn update() {
-    let outcome = run_everywhere(Scenario::Update);
-    assert_eq!(outcome.root, UPDATE_FINAL_ROOT);
-    assert_eq!(outcome.commits, 1001);
-    assert_eq!(outcome.reads, 1000, "950 values and 50 misses");
-}
-
-#[test]
-fn update_same_address_space() {
-    let outcome = run_everywhere(Scenario::UpdateSameAddressSpace);
-    assert_eq!(outcome.commits, 7);
-    assert_eq!(outcome.reads, 6);
-}
-
-#[test]
-fn update_same_address_space_with_no_children() {
-    let outcome = run_everywhere(Scenario::UpdateSameAddressSpaceWithNoChildren);
-    assert_eq!(outcome.commits, 6);
-    assert_eq!(outcome.reads, 6);
-}
-
-#[test]
-fn pruning_parent() {
-    let outcome = run_everywhere(Scenario::PruningParent);
-    assert_eq!(outcome.pruned, 4);
-}
-
-#[test]
-fn pruning_successors() {
-    let outcome = run_everywhere(Scenario::PruningSuccessors);
-    assert_eq!(outcome.pruned, 4);
-}
-
-#[test]
-fn pruning_duplicate_leaves() {
-    let outcome = run_everywhere(Scenario::PruningDuplicateLeaves);
-    assert_eq!(outcome.pruned, 3, "the re-created leaf must stay");
-}
-
-#[test]
-fn pruning_successor_duplicate_leaves() {
-    let outcome = run_everywhere(Scenario::PruningSuccessorDuplicateLeaves);
-    assert_eq!(outcome.pruned, 3, "the shared leaf must stay");
 }
 
 /// Runs a scenario by name on a btree store.
