@@ -63,4 +63,6 @@ echo "== [${SECONDS}s] Transact benches in test mode (the suite once per impleme
 TRIEBENCH_TRANSACT_RUNNER="$transact_target/release/transact-runner" TRIEBENCH_SCALE=quick \
   TRIEBENCH_FILTER=scenario/suite/transact timeout --kill-after=30 \
   "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --bench transact --features all-backends,transact
+echo "== [${SECONDS}s] macOS build check (scripts/check-macos.sh: every crate, test and bench for x86_64-apple-darwin)"
+scripts/check-macos.sh
 echo "== [${SECONDS}s] done"

@@ -158,15 +158,27 @@ fn store_nodes<W: WriteTx>(
     Ok(())
 }
 
-/// Makes sure the empty root node is stored (overwrite, never counted).
+/// Makes sure the empty root node is stored (overwrite, never counted). Timed as trie work
+/// like any commit: on a fresh store it is the first write, which creates the files.
 pub(crate) fn ensure_empty_root<S: triebench_kv::Store>(
     store: &S,
     tables: &Tables,
 ) -> Result<(), MerkleError> {
-    if store.reader()?.contains(tables.main, &EMPTY_ROOT_HEX)? {
+    use triebench_kv::phase::{STORAGE_READ, STORAGE_WRITE, TRIE};
+    use triebench_kv::{phase_span, Traced};
+    phase_span!(TRIE);
+    let reader = Traced({
+        phase_span!(STORAGE_READ);
+        store.reader()?
+    });
+    if reader.contains(tables.main, &EMPTY_ROOT_HEX)? {
         return Ok(());
     }
-    let mut w = store.writer()?;
+    drop(reader);
+    let mut w = Traced({
+        phase_span!(STORAGE_WRITE);
+        store.writer()?
+    });
     w.put(tables.main, &EMPTY_ROOT_HEX, &EMPTY_NODE)?;
     w.commit()?;
     debug_assert_eq!(hex_string(&EMPTY_ROOT_HEX), crate::EMPTY_ROOT);

@@ -24,36 +24,41 @@
 //! (both with the `mount` feature).
 //! The `slowfs` binary is the command line over `mount::run`. Without the default `mount`
 //! feature only the stats model is built (no fuser), which is what `triebench-report` uses to
-//! read a mount's counters.
+//! read a mount's counters. The mount is Linux only (FUSE through `/dev/fuse`): elsewhere
+//! (macOS) the `mount` feature builds nothing and the binary says so.
 //!
 //! Limits: path-based inodes (hard links are separate inodes to the kernel); extended
 //! attributes are not passed through (`ENOSYS`); locks are the kernel's local ones; the backing
 //! directory must not be changed behind the mount's back (the kernel keeps file data cached
 //! across opens).
 
-#[cfg(feature = "mount")]
+#[cfg(all(feature = "mount", target_os = "linux"))]
 pub mod background;
 pub mod class;
 pub mod error;
-#[cfg(feature = "mount")]
+#[cfg(all(feature = "mount", target_os = "linux"))]
 pub mod fs;
 pub mod inodes;
-#[cfg(feature = "mount")]
+#[cfg(all(feature = "mount", target_os = "linux"))]
 pub mod mount;
 pub mod mountinfo;
 pub mod op;
-#[cfg(feature = "mount")]
+#[cfg(all(feature = "mount", target_os = "linux"))]
 pub mod power;
 pub mod profile;
 pub mod snapshot;
 pub mod stats;
 
-#[cfg(feature = "mount")]
+#[cfg(all(feature = "mount", target_os = "linux"))]
 pub use background::PowerLossMount;
 pub use class::{OpClass, PerClass};
 pub use error::SlowfsError;
-#[cfg(feature = "mount")]
+#[cfg(all(feature = "mount", target_os = "linux"))]
 pub use mount::{run, MountConfig};
 pub use profile::{Latency, Profile};
 pub use snapshot::{ClassCounts, StatsSnapshot};
 pub use stats::Stats;
+
+/// The virtual control file of power-loss mode: writing `cut` to it cuts power. (Here rather
+/// than in `power`, so that a controller builds where the mount does not.)
+pub const CONTROL_FILE: &str = ".slowfs-control";

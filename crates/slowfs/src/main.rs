@@ -1,13 +1,20 @@
 //! `slowfs`: mount a backing directory through FUSE with per-operation delays and counters.
-//! Errors print as one `slowfs: error: ...` line and exit with status 1.
+//! Errors print as one `slowfs: error: ...` line and exit with status 1. Linux only (FUSE);
+//! elsewhere it says so and exits with status 1.
 
+#[cfg(target_os = "linux")]
 use std::path::PathBuf;
+#[cfg(target_os = "linux")]
 use std::process::ExitCode;
 
+#[cfg(target_os = "linux")]
 use clap::Parser;
+#[cfg(target_os = "linux")]
 use triebench_slowfs::fs::STATS_FILE;
+#[cfg(target_os = "linux")]
 use triebench_slowfs::{run, Latency, MountConfig, OpClass, PerClass, Profile, SlowfsError};
 
+#[cfg(target_os = "linux")]
 /// Mount BACKING on MOUNTPOINT through FUSE, delaying and counting every operation.
 ///
 /// slowfs emulates network storage (such as Amazon EFS) on a local disk for benchmarks, and
@@ -61,6 +68,7 @@ struct Cli {
     list_profiles: bool,
 }
 
+#[cfg(target_os = "linux")]
 fn profile_lines() -> String {
     let mut out = String::new();
     for p in Profile::ALL {
@@ -78,6 +86,7 @@ fn profile_lines() -> String {
     out
 }
 
+#[cfg(target_os = "linux")]
 fn long_help() -> String {
     format!(
         "Operation classes (each has one delay, slept before the reply, and its own counters):\n  \
@@ -103,6 +112,7 @@ fn long_help() -> String {
     )
 }
 
+#[cfg(target_os = "linux")]
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.list_profiles {
@@ -118,6 +128,7 @@ fn main() -> ExitCode {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn start(cli: Cli) -> Result<(), SlowfsError> {
     let profile = Profile::from_name(&cli.profile)?;
     let latency = Latency::new(
@@ -159,4 +170,11 @@ fn start(cli: Cli) -> Result<(), SlowfsError> {
         );
     })?;
     Ok(())
+}
+
+/// The mount needs Linux's FUSE; elsewhere the binary only says so.
+#[cfg(not(target_os = "linux"))]
+fn main() -> std::process::ExitCode {
+    eprintln!("slowfs: error: slowfs mounts through FUSE and runs on Linux only");
+    std::process::ExitCode::FAILURE
 }

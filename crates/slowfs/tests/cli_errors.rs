@@ -1,4 +1,5 @@
 //! The slowfs binary refuses bad paths and names with one clear message and a non-zero exit.
+#![cfg(target_os = "linux")] // slowfs mounts through Linux FUSE
 
 use std::process::Command;
 

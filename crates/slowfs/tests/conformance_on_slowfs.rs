@@ -6,6 +6,7 @@
 //! The mount is shared by every case and lives until the test process exits: an `atexit`
 //! handler stops slowfs (SIGTERM; it unmounts itself) and removes the temp dirs, and slowfs is
 //! spawned with a parent-death signal in case the process dies without running it.
+#![cfg(target_os = "linux")] // slowfs mounts through Linux FUSE
 
 mod common;
 

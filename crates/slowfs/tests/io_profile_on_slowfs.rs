@@ -1,6 +1,7 @@
 //! `triebench io-profile` on a real slowfs mount: what each backend asks of the filesystem per
 //! commit matches what its durability promises (an fsync per commit where it promises power-loss
 //! durability, none where everything stays in memory).
+#![cfg(target_os = "linux")] // slowfs mounts through Linux FUSE
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Real mounts of the slowfs binary: counters match what a test does, data passes through
 //! byte for byte, and an injected sync delay shows in measured fsync latency.
+#![cfg(target_os = "linux")] // slowfs mounts through Linux FUSE
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! A slowfs mounted by root serves other users as a kernel filesystem would: a process running
 //! as `nobody` (as a managed PostgreSQL server does) creates, writes and reads its own files,
 //! they are owned by it in the backing directory, and the kernel refuses what the modes refuse.
+#![cfg(target_os = "linux")] // slowfs mounts through Linux FUSE
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Power-loss mode on a real mount of the slowfs binary: a cut (writing `cut` to
 //! `.slowfs-control`) leaves the backing directory with exactly what was fsynced, the mount
 //! refuses changes afterwards, and metadata counts as synced.
+#![cfg(target_os = "linux")] // slowfs mounts through Linux FUSE
 
 mod common;
 

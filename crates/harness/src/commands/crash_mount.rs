@@ -4,11 +4,9 @@
 //! for a server thread that may itself wait on the same process's memory map lock. Prints
 //! `mounted` once the mount is live; SIGTERM unmounts it. `.slowfs-control` takes the cut.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use triebench_slowfs::{Latency, MountConfig, PerClass, Profile};
 
 use crate::error::CliError;
 
@@ -25,7 +23,11 @@ pub struct CrashMountArgs {
     pub mountpoint: PathBuf,
 }
 
+/// Serves the mount until SIGTERM, printing [`MOUNTED`] once it is live.
+#[cfg(target_os = "linux")]
 pub fn run_crash_mount(args: CrashMountArgs) -> Result<(), CliError> {
+    use std::io::Write;
+    use triebench_slowfs::{Latency, MountConfig, PerClass, Profile};
     let fail = |e: triebench_slowfs::SlowfsError| CliError::CrashTest(e.to_string());
     let config = MountConfig {
         backing: args.backing,
@@ -42,4 +44,12 @@ pub fn run_crash_mount(args: CrashMountArgs) -> Result<(), CliError> {
     })
     .map_err(fail)?;
     Ok(())
+}
+
+/// Elsewhere there is no slowfs mount to serve.
+#[cfg(not(target_os = "linux"))]
+pub fn run_crash_mount(_args: CrashMountArgs) -> Result<(), CliError> {
+    Err(CliError::CrashTest(
+        "crash-mount serves a slowfs mount, which is Linux only (FUSE)".into(),
+    ))
 }

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
-use triebench_slowfs::fs::CONTROL_FILE;
+use triebench_slowfs::CONTROL_FILE;
 
 use crate::commands::crash_mount::MOUNTED;
 use crate::error::CliError;
@@ -40,6 +40,13 @@ pub struct PowerMount {
 impl PowerMount {
     /// Prepares a fresh temporary mount point for `backing` (nothing mounted yet).
     pub fn new(backing: &Path) -> Result<PowerMount, CliError> {
+        if cfg!(not(target_os = "linux")) {
+            return Err(CliError::CrashTest(
+                "--power-loss needs a slowfs mount, which is Linux only (FUSE); process-crash \
+                 rounds (without --power-loss) run here"
+                    .into(),
+            ));
+        }
         let mountpoint = tempfile::Builder::new()
             .prefix("triebench-powercut-")
             .tempdir()
@@ -151,6 +158,7 @@ fn unmount_with_parent(command: &mut Command) {
     // SAFETY: between fork and exec only async-signal-safe calls (prctl, getppid, _exit).
     unsafe {
         command.pre_exec(move || {
+            #[cfg(target_os = "linux")]
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM, 0, 0, 0) == -1 {
                 return Err(std::io::Error::last_os_error());
             }

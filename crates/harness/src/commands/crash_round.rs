@@ -148,9 +148,13 @@ impl RunningChild {
 /// server started by a killed child (a postmaster) is re-parented here rather than to PID 1,
 /// which may reap late; until reaped, its zombie still counts as alive to a server checking its
 /// lock file (`kill(pid, 0)`), and the next round's server would refuse to start.
+/// Linux only; elsewhere orphans go to launchd/init as before.
 pub fn adopt_orphans() {
     // SAFETY: prctl with integer arguments only; failure (an old kernel) only loses the adoption.
-    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    };
 }
 
 /// Reaps zombies re-parented to this process by [`adopt_orphans`], and only those: a child this

@@ -68,8 +68,7 @@ pub const TTL: Duration = Duration::from_secs(1);
 
 pub use crate::snapshot::STATS_FILE;
 
-/// The virtual control file of power-loss mode: writing `cut` to it cuts power.
-pub const CONTROL_FILE: &str = ".slowfs-control";
+pub use crate::CONTROL_FILE;
 
 /// One directory entry kept from `opendir` for `readdir`.
 #[derive(Debug)]
