@@ -68,6 +68,18 @@ fn each_transact_store_is_set_beside_its_counterpart_with_an_interval() {
             "no ratio interval: {r:?}"
         );
     }
+    // The headline names each Transact store's own durability, not an unknown profile.
+    let suite = table_after(&report, "## Whole suite");
+    let durable = |name: &str| {
+        suite
+            .iter()
+            .find(|r| r[0] == name)
+            .map(|r| r[1].clone())
+            .unwrap_or_else(|| panic!("no {name} row in {suite:?}"))
+    };
+    assert_eq!(durable("`transact-0.4.7:lmdb`"), "no");
+    assert_eq!(durable("`lmdb`"), "**yes** (fsync/commit)");
+    assert!(!report.contains("unknown profile"), "{report}");
     // Each implementation's slowdown on disk vs tmpfs.
     let slowdowns = table_after(&report, "### Slowdown vs `tmpfs`");
     assert!(

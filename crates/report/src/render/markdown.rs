@@ -7,8 +7,10 @@ use crate::analysis::missing::MissingItem;
 use crate::analysis::predict::Prediction;
 use crate::analysis::ratios::{Comparison, Ratios, Status};
 use crate::analysis::stats::CONFIDENCE;
+use crate::analysis::transact::transact_fsyncs;
 use crate::model::bench_id::{
-    profile_durable, BenchKey, FLOOR_FSYNC, FLOOR_SHA512, REFERENCE_PROFILE, SUITE,
+    profile_durable, split_implementation, BenchKey, FLOOR_FSYNC, FLOOR_SHA512, OURS,
+    REFERENCE_PROFILE, SUITE,
 };
 use crate::model::io_profile::IoProfileFile;
 use crate::model::results::{Measurement, ResultSet};
@@ -53,8 +55,14 @@ pub const MISSING: &str = "missing";
 /// How `report.md` marks a durable profile (fsync per commit) in the durable column.
 pub const DURABLE_YES: &str = "**yes** (fsync/commit)";
 
+/// `profile` is ours (`lmdb`) or another implementation's (`transact-0.3.7:lmdb`, whose
+/// durability is that implementation's own: Transact's LMDB flags never sync).
 pub(crate) fn durable_cell(profile: &str) -> &'static str {
-    match profile_durable(profile) {
+    let durable = match split_implementation(profile) {
+        (OURS, ours) => profile_durable(ours),
+        (implementation, theirs) => transact_fsyncs(implementation, theirs),
+    };
+    match durable {
         Some(true) => DURABLE_YES,
         Some(false) => "no",
         None => "? (unknown profile)",
