@@ -88,4 +88,12 @@ fn each_transact_store_is_set_beside_its_counterpart_with_an_interval() {
             .any(|r| r[0] == "disk" && r[2] == "transact-0.4.7" && r[3].contains('[')),
         "{slowdowns:?}"
     );
+    // Ours is named by its own profile: the counterpart of Transact's Redis is redis-uncached.
+    let ours: Vec<&str> = slowdowns
+        .iter()
+        .filter(|r| r[2] == "triebench")
+        .map(|r| r[1].as_str())
+        .collect();
+    assert!(ours.contains(&"`redis-uncached`"), "{slowdowns:?}");
+    assert!(!ours.contains(&"`redis`"), "{slowdowns:?}");
 }

@@ -140,8 +140,13 @@ pub fn suite_slowdowns(results: &ResultSet, resamples: usize) -> Vec<SlowdownRow
         if scenario != crate::model::bench_id::SUITE {
             continue;
         }
-        keys.insert((implementation, profile.clone()), theirs);
-        keys.insert((OURS.to_string(), profile), ours);
+        // Ours under its own profile name: Transact's `redis` is set beside our
+        // `redis-uncached`, and the row must say which of ours it is.
+        keys.insert(
+            (OURS.to_string(), our_counterpart(&profile).to_string()),
+            ours,
+        );
+        keys.insert((implementation, profile), theirs);
     }
     let mut out = Vec::new();
     for run in results.run_names().into_iter().filter(|r| *r != baseline) {
