@@ -71,6 +71,13 @@ if ((transact_status != 0)); then
   echo "test: the Transact comparator's fmt, clippy or tests failed (above)" >&2
   exit "$transact_status"
 fi
+echo "== [${SECONDS}s] macOS build check in the background (scripts/check-macos.sh: every crate, test and bench for x86_64-apple-darwin)"
+# A cargo check of its own target: it runs on the core the test-mode benches below leave idle
+# (they run one benchmark at a time).
+macos_log=$(mktemp)
+scripts/check-macos.sh >"$macos_log" 2>&1 &
+macos_pid=$!
+trap 'kill "$macos_pid" 2>/dev/null || true; [[ -z $made_test_tmp ]] || rm -rf "$made_test_tmp"' EXIT
 echo "== [${SECONDS}s] criterion benches in test mode (each benchmark once, quick sizes)"
 # The suite runs every scenario on every profile; each scenario's own group is checked on btree
 # (every group on every profile took 2.5 min of debug-build time, most of it the round-trip
@@ -82,6 +89,13 @@ echo "== [${SECONDS}s] Transact benches in test mode (the suite once per impleme
 TRIEBENCH_TRANSACT_RUNNER="$transact_target/release/transact-runner" TRIEBENCH_SCALE=quick \
   TRIEBENCH_FILTER=scenario/suite/transact "${test_env[@]}" timeout --kill-after=30 \
   "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --bench transact --features all-backends,transact
-echo "== [${SECONDS}s] macOS build check (scripts/check-macos.sh: every crate, test and bench for x86_64-apple-darwin)"
-scripts/check-macos.sh
+echo "== [${SECONDS}s] macOS build check: waiting for the background run"
+macos_status=0
+wait "$macos_pid" || macos_status=$?
+cat "$macos_log"
+rm -f "$macos_log"
+if ((macos_status != 0)); then
+  echo "test: the macOS build check failed (above)" >&2
+  exit "$macos_status"
+fi
 echo "== [${SECONDS}s] done"
