@@ -66,22 +66,21 @@ impl PhaseTotals {
     }
 }
 
-#[derive(Default)]
 struct State {
     totals: PhaseTotals,
     /// Phases of the open spans, innermost last.
     stack: Vec<usize>,
-    /// The last cut of the timeline (an enter or exit), while a phase span is open.
-    last_cut: Option<Instant>,
+    /// The last cut of the timeline (an enter or exit); read only while a phase span is open.
+    last_cut: Instant,
 }
 
 impl State {
     /// Gives the time since the last cut to the innermost open phase and cuts at `now`.
     fn cut(&mut self, now: Instant) {
-        if let (Some(&phase), Some(last)) = (self.stack.last(), self.last_cut) {
-            self.totals.ns[phase] += now.duration_since(last).as_nanos() as u64;
+        if let Some(&phase) = self.stack.last() {
+            self.totals.ns[phase] += now.duration_since(self.last_cut).as_nanos() as u64;
         }
-        self.last_cut = Some(now);
+        self.last_cut = now;
     }
 }
 
@@ -89,7 +88,7 @@ thread_local! {
     static STATE: RefCell<State> = RefCell::new(State {
         totals: PhaseTotals::default(),
         stack: Vec::with_capacity(64),
-        last_cut: None,
+        last_cut: Instant::now(),
     });
 }
 
@@ -150,9 +149,6 @@ where
             state.cut(now);
             if let Some(phase) = state.stack.pop() {
                 state.totals.spans[phase] += 1;
-            }
-            if state.stack.is_empty() {
-                state.last_cut = None;
             }
         });
     }
