@@ -14,9 +14,13 @@
 # `scripts/fs-lab.sh iolab` names), `triebench io-profile` counts what each backend asks of the
 # filesystem, and the report adds I/O profiles and predicted-vs-measured slowdowns.
 #
-# By default each run measures the headline: every scenario and the whole suite on every profile,
-# and the floors. TRIEBENCH_GROUPS=all (the default at full scale) adds the scalable groups
-# (scale/...) and raw backend operations (kv/...); a TRIEBENCH_FILTER naming them does too.
+# By default each run measures the headline: every scenario and the whole suite on every profile
+# (`triebench headline`: ten samples per run of a scenario that repeats a step, so a profile
+# whose suite takes seconds is measured in one run of it), and the floors (criterion).
+# TRIEBENCH_HEADLINE=criterion measures the scenarios with criterion's own groups instead (at
+# least eleven runs of each; the way before, much slower on slow profiles). TRIEBENCH_GROUPS=all
+# (the default at full scale) adds the scalable groups (scale/...) and raw backend operations
+# (kv/...); a TRIEBENCH_FILTER naming them does too.
 #
 # Environment: TRIEBENCH_SCALE=quick|standard|full (default standard), TRIEBENCH_PROFILES=a,b
 # (default: every profile), TRIEBENCH_FEATURES (default all-backends), TRIEBENCH_BENCHES
@@ -52,6 +56,26 @@ filter_args=()
 # Criterion's per-benchmark HTML plots cost more than many benchmarks themselves on 2 cores, and
 # the report does not read them: TRIEBENCH_PLOTS=1 keeps them.
 if [[ ${TRIEBENCH_PLOTS:-0} != 1 ]]; then filter_args+=(--noplot); fi
+headline=${TRIEBENCH_HEADLINE:-runs}
+case $headline in
+  runs | criterion) ;;
+  *) echo "bench-fs: TRIEBENCH_HEADLINE=$headline is not one of runs, criterion" >&2; exit 2 ;;
+esac
+case $TRIEBENCH_SCALE in
+  quick) headline_plan=(--budget 1 --max-rounds 1) ;;
+  full) headline_plan=(--budget 30 --max-rounds 30) ;;
+  *) headline_plan=(--budget 3 --max-rounds 10) ;;
+esac
+if [[ $headline == runs && -z ${TRIEBENCH_FILTER:-} ]]; then
+  # `triebench headline` takes the scenario groups; criterion takes the rest.
+  if [[ ${TRIEBENCH_GROUPS:-} == all || ($TRIEBENCH_SCALE == full && -z ${TRIEBENCH_GROUPS:-}) ]]; then
+    TRIEBENCH_FILTER='^(floor|phases|kv|scale)/'
+  else
+    TRIEBENCH_FILTER='^(floor|phases)/'
+  fi
+  # Transact's own stores (benches/transact.rs) stay criterion's.
+  if [[ " $benches " == *" transact "* ]]; then TRIEBENCH_FILTER+='|^scenario/[^/]+/transact-'; fi
+fi
 if [[ -n ${TRIEBENCH_FILTER:-} ]]; then
   filter_args+=("$TRIEBENCH_FILTER") # criterion's positional filter
   export TRIEBENCH_FILTER # the benches skip the set-up of groups it leaves out
@@ -94,10 +118,17 @@ for run in "${runs[@]}"; do
   work=$(mktemp -d "$dir/triebench-run.XXXXXX")
   echo "bench-fs: run '$name' with TMPDIR=$work (scale $TRIEBENCH_SCALE)"
   "$triebench" capture-fs "$name" "$work" --criterion-dir "$criterion_dir"
+  if [[ $headline == runs ]]; then
+    headline_start=$(date +%s)
+    headline_args=(headline --run "$name" --dir "$work" --criterion-dir "$criterion_dir" "${headline_plan[@]}")
+    if [[ -n ${TRIEBENCH_PROFILES:-} ]]; then headline_args+=(--profiles "$TRIEBENCH_PROFILES"); fi
+    "$triebench" "${headline_args[@]}"
+    echo "bench-fs: headline on '$name' took $(( $(date +%s) - headline_start )) s"
+  fi
   run_start=$(date +%s)
   TMPDIR=$work cargo bench --features "$features" "${bench_args[@]}" -- \
     --save-baseline "$name" "${filter_args[@]}"
-  echo "bench-fs: run '$name' took $(( $(date +%s) - run_start )) s"
+  echo "bench-fs: criterion on '$name' took $(( $(date +%s) - run_start )) s"
   if [[ ${TRIEBENCH_PHASES:-1} != 0 ]]; then
     phases_start=$(date +%s)
     phase_args=(phases --run "$name" --dir "$work" --criterion-dir "$criterion_dir")

@@ -15,8 +15,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use commands::{
-    capture_fs, crash_child, crash_mount, crash_test, io_profile, load, phases, profiles, report,
-    root,
+    capture_fs, crash_child, crash_mount, crash_test, headline, io_profile, load, phases, profiles,
+    report, root,
 };
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
@@ -77,6 +77,11 @@ enum Command {
     /// per profile with the phase spans timed (node reads, hashing, encoding, storage writes,
     /// commit), saved where `report` finds it (scripts/bench-fs.sh calls this per filesystem).
     Phases(phases::PhasesArgs),
+    /// The headline on one filesystem: every scenario and the suite on every profile, each run
+    /// on a fresh store, with ten samples per run of a scenario that repeats a step (`update`'s
+    /// commits and reads), so a slow profile needs one run where criterion needs eleven; saved
+    /// as criterion baselines named by --run (scripts/bench-fs.sh calls this per filesystem).
+    Headline(headline::HeadlineArgs),
 }
 
 fn main() -> ExitCode {
@@ -92,6 +97,7 @@ fn main() -> ExitCode {
         Command::CrashChild(args) => crash_child::run_crash_child(args),
         Command::CrashMount(args) => crash_mount::run_crash_mount(args),
         Command::Phases(args) => phases::run_phases(args),
+        Command::Headline(args) => headline::run_headline(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -7,6 +7,7 @@ pub mod crash_power;
 pub mod crash_round;
 pub mod crash_test;
 pub mod flamegraph;
+pub mod headline;
 pub mod io_profile;
 pub mod load;
 pub mod phase_tally;

@@ -68,6 +68,7 @@ mod overlay;
 mod reader;
 mod scripts;
 mod server;
+mod transaction;
 mod writer;
 
 use std::path::{Path, PathBuf};

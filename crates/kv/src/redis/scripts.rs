@@ -107,6 +107,18 @@ return {}
 "
 );
 
+/// Brings a table's key ZSET up to date with its pending LIST: after a commit sent as a
+/// `MULTI`/`EXEC` transaction (see `writer`) once the list outgrew twice the table.
+///
+/// `KEYS[1]` is the value HASH, `KEYS[2]` the key ZSET, `KEYS[3]` the pending LIST.
+const SYNC: &str = concat!(
+    sync_lua!(),
+    r"
+sync(KEYS[1], KEYS[2], KEYS[3])
+return {}
+"
+);
+
 /// One page of an ordered scan.
 ///
 /// `KEYS[1]` is the key ZSET, `KEYS[2]` the value HASH, `KEYS[3]` the pending LIST (brought into
@@ -164,6 +176,7 @@ return n
 #[derive(Debug)]
 pub(crate) struct Scripts {
     pub commit: Script,
+    pub sync: Script,
     pub scan_page: Script,
     pub count_with_pending: Script,
 }
@@ -172,6 +185,7 @@ impl Scripts {
     pub fn new() -> Scripts {
         Scripts {
             commit: Script::new(COMMIT),
+            sync: Script::new(SYNC),
             scan_page: Script::new(SCAN_PAGE),
             count_with_pending: Script::new(COUNT_WITH_PENDING),
         }
@@ -179,7 +193,12 @@ impl Scripts {
 
     /// Loads every script into the server's cache, so the first commit is sent only once.
     pub fn load(&self, con: &mut Connection) -> Result<(), RedisError> {
-        for script in [&self.commit, &self.scan_page, &self.count_with_pending] {
+        for script in [
+            &self.commit,
+            &self.sync,
+            &self.scan_page,
+            &self.count_with_pending,
+        ] {
             script.load(con)?;
         }
         Ok(())

@@ -1,5 +1,6 @@
-//! The write transaction: an in-memory overlay over committed state, applied by one atomic
-//! script call at commit.
+//! The write transaction: an in-memory overlay over committed state, applied at commit in one
+//! atomic round trip: a `MULTI`/`EXEC` transaction, or the commit script when inserted keys must
+//! be checked first.
 
 use std::ops::ControlFlow;
 use std::sync::MutexGuard;
@@ -11,6 +12,7 @@ use super::conn::Lease;
 use super::liveness::Liveness;
 use super::overlay::{Inserted, TableOverlay};
 use super::scripts;
+use super::transaction;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
 use crate::store::{check_table, ReadTx, Table, WriteTx};
@@ -143,6 +145,38 @@ impl WriteTx for RedisWriter<'_> {
             return Ok(());
         }
         let shared = self.shared;
+        let checks = changed
+            .iter()
+            .any(|&i| !self.overlay[i].must_be_absent.is_empty());
+        let applied = if checks {
+            self.commit_by_script(&changed)
+        } else {
+            transaction::commit(shared, &self.lease, &self.overlay, &changed)
+        };
+        if let Some(cache) = &shared.cache {
+            match &applied {
+                Ok(()) => cache.committed(changed.iter().flat_map(|&i| {
+                    self.overlay[i]
+                        .changes
+                        .iter()
+                        .map(move |(k, v)| (i, k.as_slice(), v.as_deref()))
+                })),
+                // A clash applied nothing; after anything else, applied or not, nobody can
+                // tell: forget what the cache knew.
+                Err(KvError::DuplicateEntry { .. }) => {}
+                Err(_) => cache.clear(),
+            }
+        }
+        applied
+    }
+}
+
+impl RedisWriter<'_> {
+    /// Applies the changes of the `changed` tables with the commit script, which first checks
+    /// that every key the writer inserted is absent: a clash applies nothing and is a
+    /// [`KvError::DuplicateEntry`].
+    fn commit_by_script(&self, changed: &[usize]) -> KvResult<()> {
+        let shared = self.shared;
         let script = &shared.scripts.commit;
         let keys: Vec<&[u8]> = changed
             .iter()
@@ -152,7 +186,7 @@ impl WriteTx for RedisWriter<'_> {
             })
             .collect();
         let mut cmd = scripts::evalsha(script, &keys);
-        for &i in &changed {
+        for &i in changed {
             let table = &self.overlay[i];
             let puts = table.changes.values().filter(|c| c.is_some()).count();
             let deletes = table.changes.len() - puts;
@@ -171,31 +205,11 @@ impl WriteTx for RedisWriter<'_> {
                 }
             }
         }
-        let reply = match self
+        let reply = self
             .lease
-            .run("commit", |con| scripts::run(script, &cmd, con))
-        {
-            Ok(reply) => reply,
-            Err(e) => {
-                // Applied or not, nobody can tell: forget what the cache knew.
-                if let Some(cache) = &shared.cache {
-                    cache.clear();
-                }
-                return Err(e);
-            }
-        };
+            .run("commit", |con| scripts::run(script, &cmd, con))?;
         match reply {
-            Value::Array(items) if items.is_empty() => {
-                if let Some(cache) = &shared.cache {
-                    cache.committed(changed.iter().flat_map(|&i| {
-                        self.overlay[i]
-                            .changes
-                            .iter()
-                            .map(move |(k, v)| (i, k.as_slice(), v.as_deref()))
-                    }));
-                }
-                Ok(())
-            }
+            Value::Array(items) if items.is_empty() => Ok(()),
             Value::Array(items) => match items.as_slice() {
                 [Value::BulkString(j), Value::BulkString(key)] => {
                     let table = std::str::from_utf8(j)

@@ -5,6 +5,8 @@
 //! - [`crash`]: crash-test results (`crash.json`) beside the run sidecars.
 //! - [`criterion_reader`]: indexes criterion's output and loads each run's measurements.
 //! - [`fs_info`]: which filesystem a directory is on; the per-run sidecar.
+//! - [`headline_run`]: takes a filesystem's headline (every scenario per profile, samples
+//!   within runs) and saves it as criterion baselines.
 //! - [`latency`]: a directory's cost per operation class, measured.
 //! - [`slowfs_stats`]: a slowfs mount's live counters.
 //! - [`io_profile_run`]: takes an I/O profile (every scenario per profile on slowfs) and loads
@@ -20,6 +22,7 @@ pub mod crash;
 pub mod criterion_reader;
 pub mod env;
 pub mod fs_info;
+pub mod headline_run;
 pub mod io_profile_run;
 pub mod latency;
 pub mod load_runs;

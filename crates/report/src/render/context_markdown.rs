@@ -32,6 +32,12 @@ impl ReportInput<'_> {
              - Times are criterion's mean time per iteration. A slowdown or overhead is the ratio \
              of mean per-iteration times; `[low–high]` is its {}% percentile-bootstrap interval \
              ({} rounds resampling both sample sets, seeded, so it is reproducible).\n\
+             - The scenario and suite times of a run made by `scripts/bench-fs.sh` come from \
+             `triebench headline`, in criterion's format: each run of a scenario on a fresh store; \
+             a run of `update` gives ten samples (its 1000 commits and 1000 reads dealt round-robin \
+             into ten groups, each scaled to a whole run, plus the run's other time), a smaller \
+             scenario one per run, and the suite's sample *j* is the sum of the scenarios' \
+             sample *j*.\n\
              - **durable** marks the profiles that fsync every commit (they survive power loss); \
              the others trade that for speed.\n\
              - Floors (from the kv benches) sit under the suite table: the latency of one 4 KiB \

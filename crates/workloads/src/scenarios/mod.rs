@@ -18,6 +18,7 @@ mod update;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 use triebench_kv::Store;
 use triebench_merkle::StateChange;
@@ -37,6 +38,32 @@ pub struct Outcome {
     pub reads: usize,
     /// Node hashes removed by pruning.
     pub pruned: usize,
+    /// Every commit, read and prune with its wall time, in order: samples within one run
+    /// (`triebench headline` makes confidence intervals from the repeated ones).
+    pub laps: Vec<Lap>,
+}
+
+/// One timed step of a scenario run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lap {
+    /// What the step did.
+    pub step: Step,
+    /// Its wall time (the trie's call, checks excluded).
+    pub elapsed: Duration,
+}
+
+/// The kind of a [`Lap`]: steps of one kind cost alike, so their times are comparable samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Step {
+    /// A commit of this many changes.
+    Commit {
+        /// Sets and deletes in the commit.
+        changes: usize,
+    },
+    /// A point read (hit or miss).
+    Read,
+    /// Pruning one root.
+    Prune,
 }
 
 /// One of Transact's ten merkle scenarios.

@@ -2,12 +2,13 @@
 //! change logs and pruning.
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use triebench_kv::{ReadTx, Store};
 use triebench_merkle::{MerkleError, MerkleTrie, StateChange};
 
 use super::check::{short, show_value};
-use super::Outcome;
+use super::{Lap, Outcome, Step};
 use crate::WorkloadError;
 
 /// Runs one scenario's steps on a store, counting what it does and turning failed checks into
@@ -17,6 +18,8 @@ pub(super) struct Run<'s, S: Store> {
     pub(super) commits: usize,
     pub(super) reads: usize,
     pub(super) pruned: usize,
+    /// Each commit, read and prune, timed, in order.
+    laps: Vec<Lap>,
 }
 
 impl<'s, S: Store> Run<'s, S> {
@@ -26,7 +29,19 @@ impl<'s, S: Store> Run<'s, S> {
             commits: 0,
             reads: 0,
             pruned: 0,
+            laps: Vec::new(),
         }
+    }
+
+    /// Runs `f` and records its time as one lap of `step`.
+    fn lap<T>(&mut self, step: Step, f: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = f();
+        self.laps.push(Lap {
+            step,
+            elapsed: start.elapsed(),
+        });
+        out
     }
 
     /// A trie at the empty root (initialising the store on first use).
@@ -45,7 +60,10 @@ impl<'s, S: Store> Run<'s, S> {
         trie: &MerkleTrie<'s, S>,
         changes: &[StateChange],
     ) -> Result<String, WorkloadError> {
-        let root = trie.commit(changes)?;
+        let step = Step::Commit {
+            changes: changes.len(),
+        };
+        let root = self.lap(step, || trie.commit(changes))?;
         self.commits += 1;
         Ok(root)
     }
@@ -67,7 +85,7 @@ impl<'s, S: Store> Run<'s, S> {
         address: &str,
         expected: Option<&[u8]>,
     ) -> Result<(), WorkloadError> {
-        let got = trie.get(address)?;
+        let got = self.lap(Step::Read, || trie.get(address))?;
         self.reads += 1;
         if got.as_deref() == expected {
             Ok(())
@@ -155,7 +173,8 @@ impl<'s, S: Store> Run<'s, S> {
 
     /// Prunes `root`, counting the removed hashes.
     pub(super) fn prune(&mut self, root: &str) -> Result<Vec<String>, WorkloadError> {
-        let removed = MerkleTrie::prune(self.store, root)?;
+        let store = self.store;
+        let removed = self.lap(Step::Prune, || MerkleTrie::prune(store, root))?;
         self.pruned += removed.len();
         Ok(removed)
     }
@@ -200,6 +219,7 @@ impl<'s, S: Store> Run<'s, S> {
             commits: self.commits,
             reads: self.reads,
             pruned: self.pruned,
+            laps: self.laps,
         }
     }
 }

@@ -1,0 +1,118 @@
+//! `triebench headline`: every scenario and the suite on every profile, on one filesystem, with
+//! samples taken within runs; saved as criterion baselines where `report` reads them
+//! (scripts/bench-fs.sh calls this per filesystem).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use triebench_kv::{BackendSpec, Profile};
+use triebench_report::read::headline_run::{self, Plan, ProfileHeadline};
+use triebench_workloads::Scenario;
+
+use crate::error::CliError;
+
+#[derive(Debug, Args)]
+pub struct HeadlineArgs {
+    /// Directory on the filesystem under test (fresh store directories are made in it).
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The run (filesystem) name: the baseline the results are saved as, as given to
+    /// `capture-fs` and `report --runs`.
+    #[arg(long, value_name = "NAME")]
+    pub run: String,
+    /// Backend profiles, comma-separated [default: every profile built in].
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    pub profiles: Vec<String>,
+    /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].
+    #[arg(long, value_name = "DIR")]
+    pub criterion_dir: Option<PathBuf>,
+    /// Seconds each profile may take, set-up included; the first round is taken whatever it
+    /// costs.
+    #[arg(long, value_name = "SECONDS", default_value_t = 4.0)]
+    pub budget: f64,
+    /// Most rounds per profile: each gives every scenario (and the suite) ten more samples.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub max_rounds: usize,
+}
+
+/// One line per profile: the suite's mean with its 95% interval, samples, runs and time taken.
+fn describe(h: &ProfileHeadline) -> String {
+    let Some(suite) = h.suite() else {
+        return format!("headline: {}: no suite", h.profile);
+    };
+    let n = suite.samples.len() as f64;
+    let mean = suite.samples.iter().sum::<f64>() / n;
+    let var = suite
+        .samples
+        .iter()
+        .map(|x| (x - mean).powi(2))
+        .sum::<f64>()
+        / (n - 1.0).max(1.0);
+    let half = 1.96 * (var / n).sqrt();
+    format!(
+        "headline: {:<16} suite {:>10.3} ms ± {:>4.1}% ({} samples; update run {}x) in {:.1} s",
+        h.profile.name(),
+        mean / 1e6,
+        100.0 * half / mean.max(1.0),
+        suite.samples.len(),
+        h.runs_of(Scenario::Update),
+        h.wall.as_secs_f64()
+    )
+}
+
+pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
+    if !(args.budget.is_finite() && args.budget >= 0.0) {
+        return Err(CliError::Usage(format!(
+            "--budget {} is not a number of seconds",
+            args.budget
+        )));
+    }
+    let profiles = if args.profiles.is_empty() {
+        Profile::enabled()
+    } else {
+        let mut chosen = Vec::new();
+        for name in &args.profiles {
+            let profile: Profile = name.trim().parse()?;
+            BackendSpec::new(profile, Some(args.dir.clone()))?;
+            chosen.push(profile);
+        }
+        chosen
+    };
+    let criterion_dir = args
+        .criterion_dir
+        .unwrap_or_else(triebench_report::default_criterion_dir);
+    let plan = Plan {
+        budget: Duration::from_secs_f64(args.budget),
+        max_rounds: args.max_rounds,
+    };
+    let start = Instant::now();
+    eprintln!(
+        "headline: {} profiles on {} (run '{}'), up to {:.0} s each",
+        profiles.len(),
+        args.dir.display(),
+        args.run,
+        args.budget
+    );
+    let mut saved = 0;
+    let mut failure = None;
+    headline_run::collect(&args.dir, &profiles, plan, |h| {
+        eprintln!("{}", describe(h));
+        for baseline in &h.baselines {
+            match baseline.save(&criterion_dir, &args.run) {
+                Ok(_) => saved += 1,
+                Err(e) => failure = failure.take().or(Some(e)),
+            }
+        }
+    })?;
+    if let Some(e) = failure {
+        return Err(e.into());
+    }
+    println!(
+        "headline: {saved} benchmarks saved as baseline '{}' in {} ({:.0} s)",
+        args.run,
+        criterion_dir.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

@@ -1,0 +1,108 @@
+//! `triebench headline` on real stores (btree, and LMDB files under a temporary directory):
+//! every scenario and the suite are saved as criterion baselines with the samples the run
+//! promises (ten per round, the suite's summing the scenarios'), and `triebench report` reads
+//! them like criterion's own.
+
+use std::path::Path;
+use std::process::Command;
+
+fn triebench(args: &[&str], extra: &[&Path]) -> (String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_triebench"))
+        .args(args)
+        .args(extra)
+        .output()
+        .expect("triebench runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(output.status.success(), "{args:?}: {stderr}");
+    (stdout, stderr)
+}
+
+fn samples(dir: &Path) -> Vec<f64> {
+    let text = std::fs::read_to_string(dir.join("sample.json")).expect("sample.json");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+    json["times"]
+        .as_array()
+        .expect("times")
+        .iter()
+        .map(|t| t.as_f64().expect("number"))
+        .collect()
+}
+
+#[test]
+fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let criterion = work.path().join("criterion");
+    let stores = work.path().join("stores");
+    std::fs::create_dir_all(&stores).expect("stores dir");
+    let (stdout, stderr) = triebench(
+        &[
+            "headline",
+            "--run",
+            "fast",
+            "--profiles",
+            "btree,lmdb",
+            "--max-rounds",
+            "2",
+            "--budget",
+            "60",
+            "--criterion-dir",
+        ],
+        &[&criterion, Path::new("--dir"), &stores],
+    );
+    assert!(stdout.contains("22 benchmarks saved"), "{stdout}");
+    assert!(stderr.contains("headline: btree"), "{stderr}");
+
+    // Two rounds: twenty samples for every scenario, `update` (ten per run) and the small ones
+    // (one per run) alike; the suite's sample j sums the scenarios' sample j.
+    let scenarios = [
+        "empty_changes",
+        "root_advance",
+        "delete",
+        "update",
+        "update_same_address_space",
+        "update_same_address_space_with_no_children",
+        "pruning_parent",
+        "pruning_successors",
+        "pruning_duplicate_leaves",
+        "pruning_successor_duplicate_leaves",
+    ];
+    for profile in ["btree", "lmdb"] {
+        let mut sum = vec![0.0; 20];
+        for s in scenarios {
+            let got = samples(&criterion.join(format!("scenario_{s}/{profile}/fast")));
+            assert_eq!(got.len(), 20, "{s} on {profile}");
+            assert!(got.iter().all(|&t| t > 0.0), "{s} on {profile}: {got:?}");
+            for (acc, t) in sum.iter_mut().zip(&got) {
+                *acc += t;
+            }
+        }
+        let suite = samples(&criterion.join(format!("scenario_suite/{profile}/fast")));
+        for (a, b) in suite.iter().zip(&sum) {
+            assert!((a - b).abs() <= 1e-6 * b, "{profile}: suite {a} vs sum {b}");
+        }
+    }
+
+    let out = work.path().join("report");
+    triebench(
+        &[
+            "report",
+            "--baseline",
+            "fast",
+            "--runs",
+            "fast",
+            "--criterion-dir",
+        ],
+        &[&criterion, Path::new("--out"), &out],
+    );
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(
+        report.contains("triebench headline"),
+        "methods note missing"
+    );
+    let ratios = std::fs::read_to_string(out.join("ratios.csv")).expect("ratios.csv");
+    assert!(
+        ratios.lines().any(|l| l.contains("scenario/suite/lmdb")),
+        "the suite on lmdb is in ratios.csv:\n{ratios}"
+    );
+}
