@@ -64,7 +64,7 @@ esac
 case $TRIEBENCH_SCALE in
   quick) headline_plan=(--budget 1 --max-rounds 1) ;;
   full) headline_plan=(--budget 30 --max-rounds 30) ;;
-  *) headline_plan=(--budget 3 --max-rounds 10) ;;
+  *) headline_plan=(--budget 5 --max-rounds 10) ;;
 esac
 if [[ $headline == runs && -z ${TRIEBENCH_FILTER:-} ]]; then
   # `triebench headline` takes the scenario groups; criterion takes the rest.
