@@ -9,7 +9,7 @@
 //! the cache is off. The profile `redis-uncached` turns it off on a managed server too, so a
 //! report can show what each read costs when it is a round trip.
 //!
-//! - A committed write updates the cache after the commit script succeeded (a put stores the new
+//! - A committed write updates the cache after the commit succeeded (a put stores the new
 //!   value, a delete stores "absent"), while the writer still holds the store's writer lock.
 //! - A commit that failed in an unknown state (connection lost) clears the cache.
 //! - A read that misses asks the server and stores the answer, unless a commit landed while the
@@ -24,7 +24,7 @@
 //!   approximation of least-recently-used; a hit in the old generation moves the entry back).
 //!
 //! Nothing else is cached: counts and scans always ask the server, and every commit is still one
-//! script call carrying every change, checked and applied atomically by the server.
+//! atomic round trip carrying every change.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};

@@ -29,21 +29,25 @@
 //! # Transactions
 //!
 //! The writer (one at a time per store, by a mutex) buffers changes in an ordered in-memory
-//! overlay. `commit` is one round trip: a Lua script that first checks that every key `insert`ed
-//! in the transaction is absent (else it applies nothing and the commit returns
-//! [`KvError::DuplicateEntry`]), then applies every put (`HSET`) and delete (`HDEL`) and lists
-//! the changed keys for the order (`RPUSH`). Scripts run atomically, so no client ever sees half a commit. An `insert` of a key
-//! the same transaction already put fails at once. Dropping the writer discards the overlay.
+//! overlay. `commit` is one round trip. A transaction that `insert`ed keys runs a Lua script
+//! that first checks that every such key is absent (else it applies nothing and the commit
+//! returns [`KvError::DuplicateEntry`]), then applies every put (`HSET`) and delete (`HDEL`) and
+//! lists the changed keys for the order (`RPUSH`). A transaction of puts and deletes only (every
+//! trie commit) sends the same commands as one `MULTI`/`EXEC` (private module `transaction`),
+//! which the server runs without the interpreter's cost. Both run atomically, so no client ever
+//! sees half a commit. An `insert` of a key the same transaction already put fails at once.
+//! Dropping the writer discards the overlay.
 //!
 //! A commit whose connection fails (server killed, timeout) returns an error; whether the server
-//! applied it before failing cannot be known. A script stopped midway by the server (for example
-//! by `maxmemory`) may have applied part of a commit: Redis does not roll scripts back.
+//! applied it before failing cannot be known. A script or transaction stopped midway by the
+//! server (for example by `maxmemory`) may have applied part of a commit: Redis rolls neither
+//! back.
 //!
 //! # Cache
 //!
 //! With a managed server, the store keeps what it committed and read in memory (the private
 //! module `cache` states the contract), so the trie's reads of nodes it wrote moments ago cost no
-//! round trip; each commit is still one atomic script call. With `REDIS_URL` (other
+//! round trip; each commit is still one atomic round trip. With `REDIS_URL` (other
 //! clients may write) and with [`RedisStore::open_uncached`] (profile `redis-uncached`) every
 //! read is a round trip.
 //!
