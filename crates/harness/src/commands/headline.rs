@@ -86,9 +86,18 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
         budget: Duration::from_secs_f64(args.budget),
         max_rounds: args.max_rounds,
     };
+    // Fail before minutes of measuring, not after, when the results cannot be saved.
+    std::fs::create_dir_all(&criterion_dir)
+        .and_then(|()| tempfile::tempfile_in(&criterion_dir))
+        .map_err(|e| {
+            CliError::Usage(format!(
+                "cannot write to the criterion directory {}: {e}",
+                criterion_dir.display()
+            ))
+        })?;
     let start = Instant::now();
     eprintln!(
-        "headline: {} profiles on {} (run '{}'), up to {:.0} s each",
+        "headline: {} profile(s) on {} (run '{}'), up to {:.0} s each",
         profiles.len(),
         args.dir.display(),
         args.run,
