@@ -129,8 +129,8 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
             phase_span!(STORAGE_WRITE);
             self.store.writer()?
         });
-        let outcome = update::apply(&w, self.tables.main, &self.root_hash, changes, true)?;
-        write::persist(&mut w, &self.tables, &self.root_hash, &outcome)?;
+        let mut outcome = update::apply(&w, self.tables.main, &self.root_hash, changes, true)?;
+        write::persist(&mut w, &self.tables, &self.root_hash, &mut outcome)?;
         w.commit()?;
         let root = hex_string(&outcome.root);
         update::recycle(outcome);

@@ -177,6 +177,8 @@ pub(crate) struct Outcome {
     /// Hashes of the stored nodes the batch replaced or removed, per position; the old root is
     /// not listed.
     pub deletions: Vec<HexHash>,
+    /// A buffer for writing the outcome (empty, pooled).
+    pub scratch: Vec<u8>,
 }
 
 /// Loads and validates a stored node.
@@ -253,9 +255,10 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             at: start..self.loaded.len(),
             layout,
         };
+        let edits = self.spare.edits.pop().unwrap_or_default();
         Ok(self.push(Work {
             base: Some(base),
-            edits: Vec::new(),
+            edits,
             value: NewValue::Keep,
             orig: Some(hash),
             parent,
@@ -265,9 +268,10 @@ impl<R: ReadTx> Batch<'_, '_, R> {
     }
 
     fn new_node(&mut self, parent: u32, token: u8) -> u32 {
+        let edits = self.spare.edits.pop().unwrap_or_default();
         self.push(Work {
             base: None,
-            edits: Vec::new(),
+            edits,
             value: NewValue::Keep,
             orig: None,
             parent,
@@ -322,9 +326,13 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         }
     }
 
-    fn walk(&mut self, tokens: &[u8], create: bool) -> Result<Option<u32>, MerkleError> {
+    fn walk(
+        &mut self,
+        tokens: impl Iterator<Item = u8>,
+        create: bool,
+    ) -> Result<Option<u32>, MerkleError> {
         let mut at = 0u32;
-        for &token in tokens {
+        for token in tokens {
             match self.child(at, token, create)? {
                 Some(child) => at = child,
                 None => return Ok(None),
@@ -338,8 +346,8 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         let changes = self.changes;
         match changes.get(index).ok_or_else(internal)? {
             StateChange::Set { address, value } => {
-                let tokens = address::tokens(address)?;
-                let at = self.walk(&tokens, true)?.ok_or_else(internal)?;
+                let tokens = address::token_iter(address)?;
+                let at = self.walk(tokens, true)?.ok_or_else(internal)?;
                 let src = Src {
                     loaded: &self.loaded,
                     changes,
@@ -352,11 +360,11 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                 Ok(())
             }
             StateChange::Delete { address } => {
-                let tokens = address::tokens(address)?;
+                let tokens = address::token_iter(address)?;
                 let absent = || MerkleError::DeleteAbsent {
                     address: address.clone(),
                 };
-                let at = self.walk(&tokens, false)?.ok_or_else(absent)?;
+                let at = self.walk(tokens, false)?.ok_or_else(absent)?;
                 let src = Src {
                     loaded: &self.loaded,
                     changes,
@@ -389,6 +397,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             additions: std::mem::take(&mut self.spare.additions),
             encodings: std::mem::take(&mut self.spare.encodings),
             deletions: std::mem::take(&mut self.spare.deletions),
+            scratch: std::mem::take(&mut self.spare.scratch),
         };
         out.additions.reserve(self.arena.len());
         out.encodings.reserve(capacity);
@@ -438,6 +447,16 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             orig_root
         };
         give_back(|pool| {
+            // Keep the nodes' edit lists (cleared) for the next batch's nodes.
+            let edits = &mut self.spare.edits;
+            edits.extend(self.arena.drain(..).map(|mut work| {
+                work.edits.clear();
+                work.edits
+            }));
+            if edits.len() > POOL_MAX_EDIT_LISTS {
+                edits.truncate(POOL_MAX_EDIT_LISTS);
+            }
+            pool.edits = std::mem::take(edits);
             pool.arena = reusable(std::mem::take(&mut self.arena));
             pool.loaded = reusable(std::mem::take(&mut self.loaded));
         });
@@ -453,7 +472,13 @@ struct Pool {
     encodings: Vec<u8>,
     additions: Vec<Addition>,
     deletions: Vec<HexHash>,
+    /// Empty edit lists with room, for the nodes of the next batch.
+    edits: Vec<Vec<Edit>>,
+    scratch: Vec<u8>,
 }
+
+/// Edit lists kept in the pool at most.
+const POOL_MAX_EDIT_LISTS: usize = 4096;
 
 thread_local! {
     static POOL: RefCell<Pool> = RefCell::new(Pool::default());
@@ -498,6 +523,7 @@ pub(crate) fn recycle(outcome: Outcome) {
         pool.encodings = reusable(outcome.encodings);
         pool.additions = reusable(outcome.additions);
         pool.deletions = reusable(outcome.deletions);
+        pool.scratch = reusable(outcome.scratch);
     });
 }
 

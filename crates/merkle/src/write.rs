@@ -2,9 +2,9 @@
 
 use triebench_kv::{ReadTx, WriteTx};
 
-use crate::changelog::{ChangeLogEntry, Successor};
+use crate::changelog;
 use crate::hash::{hex_string, hex_to_raw, HexHash};
-use crate::tables::{read_change_log, Tables};
+use crate::tables::Tables;
 use crate::update::Outcome;
 use crate::{refcount, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
 
@@ -23,7 +23,7 @@ pub(crate) fn persist<W: WriteTx>(
     w: &mut W,
     tables: &Tables,
     parent: &HexHash,
-    outcome: &Outcome,
+    outcome: &mut Outcome,
 ) -> Result<(), MerkleError> {
     if outcome.root == *parent {
         return Ok(());
@@ -39,26 +39,31 @@ pub(crate) fn persist<W: WriteTx>(
 
     store_nodes(w, tables, outcome)?;
 
+    // Change-log entries are written straight into one scratch buffer, the parent's by
+    // appending a successor to its stored bytes (checked, not decoded).
     let parent_raw = hex_to_raw(parent);
-    let entry = ChangeLogEntry {
-        parent: parent_raw,
-        additions: outcome
-            .additions
-            .iter()
-            .map(|a| hex_to_raw(&a.hash))
-            .collect(),
-        successors: Vec::new(),
-    };
-    w.put(tables.change_log, &root_raw, &entry.to_bytes())?;
+    let scratch = &mut outcome.scratch;
+    scratch.clear();
+    changelog::write_new(
+        scratch,
+        &parent_raw,
+        outcome.additions.iter().map(|a| hex_to_raw(&a.hash)),
+    );
+    w.put(tables.change_log, &root_raw, scratch)?;
 
-    if let Some(mut parent_entry) = read_change_log(w, tables, &parent_raw)? {
-        parent_entry.successors.push(Successor {
-            root: root_raw,
-            deletions: outcome.deletions.iter().map(hex_to_raw).collect(),
-        });
-        w.put(tables.change_log, &parent_raw, &parent_entry.to_bytes())?;
+    scratch.clear();
+    let deletions = &outcome.deletions;
+    let patched = w.get_with(tables.change_log, &parent_raw, |bytes| {
+        changelog::write_with_successor(scratch, bytes, &root_raw, deletions.iter().map(hex_to_raw))
+    })?;
+    match patched {
+        None => Ok(()),
+        Some(Ok(())) => Ok(w.put(tables.change_log, &parent_raw, scratch)?),
+        Some(Err(source)) => Err(MerkleError::CorruptChangeLog {
+            root: hex::encode(parent_raw),
+            source,
+        }),
     }
-    Ok(())
 }
 
 /// Stores the batch's new nodes: each distinct node once, further occurrences (and nodes
