@@ -260,6 +260,38 @@ impl WriteTx for BTreeWriter<'_> {
         Ok(())
     }
 
+    /// A batch in strictly ascending key order is built into a map in one pass and merged
+    /// into the overlay (moved in whole when the overlay is empty); any other batch goes key
+    /// by key.
+    fn put_many<'a, I>(&mut self, table: Table, entries: I) -> KvResult<()>
+    where
+        I: IntoIterator<Item = (&'a [u8], &'a [u8])>,
+    {
+        let i = self.index(table)?;
+        let entries = entries.into_iter();
+        let overlay = &mut self.overlay[i];
+        // A small batch, or one small beside the overlay, is cheaper key by key.
+        let expected = entries.size_hint().0;
+        if expected < 64 || expected < overlay.len() / 4 {
+            for (key, value) in entries {
+                overlay.insert(Key::new(key), Some(value.to_vec()));
+            }
+            return Ok(());
+        }
+        let batch: Vec<(Key, Option<Vec<u8>>)> = entries
+            .map(|(key, value)| (Key::new(key), Some(value.to_vec())))
+            .collect();
+        if !batch.windows(2).all(|pair| pair[0].0 < pair[1].0) {
+            overlay.extend(batch);
+            return Ok(());
+        }
+        // Sorted and without duplicates: collecting builds the map bottom-up, no searches.
+        let mut batch: BTreeMap<Key, Option<Vec<u8>>> = batch.into_iter().collect();
+        // On equal keys `append` keeps the value from `batch`: the later put wins.
+        overlay.append(&mut batch);
+        Ok(())
+    }
+
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
         let i = self.index(table)?;
         if self.base[i].contains_key(key) {
@@ -338,6 +370,42 @@ mod tests {
         ) {
             let (ka, kb) = (Key::new(&a), Key::new(&b));
             prop_assert_eq!(ka.cmp(&kb), a.cmp(&b));
+        }
+
+        /// `put_many` (sorted or not, duplicates or not, small or large, onto an empty or a
+        /// filled overlay) is `put` one by one.
+        #[test]
+        fn put_many_is_put_key_by_key(
+            before in proptest::collection::vec(proptest::collection::vec(0u8..4, 0..6), 0..100),
+            batch in proptest::collection::vec(
+                (proptest::collection::vec(0u8..4, 0..6), 0u8..9),
+                0..200,
+            ),
+            sort in proptest::prelude::any::<bool>(),
+        ) {
+            let mut batch = batch;
+            if sort {
+                batch.sort();
+                batch.dedup_by(|a, b| a.0 == b.0);
+            }
+            let store = BTreeStore::open(&["t"]).unwrap();
+            let t = store.table("t").unwrap();
+            let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+            let mut w = store.writer().unwrap();
+            for key in before {
+                w.put(t, &key, b"old").unwrap();
+                model.insert(key, b"old".to_vec());
+            }
+            w.put_many(t, batch.iter().map(|(k, v)| (k.as_slice(), std::slice::from_ref(v))))
+                .unwrap();
+            for (k, v) in &batch {
+                model.insert(k.clone(), vec![*v]);
+            }
+            let want: Vec<_> = model.into_iter().collect();
+            prop_assert_eq!(w.collect(t, &KeyRange::all()).unwrap(), want.clone());
+            w.commit().unwrap();
+            let got = store.reader().unwrap().collect(t, &KeyRange::all()).unwrap();
+            prop_assert_eq!(got, want);
         }
 
         /// Commits of small and large overlays (key by key, or merged) give the model's map,
