@@ -16,7 +16,7 @@ use std::ops::Range;
 use triebench_kv::phase::{ENCODE, HASH, NODE_DECODE};
 use triebench_kv::{phase_span, ReadTx, Table};
 
-use crate::hash::{hex_string, node_hash, root_hash, to_hex, HexHash};
+use crate::hash::{hex_string, root_hash, to_hex, HexHash, Tally};
 use crate::node::{write_entry, Layout};
 use crate::{address, codec, MerkleError, StateChange, EMPTY_ROOT_HEX};
 
@@ -406,6 +406,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             loaded: &self.loaded,
             changes: self.changes,
         };
+        let mut tally = Tally::default();
         for i in (1..self.arena.len()).rev() {
             let work = &self.arena[i];
             let (parent, token, orig) = (work.parent as usize, work.token, work.orig);
@@ -416,7 +417,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                 out.deletions.extend(orig);
                 None
             } else {
-                let hash = hash_node(work, src, i, &mut out, keep_encodings);
+                let hash = hash_node(work, src, i, &mut out, keep_encodings, &mut tally);
                 if orig == Some(hash) {
                     // Same content as before: not an addition after all.
                     out.drop_last();
@@ -438,7 +439,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         let root_work = self.arena.first().ok_or_else(internal)?;
         let orig_root = root_work.orig.ok_or_else(internal)?;
         out.root = if root_work.dirty {
-            let hash = hash_node(root_work, src, 0, &mut out, keep_encodings);
+            let hash = hash_node(root_work, src, 0, &mut out, keep_encodings, &mut tally);
             if hash == orig_root || hash == EMPTY_ROOT_HEX {
                 out.drop_last();
             }
@@ -537,7 +538,14 @@ impl Outcome {
 }
 
 /// Encodes a finished node, hashes it and records it as an addition.
-fn hash_node(work: &Work, src: Src<'_>, node: usize, out: &mut Outcome, keep: bool) -> HexHash {
+fn hash_node(
+    work: &Work,
+    src: Src<'_>,
+    node: usize,
+    out: &mut Outcome,
+    keep: bool,
+    tally: &mut Tally,
+) -> HexHash {
     let is_root = node == 0;
     let start = if keep { out.encodings.len() } else { 0 };
     out.encodings.truncate(start);
@@ -551,7 +559,7 @@ fn hash_node(work: &Work, src: Src<'_>, node: usize, out: &mut Outcome, keep: bo
         if is_root {
             root_hash(encoding)
         } else {
-            node_hash(encoding)
+            tally.node_hash(encoding)
         }
     };
     let hash = to_hex(&raw);

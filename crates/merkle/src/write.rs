@@ -145,7 +145,8 @@ fn store_nodes<W: WriteTx>(
         }
     }
     // Groups are numbered in key order: the first occurrence of each, in `order`, is its node.
-    let mut puts: Vec<(&[u8], &[u8])> = Vec::with_capacity(group_len.len());
+    // The additions whose node is stored, as indices: a small vector.
+    let mut puts: Vec<u32> = Vec::with_capacity(group_len.len());
     for (k, &i) in order.iter().enumerate() {
         if k > 0 && group_of[i as usize] == group_of[order[k - 1] as usize] {
             continue;
@@ -153,16 +154,14 @@ fn store_nodes<W: WriteTx>(
         let g = group_of[i as usize] as usize;
         let addition = &additions[i as usize];
         let extra = if decided[g] == Some(true) {
-            let encoding = outcome
-                .encodings
-                .get(addition.range.clone())
-                .ok_or_else(|| {
-                    triebench_kv::KvError::backend(
-                        "merkle",
-                        "internal error: encoding out of range",
-                    )
-                })?;
-            puts.push((&addition.hash, encoding));
+            if outcome.encodings.get(addition.range.clone()).is_none() {
+                return Err(triebench_kv::KvError::backend(
+                    "merkle",
+                    "internal error: encoding out of range",
+                )
+                .into());
+            }
+            puts.push(i);
             group_len[g] - 1
         } else {
             group_len[g]
@@ -173,7 +172,15 @@ fn store_nodes<W: WriteTx>(
             refcount::set(w, tables.duplicate_log, &raw, count.saturating_add(extra))?;
         }
     }
-    w.put_many(tables.main, puts)?;
+    // Ranges checked above.
+    let encodings = &outcome.encodings;
+    w.put_many(
+        tables.main,
+        puts.iter().map(|&i| {
+            let addition = &additions[i as usize];
+            (&addition.hash[..], &encodings[addition.range.clone()])
+        }),
+    )?;
     Ok(())
 }
 
