@@ -64,7 +64,9 @@ impl Borrow<[u8]> for Key {
     }
 }
 
-type Map = BTreeMap<Key, Vec<u8>>;
+/// Values are boxed slices (16 bytes in a node, not a vector's 24): smaller nodes.
+type Value = Box<[u8]>;
+type Map = BTreeMap<Key, Value>;
 type Tables = Vec<Map>;
 
 /// An in-memory store (profile `btree`).
@@ -147,7 +149,7 @@ pub struct BTreeWriter<'s> {
     _exclusive: MutexGuard<'s, ()>,
     base: Arc<Tables>,
     /// Pending changes per table: `Some(value)` to put, `None` to delete.
-    overlay: Vec<BTreeMap<Key, Option<Vec<u8>>>>,
+    overlay: Vec<BTreeMap<Key, Option<Value>>>,
 }
 
 impl Store for BTreeStore {
@@ -256,7 +258,7 @@ impl WriteTx for BTreeWriter<'_> {
 
     fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         let i = self.index(table)?;
-        self.overlay[i].insert(Key::new(key), Some(value.to_vec()));
+        self.overlay[i].insert(Key::new(key), Some(value.into()));
         Ok(())
     }
 
@@ -274,19 +276,19 @@ impl WriteTx for BTreeWriter<'_> {
         let expected = entries.size_hint().0;
         if expected < 64 || expected < overlay.len() / 4 {
             for (key, value) in entries {
-                overlay.insert(Key::new(key), Some(value.to_vec()));
+                overlay.insert(Key::new(key), Some(value.into()));
             }
             return Ok(());
         }
-        let batch: Vec<(Key, Option<Vec<u8>>)> = entries
-            .map(|(key, value)| (Key::new(key), Some(value.to_vec())))
+        let batch: Vec<(Key, Option<Value>)> = entries
+            .map(|(key, value)| (Key::new(key), Some(value.into())))
             .collect();
         if !batch.windows(2).all(|pair| pair[0].0 < pair[1].0) {
             overlay.extend(batch);
             return Ok(());
         }
         // Sorted and without duplicates: collecting builds the map bottom-up, no searches.
-        let mut batch: BTreeMap<Key, Option<Vec<u8>>> = batch.into_iter().collect();
+        let mut batch: BTreeMap<Key, Option<Value>> = batch.into_iter().collect();
         // On equal keys `append` keeps the value from `batch`: the later put wins.
         overlay.append(&mut batch);
         Ok(())
@@ -323,7 +325,7 @@ impl WriteTx for BTreeWriter<'_> {
 /// Applies one table's overlay to its committed map. Key by key costs a search per change;
 /// merging the puts in one ordered pass (`append`) costs a pass over the whole map, which is
 /// cheaper once the overlay is a sizeable fraction of the map (a bulk load).
-fn apply(map: &mut Map, changes: BTreeMap<Key, Option<Vec<u8>>>) {
+fn apply(map: &mut Map, changes: BTreeMap<Key, Option<Value>>) {
     if changes.len() < 16 || changes.len() < map.len() / 4 {
         for (key, change) in changes {
             match change {
