@@ -45,10 +45,12 @@ pub(crate) struct Stored {
 }
 
 /// A stored node opened by the batch: where its encoding sits in the batch's buffer of loaded
-/// encodings, and its layout (offsets from the start of the encoding).
+/// encodings, its layout (offsets from the start of the encoding) and its hash. Kept apart from
+/// [`Work`] so that the nodes a batch creates, most of a large batch's, stay small.
 struct Base {
     at: Range<usize>,
     layout: Layout,
+    orig: HexHash,
 }
 
 /// What the batch did to a node's value.
@@ -62,34 +64,39 @@ enum NewValue {
     Set(usize),
 }
 
-/// What a node's encoding is read from: the loaded encodings and the batch's changes.
+/// What a node's encoding is read from: the stored nodes opened, their encodings and the
+/// batch's changes.
 #[derive(Clone, Copy)]
 struct Src<'a> {
+    bases: &'a [Base],
     loaded: &'a [u8],
     changes: &'a [StateChange],
 }
 
 /// A node opened by the batch.
 struct Work {
-    /// The stored encoding; `None` for a node the batch created.
-    base: Option<Base>,
+    /// The stored node, in the batch's list of them; `None` for a node the batch created.
+    base: Option<u32>,
     /// Child edits, sorted by token.
     edits: Vec<Edit>,
     /// The value, as changed by the batch.
     value: NewValue,
-    /// The hash it had in storage, `None` for a node the batch created.
-    orig: Option<HexHash>,
     parent: u32,
     token: u8,
-    /// Differs (or may differ) from `orig`.
+    /// Differs (or may differ) from the stored node.
     dirty: bool,
 }
 
 impl Work {
     /// The stored encoding and its layout.
-    fn base<'a>(&'a self, src: Src<'a>) -> Option<(&'a [u8], &'a Layout)> {
-        let base = self.base.as_ref()?;
+    fn base<'a>(&self, src: Src<'a>) -> Option<(&'a [u8], &'a Layout)> {
+        let base = src.bases.get(self.base? as usize)?;
         Some((src.loaded.get(base.at.clone())?, &base.layout))
+    }
+
+    /// The hash it had in storage, `None` for a node the batch created.
+    fn orig(&self, src: Src<'_>) -> Option<HexHash> {
+        Some(src.bases.get(self.base? as usize)?.orig)
     }
 
     fn value<'a>(&'a self, src: Src<'a>) -> Option<&'a [u8]> {
@@ -106,8 +113,8 @@ impl Work {
         }
     }
 
-    fn child_count(&self) -> usize {
-        let base = self.base.as_ref().map_or(0, |b| b.layout.count);
+    fn child_count(&self, src: Src<'_>) -> usize {
+        let base = self.base(src).map_or(0, |(_, layout)| layout.count);
         self.edits
             .iter()
             .fold(base, |n, e| match (e.in_base, e.slot.is_some()) {
@@ -131,7 +138,7 @@ impl Work {
             }
         };
         out.extend_from_slice(&codec::NODE_PREFIX);
-        codec::write_children_header(out, self.child_count());
+        codec::write_children_header(out, self.child_count(src));
         let mut next = 0;
         for edit in &self.edits {
             copy(out, next, edit.base_pos);
@@ -207,6 +214,8 @@ struct Batch<'c, 'r, R> {
     main: Table,
     changes: &'c [StateChange],
     arena: Vec<Work>,
+    /// The stored nodes opened.
+    bases: Vec<Base>,
     /// The stored encodings of the opened nodes, back to back.
     loaded: Vec<u8>,
     /// The outcome's vectors, taken from the pool.
@@ -216,6 +225,7 @@ struct Batch<'c, 'r, R> {
 impl<R: ReadTx> Batch<'_, '_, R> {
     fn src(&self) -> Src<'_> {
         Src {
+            bases: &self.bases,
             loaded: &self.loaded,
             changes: self.changes,
         }
@@ -251,16 +261,17 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                 }
             }
         };
-        let base = Base {
+        let base = self.bases.len() as u32;
+        self.bases.push(Base {
             at: start..self.loaded.len(),
             layout,
-        };
+            orig: hash,
+        });
         let edits = self.spare.edits.pop().unwrap_or_default();
         Ok(self.push(Work {
             base: Some(base),
             edits,
             value: NewValue::Keep,
-            orig: Some(hash),
             parent,
             token,
             dirty: false,
@@ -273,7 +284,6 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             base: None,
             edits,
             value: NewValue::Keep,
-            orig: None,
             parent,
             token,
             dirty: true,
@@ -349,6 +359,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                 let tokens = address::token_iter(address)?;
                 let at = self.walk(tokens, true)?.ok_or_else(internal)?;
                 let src = Src {
+                    bases: &self.bases,
                     loaded: &self.loaded,
                     changes,
                 };
@@ -366,6 +377,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                 };
                 let at = self.walk(tokens, false)?.ok_or_else(absent)?;
                 let src = Src {
+                    bases: &self.bases,
                     loaded: &self.loaded,
                     changes,
                 };
@@ -383,11 +395,22 @@ impl<R: ReadTx> Batch<'_, '_, R> {
     /// Hashes the changed nodes bottom-up (children have higher arena indices than their
     /// parents, so a reverse sweep sees every child first).
     fn finish(mut self, keep_encodings: bool) -> Result<Outcome, MerkleError> {
-        // Room for every node re-encoded: its stored size plus a few entries of growth.
+        let src = Src {
+            bases: &self.bases,
+            loaded: &self.loaded,
+            changes: self.changes,
+        };
+        // Room for every node re-encoded: its stored encoding, an entry per edit, its new
+        // value and headers (a bound: a node that shrinks needs less).
         let capacity = if keep_encodings {
             self.arena
                 .iter()
-                .map(|w| w.base.as_ref().map_or(0, |b| b.at.len()) + 4 * crate::node::ENTRY)
+                .map(|w| {
+                    w.base(src).map_or(0, |(bytes, _)| bytes.len())
+                        + w.edits.len() * crate::node::ENTRY
+                        + w.value(src).map_or(0, <[u8]>::len)
+                        + 32
+                })
                 .sum()
         } else {
             0
@@ -402,18 +425,14 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         out.additions.reserve(self.arena.len());
         out.encodings.reserve(capacity);
         out.deletions.reserve(self.arena.len());
-        let src = Src {
-            loaded: &self.loaded,
-            changes: self.changes,
-        };
         let mut tally = Tally::default();
         for i in (1..self.arena.len()).rev() {
             let work = &self.arena[i];
-            let (parent, token, orig) = (work.parent as usize, work.token, work.orig);
+            let (parent, token, orig) = (work.parent as usize, work.token, work.orig(src));
             // `None` = remove from the parent, `Some(h)` = point the parent at `h`.
             let fate = if !work.dirty {
                 orig
-            } else if work.value(src).is_none() && work.child_count() == 0 {
+            } else if work.value(src).is_none() && work.child_count(src) == 0 {
                 out.deletions.extend(orig);
                 None
             } else {
@@ -437,7 +456,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             }
         }
         let root_work = self.arena.first().ok_or_else(internal)?;
-        let orig_root = root_work.orig.ok_or_else(internal)?;
+        let orig_root = root_work.orig(src).ok_or_else(internal)?;
         out.root = if root_work.dirty {
             let hash = hash_node(root_work, src, 0, &mut out, keep_encodings, &mut tally);
             if hash == orig_root || hash == EMPTY_ROOT_HEX {
@@ -460,6 +479,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             pool.edits = std::mem::take(edits);
             pool.arena = reusable(std::mem::take(&mut self.arena));
             pool.loaded = reusable(std::mem::take(&mut self.loaded));
+            pool.bases = reusable(std::mem::take(&mut self.bases));
         });
         Ok(out)
     }
@@ -469,6 +489,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
 #[derive(Default)]
 struct Pool {
     arena: Vec<Work>,
+    bases: Vec<Base>,
     loaded: Vec<u8>,
     encodings: Vec<u8>,
     additions: Vec<Addition>,
@@ -613,6 +634,7 @@ pub(crate) fn apply<R: ReadTx>(
         main,
         changes,
         arena,
+        bases: std::mem::take(&mut spare.bases),
         loaded: std::mem::take(&mut spare.loaded),
         spare,
     };
