@@ -13,7 +13,7 @@
 
 use std::borrow::Borrow;
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::{Bound, ControlFlow};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
@@ -148,8 +148,17 @@ pub struct BTreeWriter<'s> {
     store: &'s BTreeStore,
     _exclusive: MutexGuard<'s, ()>,
     base: Arc<Tables>,
-    /// Pending changes per table: `Some(value)` to put, `None` to delete.
-    overlay: Vec<BTreeMap<Key, Option<Value>>>,
+    /// Pending changes per table.
+    overlay: Vec<Pending>,
+}
+
+/// One table's pending changes: puts, and deletes of committed keys. A key is in at most one
+/// of the two, and only keys of the snapshot are in `deletes`. Keeping the puts in a map of
+/// their own lets a large commit merge them into the table as they are.
+#[derive(Debug, Default, Clone)]
+struct Pending {
+    puts: Map,
+    deletes: BTreeSet<Key>,
 }
 
 impl Store for BTreeStore {
@@ -168,7 +177,7 @@ impl Store for BTreeStore {
             store: self,
             _exclusive: exclusive,
             base: self.snapshot()?,
-            overlay: vec![BTreeMap::new(); self.names.len()],
+            overlay: vec![Pending::default(); self.names.len()],
         })
     }
 
@@ -189,24 +198,27 @@ impl ReadTx for BTreeWriter<'_> {
         F: FnOnce(&[u8]) -> R,
     {
         let i = self.index(table)?;
-        match self.overlay[i].get(key) {
-            Some(pending) => Ok(pending.as_deref().map(f)),
-            None => Ok(self.base[i].get(key).map(|v| f(v))),
+        let pending = &self.overlay[i];
+        if let Some(value) = pending.puts.get(key) {
+            return Ok(Some(f(value)));
         }
+        if !pending.deletes.is_empty() && pending.deletes.contains(key) {
+            return Ok(None);
+        }
+        Ok(self.base[i].get(key).map(|v| f(v)))
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
         let i = self.index(table)?;
         let base = &self.base[i];
-        let mut count = base.len() as i64;
-        for (key, pending) in &self.overlay[i] {
-            match (base.contains_key(key), pending.is_some()) {
-                (false, true) => count += 1,
-                (true, false) => count -= 1,
-                _ => {}
-            }
-        }
-        Ok(count as u64)
+        let pending = &self.overlay[i];
+        // Deleted keys are all in the snapshot; new keys are the puts not in it.
+        let added = pending
+            .puts
+            .keys()
+            .filter(|key| !base.contains_key(*key))
+            .count();
+        Ok((base.len() + added).saturating_sub(pending.deletes.len()) as u64)
     }
 
     fn scan<F>(&self, table: Table, range: &KeyRange, mut visit: F) -> KvResult<()>
@@ -217,7 +229,9 @@ impl ReadTx for BTreeWriter<'_> {
         let mut base = self.base[i]
             .range::<[u8], _>(range_bounds(range))
             .peekable();
+        let deletes = &self.overlay[i].deletes;
         let mut pending = self.overlay[i]
+            .puts
             .range::<[u8], _>(range_bounds(range))
             .peekable();
         loop {
@@ -229,17 +243,18 @@ impl ReadTx for BTreeWriter<'_> {
                 (Some((bk, _)), Some((pk, _))) => pk <= bk,
             };
             let flow = if take_pending {
-                let (key, change) = pending.next().ok_or_else(poisoned)?;
+                let (key, value) = pending.next().ok_or_else(poisoned)?;
                 if base.peek().is_some_and(|(bk, _)| *bk == key) {
                     base.next();
                 }
-                match change {
-                    Some(value) => visit(&key.bytes, value),
-                    None => ControlFlow::Continue(()),
-                }
+                visit(&key.bytes, value)
             } else {
                 let (key, value) = base.next().ok_or_else(poisoned)?;
-                visit(&key.bytes, value)
+                if !deletes.is_empty() && deletes.contains(key) {
+                    ControlFlow::Continue(())
+                } else {
+                    visit(&key.bytes, value)
+                }
             };
             if flow.is_break() {
                 return Ok(());
@@ -258,7 +273,11 @@ impl WriteTx for BTreeWriter<'_> {
 
     fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         let i = self.index(table)?;
-        self.overlay[i].insert(Key::new(key), Some(value.into()));
+        let pending = &mut self.overlay[i];
+        if !pending.deletes.is_empty() {
+            pending.deletes.remove(key);
+        }
+        pending.puts.insert(Key::new(key), value.into());
         Ok(())
     }
 
@@ -271,35 +290,43 @@ impl WriteTx for BTreeWriter<'_> {
     {
         let i = self.index(table)?;
         let entries = entries.into_iter();
-        let overlay = &mut self.overlay[i];
+        let pending = &mut self.overlay[i];
         // A small batch, or one small beside the overlay, is cheaper key by key.
         let expected = entries.size_hint().0;
-        if expected < 64 || expected < overlay.len() / 4 {
+        if expected < 64 || expected < pending.puts.len() / 4 {
             for (key, value) in entries {
-                overlay.insert(Key::new(key), Some(value.into()));
+                if !pending.deletes.is_empty() {
+                    pending.deletes.remove(key);
+                }
+                pending.puts.insert(Key::new(key), value.into());
             }
             return Ok(());
         }
-        let batch: Vec<(Key, Option<Value>)> = entries
-            .map(|(key, value)| (Key::new(key), Some(value.into())))
+        let batch: Vec<(Key, Value)> = entries
+            .map(|(key, value)| (Key::new(key), value.into()))
             .collect();
+        if !pending.deletes.is_empty() {
+            for (key, _) in &batch {
+                pending.deletes.remove(key);
+            }
+        }
         if !batch.windows(2).all(|pair| pair[0].0 < pair[1].0) {
-            overlay.extend(batch);
+            pending.puts.extend(batch);
             return Ok(());
         }
         // Sorted and without duplicates: collecting builds the map bottom-up, no searches.
-        let mut batch: BTreeMap<Key, Option<Value>> = batch.into_iter().collect();
+        let mut batch: Map = batch.into_iter().collect();
         // On equal keys `append` keeps the value from `batch`: the later put wins.
-        overlay.append(&mut batch);
+        pending.puts.append(&mut batch);
         Ok(())
     }
 
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
         let i = self.index(table)?;
+        let pending = &mut self.overlay[i];
+        pending.puts.remove(key);
         if self.base[i].contains_key(key) {
-            self.overlay[i].insert(Key::new(key), None);
-        } else {
-            self.overlay[i].remove(key);
+            pending.deletes.insert(Key::new(key));
         }
         Ok(())
     }
@@ -322,40 +349,22 @@ impl WriteTx for BTreeWriter<'_> {
     }
 }
 
-/// Applies one table's overlay to its committed map. Key by key costs a search per change;
-/// merging the puts in one ordered pass (`append`) costs a pass over the whole map, which is
-/// cheaper once the overlay is a sizeable fraction of the map (a bulk load).
-fn apply(map: &mut Map, changes: BTreeMap<Key, Option<Value>>) {
-    if changes.len() < 16 || changes.len() < map.len() / 4 {
-        for (key, change) in changes {
-            match change {
-                Some(value) => {
-                    map.insert(key, value);
-                }
-                None => {
-                    map.remove(&key);
-                }
-            }
+/// Applies one table's pending changes to its committed map. Key by key costs a search per
+/// change; merging the puts in one ordered pass (`append`) costs a pass over the whole map,
+/// which is cheaper once they are a sizeable fraction of the map (a bulk load).
+fn apply(map: &mut Map, pending: Pending) {
+    let Pending { mut puts, deletes } = pending;
+    for key in &deletes {
+        map.remove(key);
+    }
+    if puts.len() < 16 || puts.len() < map.len() / 4 {
+        for (key, value) in puts {
+            map.insert(key, value);
         }
-        return;
+    } else {
+        // On equal keys `append` keeps the value from `puts`: the pending change wins.
+        map.append(&mut puts);
     }
-    let mut deletes = Vec::new();
-    // Collecting builds the map bottom-up from the (already sorted) entries, without searching.
-    let mut puts: Map = changes
-        .into_iter()
-        .filter_map(|(key, change)| match change {
-            Some(value) => Some((key, value)),
-            None => {
-                deletes.push(key);
-                None
-            }
-        })
-        .collect();
-    for key in deletes {
-        map.remove(&key);
-    }
-    // On equal keys `append` keeps the value from `puts`: the pending change wins.
-    map.append(&mut puts);
 }
 
 #[cfg(test)]
@@ -439,9 +448,15 @@ mod tests {
                         }
                     }
                 }
+                // The writer sees its own changes: scan, count and lookups agree with the model.
+                let want: Vec<_> = model.clone().into_iter().collect();
+                prop_assert_eq!(w.collect(t, &KeyRange::all()).unwrap(), want.clone());
+                prop_assert_eq!(w.count(t).unwrap(), want.len() as u64);
+                for key in [&[][..], &[0], &[1, 2], &[2, 2, 2]] {
+                    prop_assert_eq!(w.get(t, key).unwrap(), model.get(key).cloned());
+                }
                 w.commit().unwrap();
                 let got = store.reader().unwrap().collect(t, &KeyRange::all()).unwrap();
-                let want: Vec<_> = model.clone().into_iter().collect();
                 prop_assert_eq!(got, want);
             }
         }
