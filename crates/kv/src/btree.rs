@@ -3,10 +3,17 @@
 //! Readers take a snapshot (an `Arc` of the committed tables), so a commit never changes what an
 //! open reader sees. The writer keeps its pending changes in an ordered overlay per table, so
 //! lookups, duplicate checks and ordered scans over pending writes cost O(log n), never a linear
-//! scan. A commit applies the overlay in place; only if readers still hold the previous snapshot
-//! are the tables copied first (copy on write).
+//! scan. A commit applies the overlay in place (a large overlay is merged in one ordered pass
+//! instead of key by key); only if readers still hold the previous snapshot are the tables
+//! copied first (copy on write).
+//!
+//! Keys are compared by their first 8 bytes as one big-endian integer before the rest (the
+//! same order as comparing the bytes): the trie's keys are 64-byte hashes, which almost always
+//! differ there, so inserts rarely call `memcmp`.
 
-use std::collections::BTreeMap;
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::{Bound, ControlFlow};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
@@ -14,7 +21,52 @@ use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
 use crate::store::{check_table, validate_tables, ReadTx, Store, Table, WriteTx};
 
-type Map = BTreeMap<Vec<u8>, Vec<u8>>;
+/// A stored key, ordered exactly as its bytes are (so lookups by `&[u8]` agree), but compared
+/// through its first 8 bytes first, held beside the pointer: a search compares keys inside the
+/// map's nodes and follows a key's pointer only on a tie.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Key {
+    /// The first 8 bytes as a big-endian integer, zero-padded: `a.head < b.head` implies
+    /// `a < b` in byte order, whatever the lengths.
+    head: u64,
+    bytes: Box<[u8]>,
+}
+
+impl Key {
+    fn new(bytes: &[u8]) -> Key {
+        let mut head = [0u8; 8];
+        let n = bytes.len().min(8);
+        head[..n].copy_from_slice(&bytes[..n]);
+        Key {
+            head: u64::from_be_bytes(head),
+            bytes: bytes.into(),
+        }
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.head
+            .cmp(&other.head)
+            .then_with(|| self.bytes.cmp(&other.bytes))
+    }
+}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Borrow<[u8]> for Key {
+    fn borrow(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// Values are boxed slices (16 bytes in a node, not a vector's 24): smaller nodes.
+type Value = Box<[u8]>;
+type Map = BTreeMap<Key, Value>;
 type Tables = Vec<Map>;
 
 /// An in-memory store (profile `btree`).
@@ -82,7 +134,7 @@ impl ReadTx for BTreeReader {
     {
         let map = &self.tables[check_table(table, self.tables.len())?];
         for (k, v) in map.range::<[u8], _>(range_bounds(range)) {
-            if visit(k, v).is_break() {
+            if visit(&k.bytes, v).is_break() {
                 break;
             }
         }
@@ -96,8 +148,17 @@ pub struct BTreeWriter<'s> {
     store: &'s BTreeStore,
     _exclusive: MutexGuard<'s, ()>,
     base: Arc<Tables>,
-    /// Pending changes per table: `Some(value)` to put, `None` to delete.
-    overlay: Vec<BTreeMap<Vec<u8>, Option<Vec<u8>>>>,
+    /// Pending changes per table.
+    overlay: Vec<Pending>,
+}
+
+/// One table's pending changes: puts, and deletes of committed keys. A key is in at most one
+/// of the two, and only keys of the snapshot are in `deletes`. Keeping the puts in a map of
+/// their own lets a large commit merge them into the table as they are.
+#[derive(Debug, Default, Clone)]
+struct Pending {
+    puts: Map,
+    deletes: BTreeSet<Key>,
 }
 
 impl Store for BTreeStore {
@@ -116,7 +177,7 @@ impl Store for BTreeStore {
             store: self,
             _exclusive: exclusive,
             base: self.snapshot()?,
-            overlay: vec![BTreeMap::new(); self.names.len()],
+            overlay: vec![Pending::default(); self.names.len()],
         })
     }
 
@@ -137,24 +198,27 @@ impl ReadTx for BTreeWriter<'_> {
         F: FnOnce(&[u8]) -> R,
     {
         let i = self.index(table)?;
-        match self.overlay[i].get(key) {
-            Some(pending) => Ok(pending.as_deref().map(f)),
-            None => Ok(self.base[i].get(key).map(|v| f(v))),
+        let pending = &self.overlay[i];
+        if let Some(value) = pending.puts.get(key) {
+            return Ok(Some(f(value)));
         }
+        if !pending.deletes.is_empty() && pending.deletes.contains(key) {
+            return Ok(None);
+        }
+        Ok(self.base[i].get(key).map(|v| f(v)))
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
         let i = self.index(table)?;
         let base = &self.base[i];
-        let mut count = base.len() as i64;
-        for (key, pending) in &self.overlay[i] {
-            match (base.contains_key(key), pending.is_some()) {
-                (false, true) => count += 1,
-                (true, false) => count -= 1,
-                _ => {}
-            }
-        }
-        Ok(count as u64)
+        let pending = &self.overlay[i];
+        // Deleted keys are all in the snapshot; new keys are the puts not in it.
+        let added = pending
+            .puts
+            .keys()
+            .filter(|key| !base.contains_key(*key))
+            .count();
+        Ok((base.len() + added).saturating_sub(pending.deletes.len()) as u64)
     }
 
     fn scan<F>(&self, table: Table, range: &KeyRange, mut visit: F) -> KvResult<()>
@@ -165,7 +229,9 @@ impl ReadTx for BTreeWriter<'_> {
         let mut base = self.base[i]
             .range::<[u8], _>(range_bounds(range))
             .peekable();
+        let deletes = &self.overlay[i].deletes;
         let mut pending = self.overlay[i]
+            .puts
             .range::<[u8], _>(range_bounds(range))
             .peekable();
         loop {
@@ -177,17 +243,18 @@ impl ReadTx for BTreeWriter<'_> {
                 (Some((bk, _)), Some((pk, _))) => pk <= bk,
             };
             let flow = if take_pending {
-                let (key, change) = pending.next().ok_or_else(poisoned)?;
+                let (key, value) = pending.next().ok_or_else(poisoned)?;
                 if base.peek().is_some_and(|(bk, _)| *bk == key) {
                     base.next();
                 }
-                match change {
-                    Some(value) => visit(key, value),
-                    None => ControlFlow::Continue(()),
-                }
+                visit(&key.bytes, value)
             } else {
                 let (key, value) = base.next().ok_or_else(poisoned)?;
-                visit(key, value)
+                if !deletes.is_empty() && deletes.contains(key) {
+                    ControlFlow::Continue(())
+                } else {
+                    visit(&key.bytes, value)
+                }
             };
             if flow.is_break() {
                 return Ok(());
@@ -206,16 +273,60 @@ impl WriteTx for BTreeWriter<'_> {
 
     fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         let i = self.index(table)?;
-        self.overlay[i].insert(key.to_vec(), Some(value.to_vec()));
+        let pending = &mut self.overlay[i];
+        if !pending.deletes.is_empty() {
+            pending.deletes.remove(key);
+        }
+        pending.puts.insert(Key::new(key), value.into());
+        Ok(())
+    }
+
+    /// A batch in strictly ascending key order is built into a map in one pass and merged
+    /// into the overlay (moved in whole when the overlay is empty); any other batch goes key
+    /// by key.
+    fn put_many<'a, I>(&mut self, table: Table, entries: I) -> KvResult<()>
+    where
+        I: IntoIterator<Item = (&'a [u8], &'a [u8])>,
+    {
+        let i = self.index(table)?;
+        let entries = entries.into_iter();
+        let pending = &mut self.overlay[i];
+        // A small batch, or one small beside the overlay, is cheaper key by key.
+        let expected = entries.size_hint().0;
+        if expected < 64 || expected < pending.puts.len() / 4 {
+            for (key, value) in entries {
+                if !pending.deletes.is_empty() {
+                    pending.deletes.remove(key);
+                }
+                pending.puts.insert(Key::new(key), value.into());
+            }
+            return Ok(());
+        }
+        let batch: Vec<(Key, Value)> = entries
+            .map(|(key, value)| (Key::new(key), value.into()))
+            .collect();
+        if !pending.deletes.is_empty() {
+            for (key, _) in &batch {
+                pending.deletes.remove(key);
+            }
+        }
+        if !batch.windows(2).all(|pair| pair[0].0 < pair[1].0) {
+            pending.puts.extend(batch);
+            return Ok(());
+        }
+        // Sorted and without duplicates: collecting builds the map bottom-up, no searches.
+        let mut batch: Map = batch.into_iter().collect();
+        // On equal keys `append` keeps the value from `batch`: the later put wins.
+        pending.puts.append(&mut batch);
         Ok(())
     }
 
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
         let i = self.index(table)?;
+        let pending = &mut self.overlay[i];
+        pending.puts.remove(key);
         if self.base[i].contains_key(key) {
-            self.overlay[i].insert(key.to_vec(), None);
-        } else {
-            self.overlay[i].remove(key);
+            pending.deletes.insert(Key::new(key));
         }
         Ok(())
     }
@@ -232,17 +343,122 @@ impl WriteTx for BTreeWriter<'_> {
         let mut committed = store.committed.write().map_err(|_| poisoned())?;
         let tables = Arc::make_mut(&mut committed);
         for (map, changes) in tables.iter_mut().zip(overlay) {
-            for (key, change) in changes {
-                match change {
-                    Some(value) => {
-                        map.insert(key, value);
-                    }
-                    None => {
-                        map.remove(&key);
-                    }
-                }
-            }
+            apply(map, changes);
         }
         Ok(())
+    }
+}
+
+/// Applies one table's pending changes to its committed map. Key by key costs a search per
+/// change; merging the puts in one ordered pass (`append`) costs a pass over the whole map,
+/// which is cheaper once they are a sizeable fraction of the map (a bulk load).
+fn apply(map: &mut Map, pending: Pending) {
+    let Pending { mut puts, deletes } = pending;
+    for key in &deletes {
+        map.remove(key);
+    }
+    if puts.len() < 16 || puts.len() < map.len() / 4 {
+        for (key, value) in puts {
+            map.insert(key, value);
+        }
+    } else {
+        // On equal keys `append` keeps the value from `puts`: the pending change wins.
+        map.append(&mut puts);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `Key`'s order is the order of its bytes, whatever their lengths.
+        #[test]
+        fn key_order_is_byte_order(
+            a in proptest::collection::vec(0u8..2, 0..12),
+            b in proptest::collection::vec(0u8..2, 0..12),
+        ) {
+            let (ka, kb) = (Key::new(&a), Key::new(&b));
+            prop_assert_eq!(ka.cmp(&kb), a.cmp(&b));
+        }
+
+        /// `put_many` (sorted or not, duplicates or not, small or large, onto an empty or a
+        /// filled overlay) is `put` one by one.
+        #[test]
+        fn put_many_is_put_key_by_key(
+            before in proptest::collection::vec(proptest::collection::vec(0u8..4, 0..6), 0..100),
+            batch in proptest::collection::vec(
+                (proptest::collection::vec(0u8..4, 0..6), 0u8..9),
+                0..200,
+            ),
+            sort in proptest::prelude::any::<bool>(),
+        ) {
+            let mut batch = batch;
+            if sort {
+                batch.sort();
+                batch.dedup_by(|a, b| a.0 == b.0);
+            }
+            let store = BTreeStore::open(&["t"]).unwrap();
+            let t = store.table("t").unwrap();
+            let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+            let mut w = store.writer().unwrap();
+            for key in before {
+                w.put(t, &key, b"old").unwrap();
+                model.insert(key, b"old".to_vec());
+            }
+            w.put_many(t, batch.iter().map(|(k, v)| (k.as_slice(), std::slice::from_ref(v))))
+                .unwrap();
+            for (k, v) in &batch {
+                model.insert(k.clone(), vec![*v]);
+            }
+            let want: Vec<_> = model.into_iter().collect();
+            prop_assert_eq!(w.collect(t, &KeyRange::all()).unwrap(), want.clone());
+            w.commit().unwrap();
+            let got = store.reader().unwrap().collect(t, &KeyRange::all()).unwrap();
+            prop_assert_eq!(got, want);
+        }
+
+        /// Commits of small and large overlays (key by key, or merged) give the model's map,
+        /// deletes and overwrites of committed keys included.
+        #[test]
+        fn commits_match_a_model(
+            batches in proptest::collection::vec(
+                proptest::collection::vec(
+                    (proptest::collection::vec(0u8..3, 0..10), proptest::option::of(0u8..9)),
+                    0..80,
+                ),
+                1..5,
+            ),
+        ) {
+            let store = BTreeStore::open(&["t"]).unwrap();
+            let t = store.table("t").unwrap();
+            let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+            for batch in batches {
+                let mut w = store.writer().unwrap();
+                for (key, change) in batch {
+                    match change {
+                        Some(v) => {
+                            w.put(t, &key, &[v]).unwrap();
+                            model.insert(key, vec![v]);
+                        }
+                        None => {
+                            w.delete(t, &key).unwrap();
+                            model.remove(&key);
+                        }
+                    }
+                }
+                // The writer sees its own changes: scan, count and lookups agree with the model.
+                let want: Vec<_> = model.clone().into_iter().collect();
+                prop_assert_eq!(w.collect(t, &KeyRange::all()).unwrap(), want.clone());
+                prop_assert_eq!(w.count(t).unwrap(), want.len() as u64);
+                for key in [&[][..], &[0], &[1, 2], &[2, 2, 2]] {
+                    prop_assert_eq!(w.get(t, key).unwrap(), model.get(key).cloned());
+                }
+                w.commit().unwrap();
+                let got = store.reader().unwrap().collect(t, &KeyRange::all()).unwrap();
+                prop_assert_eq!(got, want);
+            }
+        }
     }
 }

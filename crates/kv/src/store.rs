@@ -119,6 +119,19 @@ pub trait WriteTx: ReadTx {
     /// Removes `key`; removing an absent key is not an error.
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()>;
 
+    /// Puts every `(key, value)` of `entries`, exactly as calling [`put`](Self::put) on each in
+    /// turn would (a later entry for the same key wins). A backend may take a batch faster
+    /// than key by key, above all one sorted by key; by default it is key by key.
+    fn put_many<'a, I>(&mut self, table: Table, entries: I) -> KvResult<()>
+    where
+        I: IntoIterator<Item = (&'a [u8], &'a [u8])>,
+    {
+        for (key, value) in entries {
+            self.put(table, key, value)?;
+        }
+        Ok(())
+    }
+
     /// Makes every change of this transaction visible at once, with the durability of the
     /// store's profile (see [`Profile::durability`](crate::Profile::durability)).
     fn commit(self) -> KvResult<()>;

@@ -55,6 +55,14 @@ impl<T: WriteTx> WriteTx for Traced<T> {
         self.0.delete(table, key)
     }
 
+    fn put_many<'a, I>(&mut self, table: Table, entries: I) -> KvResult<()>
+    where
+        I: IntoIterator<Item = (&'a [u8], &'a [u8])>,
+    {
+        crate::phase_span!(STORAGE_WRITE);
+        self.0.put_many(table, entries)
+    }
+
     fn commit(self) -> KvResult<()> {
         crate::phase_span!(COMMIT);
         self.0.commit()

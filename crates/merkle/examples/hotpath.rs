@@ -127,6 +127,13 @@ impl<T: WriteTx> WriteTx for TimedTx<'_, T> {
         timed(self.nanos, || self.tx.delete(table, key))
     }
 
+    fn put_many<'a, I>(&mut self, table: Table, entries: I) -> KvResult<()>
+    where
+        I: IntoIterator<Item = (&'a [u8], &'a [u8])>,
+    {
+        timed(self.nanos, || self.tx.put_many(table, entries))
+    }
+
     fn commit(self) -> KvResult<()> {
         let TimedTx { tx, nanos } = self;
         timed(nanos, || tx.commit())

@@ -43,6 +43,27 @@ pub(crate) fn tokens(address: &str) -> Result<Vec<u8>, MerkleError> {
     Ok(out)
 }
 
+/// The tokens of an address without collecting them: the whole address is checked first (same
+/// errors as [`tokens`]), then the tokens are read off it.
+pub(crate) fn token_iter(address: &str) -> Result<impl Iterator<Item = u8> + '_, MerkleError> {
+    let bytes = address.as_bytes();
+    if bytes.len() > MAX_ADDRESS_LEN {
+        return Err(invalid(address, "longer than 8192 characters"));
+    }
+    if !bytes.len().is_multiple_of(2) {
+        return Err(invalid(
+            address,
+            "odd length (tokens are two hex characters)",
+        ));
+    }
+    if !bytes.iter().all(|&c| hex_digit(c).is_some()) {
+        return Err(invalid(address, "not lowercase hex (0-9, a-f)"));
+    }
+    Ok(bytes
+        .chunks_exact(2)
+        .map(|pair| hex_digit(pair[0]).unwrap_or(0) << 4 | hex_digit(pair[1]).unwrap_or(0)))
+}
+
 /// A prefix: the tokens of its even part and, for an odd length, the high nibble of the
 /// next token.
 pub(crate) fn prefix(prefix: &str) -> Result<(Vec<u8>, Option<u8>), MerkleError> {
@@ -102,6 +123,12 @@ mod tests {
             Err(MerkleError::InvalidAddress { .. })
         ));
         assert_eq!(from_tokens(&[0xab, 0x0f]), "ab0f");
+        for address in ["", "ab0f", "abc", "AB", "zz", "é1"] {
+            assert_eq!(
+                token_iter(address).map(Iterator::collect::<Vec<u8>>).ok(),
+                tokens(address).ok()
+            );
+        }
         assert!(tokens(&"ab".repeat(MAX_ADDRESS_LEN / 2)).is_ok());
         assert!(tokens(&"ab".repeat(MAX_ADDRESS_LEN / 2 + 1)).is_err());
     }

@@ -106,6 +106,62 @@ impl ChangeLogEntry {
     }
 }
 
+/// Writes the entry of a new root (no successors yet) into `out`, without building a
+/// [`ChangeLogEntry`]: the same bytes as its [`to_bytes`](ChangeLogEntry::to_bytes).
+pub(crate) fn write_new(
+    out: &mut Vec<u8>,
+    parent: &Hash32,
+    additions: impl ExactSizeIterator<Item = Hash32>,
+) {
+    let n = len_u32(additions.len());
+    out.reserve(1 + 32 + 4 + 32 * n as usize + 4);
+    out.push(VERSION);
+    out.extend_from_slice(parent);
+    out.extend_from_slice(&n.to_le_bytes());
+    for h in additions.take(n as usize) {
+        out.extend_from_slice(&h);
+    }
+    out.extend_from_slice(&0u32.to_le_bytes());
+}
+
+/// Writes into `out` the entry `bytes` with one more successor appended, checking `bytes` as
+/// [`ChangeLogEntry::from_bytes`] does but without decoding it: the same bytes as parsing,
+/// pushing the successor and serializing again.
+pub(crate) fn write_with_successor(
+    out: &mut Vec<u8>,
+    bytes: &[u8],
+    root: &Hash32,
+    deletions: impl ExactSizeIterator<Item = Hash32>,
+) -> Result<(), ChangeLogError> {
+    let mut r = Reader { buf: bytes, pos: 0 };
+    let version = r.take(1)?[0];
+    if version != VERSION {
+        return Err(ChangeLogError::Version(version));
+    }
+    r.take(32)?;
+    r.skip_list()?;
+    let count_at = r.pos;
+    let n = r.u32()?;
+    for _ in 0..n {
+        r.take(32)?;
+        r.skip_list()?;
+    }
+    if r.remaining() > 0 {
+        return Err(ChangeLogError::TrailingBytes(r.remaining()));
+    }
+    let n_del = len_u32(deletions.len());
+    out.reserve(bytes.len() + 32 + 4 + 32 * n_del as usize);
+    out.extend_from_slice(&bytes[..count_at]);
+    out.extend_from_slice(&len_u32(n + 1).to_le_bytes());
+    out.extend_from_slice(&bytes[count_at + 4..]);
+    out.extend_from_slice(root);
+    out.extend_from_slice(&n_del.to_le_bytes());
+    for h in deletions.take(n_del as usize) {
+        out.extend_from_slice(&h);
+    }
+    Ok(())
+}
+
 /// Entry lists are capped far below `u32::MAX` by any real batch; saturate rather than wrap.
 fn len_u32(len: usize) -> u32 {
     u32::try_from(len).unwrap_or(u32::MAX)
@@ -147,6 +203,15 @@ impl<'a> Reader<'a> {
         let mut h = [0u8; 32];
         h.copy_from_slice(self.take(32)?);
         Ok(h)
+    }
+
+    fn skip_list(&mut self) -> Result<(), ChangeLogError> {
+        let n = self.u32()?;
+        self.take(
+            n.checked_mul(32)
+                .ok_or(ChangeLogError::Truncated { at: self.buf.len() })?,
+        )?;
+        Ok(())
     }
 
     fn list(&mut self) -> Result<Vec<Hash32>, ChangeLogError> {
@@ -191,6 +256,44 @@ mod tests {
     }
 
     #[test]
+    fn direct_writers_match_to_bytes() {
+        let mut e = sample();
+        e.successors.clear();
+        let mut out = Vec::new();
+        write_new(&mut out, &e.parent, e.additions.iter().copied());
+        assert_eq!(out, e.to_bytes());
+        for with in [sample(), e] {
+            let added = Successor {
+                root: [7; 32],
+                deletions: vec![[8; 32], [9; 32]],
+            };
+            let mut out = Vec::new();
+            write_with_successor(
+                &mut out,
+                &with.to_bytes(),
+                &added.root,
+                added.deletions.iter().copied(),
+            )
+            .unwrap();
+            let mut want = with.clone();
+            want.successors.push(added);
+            assert_eq!(out, want.to_bytes());
+        }
+        let bytes = sample().to_bytes();
+        for cut in 0..bytes.len() {
+            let got =
+                write_with_successor(&mut Vec::new(), &bytes[..cut], &[0; 32], [].into_iter());
+            assert_eq!(got, ChangeLogEntry::from_bytes(&bytes[..cut]).map(|_| ()));
+        }
+        let mut extra = bytes;
+        extra.push(1);
+        assert_eq!(
+            write_with_successor(&mut Vec::new(), &extra, &[0; 32], [].into_iter()),
+            Err(ChangeLogError::TrailingBytes(1))
+        );
+    }
+
+    #[test]
     fn malformed_entries_are_typed_errors() {
         let bytes = sample().to_bytes();
         for cut in 0..bytes.len() {
@@ -216,7 +319,9 @@ mod tests {
     proptest! {
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
-            let _ = ChangeLogEntry::from_bytes(&bytes);
+            let parsed = ChangeLogEntry::from_bytes(&bytes);
+            let patched = write_with_successor(&mut Vec::new(), &bytes, &[0; 32], [].into_iter());
+            prop_assert_eq!(patched, parsed.map(|_| ()));
         }
     }
 }

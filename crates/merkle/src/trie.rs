@@ -129,10 +129,12 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
             phase_span!(STORAGE_WRITE);
             self.store.writer()?
         });
-        let outcome = update::apply(&w, self.tables.main, &self.root_hash, changes, true)?;
-        write::persist(&mut w, &self.tables, &self.root_hash, &outcome)?;
+        let mut outcome = update::apply(&w, self.tables.main, &self.root_hash, changes, true)?;
+        write::persist(&mut w, &self.tables, &self.root_hash, &mut outcome)?;
         w.commit()?;
-        Ok(hex_string(&outcome.root))
+        let root = hex_string(&outcome.root);
+        update::recycle(outcome);
+        Ok(root)
     }
 
     /// The root [`commit`](Self::commit) would return for `changes`, with nothing written.
@@ -140,7 +142,9 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
         phase_span!(TRIE);
         let rx = Traced(open_reader(self.store)?);
         let outcome = update::apply(&rx, self.tables.main, &self.root_hash, changes, false)?;
-        Ok(hex_string(&outcome.root))
+        let root = hex_string(&outcome.root);
+        update::recycle(outcome);
+        Ok(root)
     }
 
     /// Every (address, value) whose address starts with `prefix`, sorted by address. The prefix

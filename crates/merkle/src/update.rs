@@ -5,14 +5,18 @@
 //! (children replaced, added or removed, a new value). Finishing hashes every changed node once,
 //! children before parents, re-encoding each by copying its unchanged entries around the edits:
 //! nothing is decoded to strings and no hash is converted to or from hex on the way.
+//!
+//! The stored encodings a batch reads are copied back to back into one buffer, and that buffer,
+//! the arena and the outcome's vectors are handed back to a per-thread pool when the commit is
+//! done, so a run of small commits allocates almost nothing of its own.
 
-use std::borrow::Cow;
+use std::cell::RefCell;
 use std::ops::Range;
 
 use triebench_kv::phase::{ENCODE, HASH, NODE_DECODE};
 use triebench_kv::{phase_span, ReadTx, Table};
 
-use crate::hash::{hex_string, node_hash, root_hash, to_hex, HexHash};
+use crate::hash::{hex_string, root_hash, to_hex, HexHash, Tally};
 use crate::node::{write_entry, Layout};
 use crate::{address, codec, MerkleError, StateChange, EMPTY_ROOT_HEX};
 
@@ -40,35 +44,77 @@ pub(crate) struct Stored {
     pub layout: Layout,
 }
 
+/// A stored node opened by the batch: where its encoding sits in the batch's buffer of loaded
+/// encodings, its layout (offsets from the start of the encoding) and its hash. Kept apart from
+/// [`Work`] so that the nodes a batch creates, most of a large batch's, stay small.
+struct Base {
+    at: Range<usize>,
+    layout: Layout,
+    orig: HexHash,
+}
+
+/// What the batch did to a node's value.
+#[derive(Clone, Copy)]
+enum NewValue {
+    /// The stored value (or none, for a created node) stands.
+    Keep,
+    /// Removed.
+    Clear,
+    /// Replaced by the value of the batch's change at this index (a set).
+    Set(usize),
+}
+
+/// What a node's encoding is read from: the stored nodes opened, their encodings and the
+/// batch's changes.
+#[derive(Clone, Copy)]
+struct Src<'a> {
+    bases: &'a [Base],
+    loaded: &'a [u8],
+    changes: &'a [StateChange],
+}
+
 /// A node opened by the batch.
-struct Work<'c> {
-    /// The stored encoding; `None` for a node the batch created.
-    base: Option<Stored>,
+struct Work {
+    /// The stored node, in the batch's list of them; `None` for a node the batch created.
+    base: Option<u32>,
     /// Child edits, sorted by token.
     edits: Vec<Edit>,
-    /// `None`: the stored value stands; `Some(v)`: replaced by `v`.
-    value: Option<Option<Cow<'c, [u8]>>>,
-    /// The hash it had in storage, `None` for a node the batch created.
-    orig: Option<HexHash>,
+    /// The value, as changed by the batch.
+    value: NewValue,
     parent: u32,
     token: u8,
-    /// Differs (or may differ) from `orig`.
+    /// Differs (or may differ) from the stored node.
     dirty: bool,
 }
 
-impl Work<'_> {
-    fn value(&self) -> Option<&[u8]> {
-        match &self.value {
-            Some(v) => v.as_deref(),
-            None => self
-                .base
-                .as_ref()
-                .and_then(|b| b.layout.value.clone().map(|r| &b.bytes[r])),
+impl Work {
+    /// The stored encoding and its layout.
+    fn base<'a>(&self, src: Src<'a>) -> Option<(&'a [u8], &'a Layout)> {
+        let base = src.bases.get(self.base? as usize)?;
+        Some((src.loaded.get(base.at.clone())?, &base.layout))
+    }
+
+    /// The hash it had in storage, `None` for a node the batch created.
+    fn orig(&self, src: Src<'_>) -> Option<HexHash> {
+        Some(src.bases.get(self.base? as usize)?.orig)
+    }
+
+    fn value<'a>(&'a self, src: Src<'a>) -> Option<&'a [u8]> {
+        match self.value {
+            NewValue::Keep => {
+                let (bytes, layout) = self.base(src)?;
+                bytes.get(layout.value.clone()?)
+            }
+            NewValue::Clear => None,
+            NewValue::Set(i) => match src.changes.get(i)? {
+                StateChange::Set { value, .. } => Some(value),
+                StateChange::Delete { .. } => None,
+            },
         }
     }
 
-    fn child_count(&self) -> usize {
-        let base = self.base.as_ref().map_or(0, |b| b.layout.count);
+    fn child_count(&self, src: Src<'_>) -> usize {
+        let base = self.base(src).map_or(0, |(_, layout)| layout.count);
         self.edits
             .iter()
             .fold(base, |n, e| match (e.in_base, e.slot.is_some()) {
@@ -79,11 +125,10 @@ impl Work<'_> {
     }
 
     /// Appends the node's encoding (every child slot must be stored).
-    fn encode(&self, out: &mut Vec<u8>) {
-        let empty = Vec::new();
-        let (bytes, layout) = match &self.base {
-            Some(b) => (&b.bytes, Some(&b.layout)),
-            None => (&empty, None),
+    fn encode(&self, src: Src<'_>, out: &mut Vec<u8>) {
+        let (bytes, layout) = match self.base(src) {
+            Some((bytes, layout)) => (bytes, Some(layout)),
+            None => (&[][..], None),
         };
         let copy = |out: &mut Vec<u8>, from: usize, to: usize| {
             if let Some(layout) = layout {
@@ -93,7 +138,7 @@ impl Work<'_> {
             }
         };
         out.extend_from_slice(&codec::NODE_PREFIX);
-        codec::write_children_header(out, self.child_count());
+        codec::write_children_header(out, self.child_count(src));
         let mut next = 0;
         for edit in &self.edits {
             copy(out, next, edit.base_pos);
@@ -106,13 +151,13 @@ impl Work<'_> {
             next = edit.base_pos + usize::from(edit.in_base);
         }
         copy(out, next, layout.map_or(0, |l| l.count));
-        match (&self.value, layout) {
-            (None, Some(layout)) => {
+        match (self.value, layout) {
+            (NewValue::Keep, Some(layout)) => {
                 out.extend_from_slice(&codec::VALUE_KEY);
                 out.extend_from_slice(&bytes[layout.value_item.clone()]);
             }
-            (Some(value), _) => codec::write_value(out, value.as_deref()),
-            (None, None) => codec::write_value(out, None),
+            (NewValue::Keep, None) => codec::write_value(out, None),
+            _ => codec::write_value(out, self.value(src)),
         }
     }
 }
@@ -139,6 +184,8 @@ pub(crate) struct Outcome {
     /// Hashes of the stored nodes the batch replaced or removed, per position; the old root is
     /// not listed.
     pub deletions: Vec<HexHash>,
+    /// A buffer for writing the outcome (empty, pooled).
+    pub scratch: Vec<u8>,
 }
 
 /// Loads and validates a stored node.
@@ -165,11 +212,26 @@ pub(crate) fn load<R: ReadTx>(rx: &R, main: Table, hash: &HexHash) -> Result<Sto
 struct Batch<'c, 'r, R> {
     rx: &'r R,
     main: Table,
-    arena: Vec<Work<'c>>,
+    changes: &'c [StateChange],
+    arena: Vec<Work>,
+    /// The stored nodes opened.
+    bases: Vec<Base>,
+    /// The stored encodings of the opened nodes, back to back.
+    loaded: Vec<u8>,
+    /// The outcome's vectors, taken from the pool.
+    spare: Pool,
 }
 
-impl<'c, R: ReadTx> Batch<'c, '_, R> {
-    fn push(&mut self, work: Work<'c>) -> u32 {
+impl<R: ReadTx> Batch<'_, '_, R> {
+    fn src(&self) -> Src<'_> {
+        Src {
+            bases: &self.bases,
+            loaded: &self.loaded,
+            changes: self.changes,
+        }
+    }
+
+    fn push(&mut self, work: Work) -> u32 {
         // The arena holds at most one node per token of the batch's addresses.
         let index = self.arena.len() as u32;
         self.arena.push(work);
@@ -177,12 +239,39 @@ impl<'c, R: ReadTx> Batch<'c, '_, R> {
     }
 
     fn open_stored(&mut self, hash: HexHash, parent: u32, token: u8) -> Result<u32, MerkleError> {
-        let base = load(self.rx, self.main, &hash)?;
+        let start = self.loaded.len();
+        let layout = {
+            phase_span!(NODE_DECODE);
+            let loaded = &mut self.loaded;
+            let layout = self.rx.get_with(self.main, &hash, |bytes| {
+                Layout::parse(bytes).inspect(|_| loaded.extend_from_slice(bytes))
+            })?;
+            match layout {
+                Some(Ok(layout)) => layout,
+                Some(Err(source)) => {
+                    return Err(MerkleError::CorruptNode {
+                        hash: hex_string(&hash),
+                        source,
+                    })
+                }
+                None => {
+                    return Err(MerkleError::MissingNode {
+                        hash: hex_string(&hash),
+                    })
+                }
+            }
+        };
+        let base = self.bases.len() as u32;
+        self.bases.push(Base {
+            at: start..self.loaded.len(),
+            layout,
+            orig: hash,
+        });
+        let edits = self.spare.edits.pop().unwrap_or_default();
         Ok(self.push(Work {
             base: Some(base),
-            edits: Vec::new(),
-            value: None,
-            orig: Some(hash),
+            edits,
+            value: NewValue::Keep,
             parent,
             token,
             dirty: false,
@@ -190,11 +279,11 @@ impl<'c, R: ReadTx> Batch<'c, '_, R> {
     }
 
     fn new_node(&mut self, parent: u32, token: u8) -> u32 {
+        let edits = self.spare.edits.pop().unwrap_or_default();
         self.push(Work {
             base: None,
-            edits: Vec::new(),
-            value: None,
-            orig: None,
+            edits,
+            value: NewValue::Keep,
             parent,
             token,
             dirty: true,
@@ -221,16 +310,12 @@ impl<'c, R: ReadTx> Batch<'c, '_, R> {
                 None => Ok(None),
             },
             Err(e) => {
-                let found = work
-                    .base
-                    .as_ref()
-                    .map_or(Err(0), |b| b.layout.find(&b.bytes, token));
+                let base = work.base(self.src());
+                let found = base.map_or(Err(0), |(bytes, layout)| layout.find(bytes, token));
                 let (child, in_base, base_pos) = match found {
                     Ok(pos) => {
-                        let hash = work
-                            .base
-                            .as_ref()
-                            .map(|b| b.layout.hash(&b.bytes, pos))
+                        let hash = base
+                            .map(|(bytes, layout)| layout.hash(bytes, pos))
                             .ok_or_else(internal)?;
                         (self.open_stored(hash, at, token)?, true, pos)
                     }
@@ -251,9 +336,13 @@ impl<'c, R: ReadTx> Batch<'c, '_, R> {
         }
     }
 
-    fn walk(&mut self, tokens: &[u8], create: bool) -> Result<Option<u32>, MerkleError> {
+    fn walk(
+        &mut self,
+        tokens: impl Iterator<Item = u8>,
+        create: bool,
+    ) -> Result<Option<u32>, MerkleError> {
         let mut at = 0u32;
-        for &token in tokens {
+        for token in tokens {
             match self.child(at, token, create)? {
                 Some(child) => at = child,
                 None => return Ok(None),
@@ -262,29 +351,41 @@ impl<'c, R: ReadTx> Batch<'c, '_, R> {
         Ok(Some(at))
     }
 
-    fn apply(&mut self, change: &'c StateChange) -> Result<(), MerkleError> {
-        match change {
+    /// Applies the batch's change at `index`.
+    fn apply(&mut self, index: usize) -> Result<(), MerkleError> {
+        let changes = self.changes;
+        match changes.get(index).ok_or_else(internal)? {
             StateChange::Set { address, value } => {
-                let tokens = address::tokens(address)?;
-                let at = self.walk(&tokens, true)?.ok_or_else(internal)?;
+                let tokens = address::token_iter(address)?;
+                let at = self.walk(tokens, true)?.ok_or_else(internal)?;
+                let src = Src {
+                    bases: &self.bases,
+                    loaded: &self.loaded,
+                    changes,
+                };
                 let work = &mut self.arena[at as usize];
-                if work.value() != Some(value.as_slice()) {
-                    work.value = Some(Some(Cow::Borrowed(value)));
+                if work.value(src) != Some(value.as_slice()) {
+                    work.value = NewValue::Set(index);
                     work.dirty = true;
                 }
                 Ok(())
             }
             StateChange::Delete { address } => {
-                let tokens = address::tokens(address)?;
+                let tokens = address::token_iter(address)?;
                 let absent = || MerkleError::DeleteAbsent {
                     address: address.clone(),
                 };
-                let at = self.walk(&tokens, false)?.ok_or_else(absent)?;
+                let at = self.walk(tokens, false)?.ok_or_else(absent)?;
+                let src = Src {
+                    bases: &self.bases,
+                    loaded: &self.loaded,
+                    changes,
+                };
                 let work = &mut self.arena[at as usize];
-                if work.value().is_none() {
+                if work.value(src).is_none() {
                     return Err(absent());
                 }
-                work.value = Some(None);
+                work.value = NewValue::Clear;
                 work.dirty = true;
                 Ok(())
             }
@@ -294,32 +395,48 @@ impl<'c, R: ReadTx> Batch<'c, '_, R> {
     /// Hashes the changed nodes bottom-up (children have higher arena indices than their
     /// parents, so a reverse sweep sees every child first).
     fn finish(mut self, keep_encodings: bool) -> Result<Outcome, MerkleError> {
-        // Room for every node re-encoded: its stored size plus a few entries of growth.
+        let src = Src {
+            bases: &self.bases,
+            loaded: &self.loaded,
+            changes: self.changes,
+        };
+        // Room for every node re-encoded: its stored encoding, an entry per edit, its new
+        // value and headers (a bound: a node that shrinks needs less).
         let capacity = if keep_encodings {
             self.arena
                 .iter()
-                .map(|w| w.base.as_ref().map_or(0, |b| b.bytes.len()) + 4 * crate::node::ENTRY)
+                .map(|w| {
+                    w.base(src).map_or(0, |(bytes, _)| bytes.len())
+                        + w.edits.len() * crate::node::ENTRY
+                        + w.value(src).map_or(0, <[u8]>::len)
+                        + 32
+                })
                 .sum()
         } else {
             0
         };
         let mut out = Outcome {
             root: EMPTY_ROOT_HEX,
-            additions: Vec::with_capacity(self.arena.len()),
-            encodings: Vec::with_capacity(capacity),
-            deletions: Vec::with_capacity(self.arena.len()),
+            additions: std::mem::take(&mut self.spare.additions),
+            encodings: std::mem::take(&mut self.spare.encodings),
+            deletions: std::mem::take(&mut self.spare.deletions),
+            scratch: std::mem::take(&mut self.spare.scratch),
         };
+        out.additions.reserve(self.arena.len());
+        out.encodings.reserve(capacity);
+        out.deletions.reserve(self.arena.len());
+        let mut tally = Tally::default();
         for i in (1..self.arena.len()).rev() {
             let work = &self.arena[i];
-            let (parent, token, orig) = (work.parent as usize, work.token, work.orig);
+            let (parent, token, orig) = (work.parent as usize, work.token, work.orig(src));
             // `None` = remove from the parent, `Some(h)` = point the parent at `h`.
             let fate = if !work.dirty {
                 orig
-            } else if work.value().is_none() && work.child_count() == 0 {
+            } else if work.value(src).is_none() && work.child_count(src) == 0 {
                 out.deletions.extend(orig);
                 None
             } else {
-                let hash = hash_node(work, i, &mut out, keep_encodings);
+                let hash = hash_node(work, src, i, &mut out, keep_encodings, &mut tally);
                 if orig == Some(hash) {
                     // Same content as before: not an addition after all.
                     out.drop_last();
@@ -339,9 +456,9 @@ impl<'c, R: ReadTx> Batch<'c, '_, R> {
             }
         }
         let root_work = self.arena.first().ok_or_else(internal)?;
-        let orig_root = root_work.orig.ok_or_else(internal)?;
+        let orig_root = root_work.orig(src).ok_or_else(internal)?;
         out.root = if root_work.dirty {
-            let hash = hash_node(root_work, 0, &mut out, keep_encodings);
+            let hash = hash_node(root_work, src, 0, &mut out, keep_encodings, &mut tally);
             if hash == orig_root || hash == EMPTY_ROOT_HEX {
                 out.drop_last();
             }
@@ -349,8 +466,87 @@ impl<'c, R: ReadTx> Batch<'c, '_, R> {
         } else {
             orig_root
         };
+        give_back(|pool| {
+            // Keep the nodes' edit lists (cleared) for the next batch's nodes.
+            let edits = &mut self.spare.edits;
+            edits.extend(self.arena.drain(..).map(|mut work| {
+                work.edits.clear();
+                work.edits
+            }));
+            if edits.len() > POOL_MAX_EDIT_LISTS {
+                edits.truncate(POOL_MAX_EDIT_LISTS);
+            }
+            pool.edits = std::mem::take(edits);
+            pool.arena = reusable(std::mem::take(&mut self.arena));
+            pool.loaded = reusable(std::mem::take(&mut self.loaded));
+            pool.bases = reusable(std::mem::take(&mut self.bases));
+        });
         Ok(out)
     }
+}
+
+/// Buffers a batch needs, kept per thread between batches.
+#[derive(Default)]
+struct Pool {
+    arena: Vec<Work>,
+    bases: Vec<Base>,
+    loaded: Vec<u8>,
+    encodings: Vec<u8>,
+    additions: Vec<Addition>,
+    deletions: Vec<HexHash>,
+    /// Empty edit lists with room, for the nodes of the next batch.
+    edits: Vec<Vec<Edit>>,
+    scratch: Vec<u8>,
+}
+
+/// Edit lists kept in the pool at most.
+const POOL_MAX_EDIT_LISTS: usize = 4096;
+
+thread_local! {
+    static POOL: RefCell<Pool> = RefCell::new(Pool::default());
+}
+
+/// Buffers larger than this are dropped rather than kept in the pool, so that one huge batch
+/// does not hold its memory for the life of the thread.
+const POOL_MAX_BYTES: usize = 4 << 20;
+
+/// Empties `v`, or drops it if it is too large to keep.
+fn reusable<T>(mut v: Vec<T>) -> Vec<T> {
+    if v.capacity().saturating_mul(std::mem::size_of::<T>()) > POOL_MAX_BYTES {
+        return Vec::new();
+    }
+    v.clear();
+    v
+}
+
+/// This thread's pooled buffers (empty ones if the pool is in use or gone).
+fn take_pool() -> Pool {
+    POOL.try_with(|cell| {
+        cell.try_borrow_mut()
+            .map(|mut pool| std::mem::take(&mut *pool))
+            .unwrap_or_default()
+    })
+    .unwrap_or_default()
+}
+
+/// Returns buffers to this thread's pool.
+fn give_back(f: impl FnOnce(&mut Pool)) {
+    // The pool is only an optimisation: if it is gone or in use, the buffers are dropped.
+    let _ = POOL.try_with(|cell| {
+        if let Ok(mut pool) = cell.try_borrow_mut() {
+            f(&mut pool);
+        }
+    });
+}
+
+/// Hands an outcome's buffers back to this thread's pool once it has been written.
+pub(crate) fn recycle(outcome: Outcome) {
+    give_back(|pool| {
+        pool.encodings = reusable(outcome.encodings);
+        pool.additions = reusable(outcome.additions);
+        pool.deletions = reusable(outcome.deletions);
+        pool.scratch = reusable(outcome.scratch);
+    });
 }
 
 impl Outcome {
@@ -363,13 +559,20 @@ impl Outcome {
 }
 
 /// Encodes a finished node, hashes it and records it as an addition.
-fn hash_node(work: &Work<'_>, node: usize, out: &mut Outcome, keep: bool) -> HexHash {
+fn hash_node(
+    work: &Work,
+    src: Src<'_>,
+    node: usize,
+    out: &mut Outcome,
+    keep: bool,
+    tally: &mut Tally,
+) -> HexHash {
     let is_root = node == 0;
     let start = if keep { out.encodings.len() } else { 0 };
     out.encodings.truncate(start);
     {
         phase_span!(ENCODE);
-        work.encode(&mut out.encodings);
+        work.encode(src, &mut out.encodings);
     }
     let encoding = &out.encodings[start..];
     let raw = {
@@ -377,7 +580,7 @@ fn hash_node(work: &Work<'_>, node: usize, out: &mut Outcome, keep: bool) -> Hex
         if is_root {
             root_hash(encoding)
         } else {
-            node_hash(encoding)
+            tally.node_hash(encoding)
         }
     };
     let hash = to_hex(&raw);
@@ -423,14 +626,21 @@ pub(crate) fn apply<R: ReadTx>(
     changes: &[StateChange],
     keep_encodings: bool,
 ) -> Result<Outcome, MerkleError> {
+    let mut spare = take_pool();
+    let mut arena = std::mem::take(&mut spare.arena);
+    arena.reserve(arena_estimate(changes));
     let mut batch = Batch {
         rx,
         main,
-        arena: Vec::with_capacity(arena_estimate(changes)),
+        changes,
+        arena,
+        bases: std::mem::take(&mut spare.bases),
+        loaded: std::mem::take(&mut spare.loaded),
+        spare,
     };
     batch.open_stored(*root, 0, 0)?;
-    for change in changes {
-        batch.apply(change)?;
+    for index in 0..changes.len() {
+        batch.apply(index)?;
     }
     batch.finish(keep_encodings)
 }

@@ -2,9 +2,9 @@
 
 use triebench_kv::{ReadTx, WriteTx};
 
-use crate::changelog::{ChangeLogEntry, Successor};
+use crate::changelog;
 use crate::hash::{hex_string, hex_to_raw, HexHash};
-use crate::tables::{read_change_log, Tables};
+use crate::tables::Tables;
 use crate::update::Outcome;
 use crate::{refcount, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
 
@@ -23,7 +23,7 @@ pub(crate) fn persist<W: WriteTx>(
     w: &mut W,
     tables: &Tables,
     parent: &HexHash,
-    outcome: &Outcome,
+    outcome: &mut Outcome,
 ) -> Result<(), MerkleError> {
     if outcome.root == *parent {
         return Ok(());
@@ -39,26 +39,31 @@ pub(crate) fn persist<W: WriteTx>(
 
     store_nodes(w, tables, outcome)?;
 
+    // Change-log entries are written straight into one scratch buffer, the parent's by
+    // appending a successor to its stored bytes (checked, not decoded).
     let parent_raw = hex_to_raw(parent);
-    let entry = ChangeLogEntry {
-        parent: parent_raw,
-        additions: outcome
-            .additions
-            .iter()
-            .map(|a| hex_to_raw(&a.hash))
-            .collect(),
-        successors: Vec::new(),
-    };
-    w.put(tables.change_log, &root_raw, &entry.to_bytes())?;
+    let scratch = &mut outcome.scratch;
+    scratch.clear();
+    changelog::write_new(
+        scratch,
+        &parent_raw,
+        outcome.additions.iter().map(|a| hex_to_raw(&a.hash)),
+    );
+    w.put(tables.change_log, &root_raw, scratch)?;
 
-    if let Some(mut parent_entry) = read_change_log(w, tables, &parent_raw)? {
-        parent_entry.successors.push(Successor {
-            root: root_raw,
-            deletions: outcome.deletions.iter().map(hex_to_raw).collect(),
-        });
-        w.put(tables.change_log, &parent_raw, &parent_entry.to_bytes())?;
+    scratch.clear();
+    let deletions = &outcome.deletions;
+    let patched = w.get_with(tables.change_log, &parent_raw, |bytes| {
+        changelog::write_with_successor(scratch, bytes, &root_raw, deletions.iter().map(hex_to_raw))
+    })?;
+    match patched {
+        None => Ok(()),
+        Some(Ok(())) => Ok(w.put(tables.change_log, &parent_raw, scratch)?),
+        Some(Err(source)) => Err(MerkleError::CorruptChangeLog {
+            root: hex::encode(parent_raw),
+            source,
+        }),
     }
-    Ok(())
 }
 
 /// Stores the batch's new nodes: each distinct node once, further occurrences (and nodes
@@ -69,6 +74,10 @@ pub(crate) fn persist<W: WriteTx>(
 /// pruning never deletes a node a live root still reads), so when a node turns out to be
 /// absent, every new node above it is absent too and needs no check. A single-key commit thus
 /// costs one existence check instead of one per level.
+///
+/// The writes then go out in ascending key order (distinct nodes have distinct keys, so no
+/// check depends on another node's write): ordered inserts are what a B-tree or LSM backend
+/// takes fastest.
 fn store_nodes<W: WriteTx>(
     w: &mut W,
     tables: &Tables,
@@ -77,6 +86,7 @@ fn store_nodes<W: WriteTx>(
     let additions = &outcome.additions;
     // Group occurrences of the same hash.
     // Sort by the hash's first 8 bytes as an integer, whole hash on ties: cheap comparisons.
+    // Hex digits sort as the raw bytes do, so this is also the order of the storage keys.
     let prefix = |i: u32| {
         let h = &additions[i as usize].hash;
         u64::from_be_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]])
@@ -122,27 +132,6 @@ fn store_nodes<W: WriteTx>(
             Some(absent) => absent,
             None => {
                 let absent = forced[g] || !w.contains(tables.main, &addition.hash)?;
-                let extra = if absent {
-                    let encoding =
-                        outcome
-                            .encodings
-                            .get(addition.range.clone())
-                            .ok_or_else(|| {
-                                triebench_kv::KvError::backend(
-                                    "merkle",
-                                    "internal error: encoding out of range",
-                                )
-                            })?;
-                    w.put(tables.main, &addition.hash, encoding)?;
-                    group_len[g] - 1
-                } else {
-                    group_len[g]
-                };
-                if extra > 0 {
-                    let raw = hex_to_raw(&addition.hash);
-                    let count = refcount::get(w, tables.duplicate_log, &raw)?;
-                    refcount::set(w, tables.duplicate_log, &raw, count.saturating_add(extra))?;
-                }
                 decided[g] = Some(absent);
                 absent
             }
@@ -155,6 +144,43 @@ fn store_nodes<W: WriteTx>(
             }
         }
     }
+    // Groups are numbered in key order: the first occurrence of each, in `order`, is its node.
+    // The additions whose node is stored, as indices: a small vector.
+    let mut puts: Vec<u32> = Vec::with_capacity(group_len.len());
+    for (k, &i) in order.iter().enumerate() {
+        if k > 0 && group_of[i as usize] == group_of[order[k - 1] as usize] {
+            continue;
+        }
+        let g = group_of[i as usize] as usize;
+        let addition = &additions[i as usize];
+        let extra = if decided[g] == Some(true) {
+            if outcome.encodings.get(addition.range.clone()).is_none() {
+                return Err(triebench_kv::KvError::backend(
+                    "merkle",
+                    "internal error: encoding out of range",
+                )
+                .into());
+            }
+            puts.push(i);
+            group_len[g] - 1
+        } else {
+            group_len[g]
+        };
+        if extra > 0 {
+            let raw = hex_to_raw(&addition.hash);
+            let count = refcount::get(w, tables.duplicate_log, &raw)?;
+            refcount::set(w, tables.duplicate_log, &raw, count.saturating_add(extra))?;
+        }
+    }
+    // Ranges checked above.
+    let encodings = &outcome.encodings;
+    w.put_many(
+        tables.main,
+        puts.iter().map(|&i| {
+            let addition = &additions[i as usize];
+            (&addition.hash[..], &encodings[addition.range.clone()])
+        }),
+    )?;
     Ok(())
 }
 
