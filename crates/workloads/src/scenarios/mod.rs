@@ -27,8 +27,9 @@ use crate::WorkloadError;
 
 pub use update::{update_address, update_key, UPDATE_FINAL_ROOT, UPDATE_LOADED_ROOT, UPDATE_SEED};
 
-/// What a workload did, for benches to report rates and for tests to inspect.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a workload did, for benches to report rates and for tests to inspect. Two runs that did
+/// the same have equal [`Outcome::what_it_did`]; their laps' times differ.
+#[derive(Debug, Clone)]
 pub struct Outcome {
     /// The root the scenario finishes at (the one its reads were made under).
     pub root: String,
@@ -41,6 +42,20 @@ pub struct Outcome {
     /// Every commit, read and prune with its wall time, in order: samples within one run
     /// (`triebench headline` makes confidence intervals from the repeated ones).
     pub laps: Vec<Lap>,
+}
+
+impl Outcome {
+    /// Everything but the times: the final root, the counts and the kind of every step in
+    /// order (what any two runs of a scenario, on any backend, must agree on).
+    pub fn what_it_did(&self) -> (&str, usize, usize, usize, Vec<Step>) {
+        (
+            &self.root,
+            self.commits,
+            self.reads,
+            self.pruned,
+            self.laps.iter().map(|l| l.step).collect(),
+        )
+    }
 }
 
 /// One timed step of a scenario run.
