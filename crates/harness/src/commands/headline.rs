@@ -62,6 +62,14 @@ fn describe(h: &ProfileHeadline) -> String {
 }
 
 pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
+    let valid_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if args.run.is_empty() || !args.run.chars().all(valid_name) || args.run.starts_with('.') {
+        return Err(CliError::Usage(format!(
+            "--run {:?}: a run name is a baseline directory name, so it may only use letters, \
+             digits, '.', '_' and '-' (and not start with '.')",
+            args.run
+        )));
+    }
     if !(args.budget.is_finite() && args.budget >= 0.0) {
         return Err(CliError::Usage(format!(
             "--budget {} is not a number of seconds",
