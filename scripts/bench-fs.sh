@@ -17,8 +17,9 @@
 # By default each run measures the headline: every scenario and the whole suite on every profile
 # (`triebench headline`: ten samples per run of a scenario that repeats a step, so a profile
 # whose suite takes seconds is measured in one run of it), and the floors (criterion).
-# TRIEBENCH_HEADLINE=criterion measures the scenarios with criterion's own groups instead (at
-# least eleven runs of each; the way before, much slower on slow profiles). TRIEBENCH_GROUPS=all
+# TRIEBENCH_HEADLINE=criterion (the default when TRIEBENCH_FILTER is set) measures the scenarios
+# with criterion's own groups instead (at least eleven runs of each; the way before, much slower
+# on slow profiles). TRIEBENCH_GROUPS=all
 # (the default at full scale) adds the scalable groups (scale/...) and raw backend operations
 # (kv/...); a TRIEBENCH_FILTER naming them does too.
 #
@@ -56,7 +57,12 @@ filter_args=()
 # Criterion's per-benchmark HTML plots cost more than many benchmarks themselves on 2 cores, and
 # the report does not read them: TRIEBENCH_PLOTS=1 keeps them.
 if [[ ${TRIEBENCH_PLOTS:-0} != 1 ]]; then filter_args+=(--noplot); fi
-headline=${TRIEBENCH_HEADLINE:-runs}
+# A TRIEBENCH_FILTER picks criterion benchmarks, the scenario groups included: criterion then
+# measures what it selects, and `triebench headline` runs only with TRIEBENCH_HEADLINE=runs.
+headline=${TRIEBENCH_HEADLINE:-}
+if [[ -z $headline ]]; then
+  if [[ -n ${TRIEBENCH_FILTER:-} ]]; then headline=criterion; else headline=runs; fi
+fi
 case $headline in
   runs | criterion) ;;
   *) echo "bench-fs: TRIEBENCH_HEADLINE=$headline is not one of runs, criterion" >&2; exit 2 ;;
