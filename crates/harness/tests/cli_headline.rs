@@ -55,18 +55,7 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
 
     // Two rounds: twenty samples for every scenario, `update` (ten per run) and the small ones
     // (one per run) alike; the suite's sample j sums the scenarios' sample j.
-    let scenarios = [
-        "empty_changes",
-        "root_advance",
-        "delete",
-        "update",
-        "update_same_address_space",
-        "update_same_address_space_with_no_children",
-        "pruning_parent",
-        "pruning_successors",
-        "pruning_duplicate_leaves",
-        "pruning_successor_duplicate_leaves",
-    ];
+    let scenarios = triebench_workloads::SCENARIOS.map(|s| s.name());
     for profile in ["btree", "lmdb"] {
         let mut sum = vec![0.0; 20];
         for s in scenarios {

@@ -23,24 +23,7 @@ pub fn check_address(address: &str) -> Result<(), MerkleError> {
 
 /// The tokens of an address, one byte per two hex characters.
 pub(crate) fn tokens(address: &str) -> Result<Vec<u8>, MerkleError> {
-    let bytes = address.as_bytes();
-    if bytes.len() > MAX_ADDRESS_LEN {
-        return Err(invalid(address, "longer than 8192 characters"));
-    }
-    if !bytes.len().is_multiple_of(2) {
-        return Err(invalid(
-            address,
-            "odd length (tokens are two hex characters)",
-        ));
-    }
-    let mut out = Vec::with_capacity(bytes.len() / 2);
-    for pair in bytes.chunks_exact(2) {
-        match (hex_digit(pair[0]), hex_digit(pair[1])) {
-            (Some(hi), Some(lo)) => out.push(hi << 4 | lo),
-            _ => return Err(invalid(address, "not lowercase hex (0-9, a-f)")),
-        }
-    }
-    Ok(out)
+    token_iter(address).map(Iterator::collect)
 }
 
 /// The tokens of an address without collecting them: the whole address is checked first (same

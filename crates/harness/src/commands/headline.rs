@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use triebench_kv::{BackendSpec, Profile};
 use triebench_report::read::headline_run::{self, Plan, ProfileHeadline};
 use triebench_workloads::Scenario;
 
+use crate::commands::profile_choice::chosen_profiles;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -41,15 +41,9 @@ fn describe(h: &ProfileHeadline) -> String {
     let Some(suite) = h.suite() else {
         return format!("headline: {}: no suite", h.profile);
     };
-    let n = suite.samples.len() as f64;
-    let mean = suite.samples.iter().sum::<f64>() / n;
-    let var = suite
-        .samples
-        .iter()
-        .map(|x| (x - mean).powi(2))
-        .sum::<f64>()
-        / (n - 1.0).max(1.0);
-    let half = 1.96 * (var / n).sqrt();
+    let Some((mean, half)) = suite.mean_and_half_width() else {
+        return format!("headline: {}: no samples", h.profile);
+    };
     format!(
         "headline: {:<16} suite {:>10.3} ms ± {:>4.1}% ({} samples; update run {}x) in {:.1} s",
         h.profile.name(),
@@ -76,17 +70,7 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
             args.budget
         )));
     }
-    let profiles = if args.profiles.is_empty() {
-        Profile::enabled()
-    } else {
-        let mut chosen = Vec::new();
-        for name in &args.profiles {
-            let profile: Profile = name.trim().parse()?;
-            BackendSpec::new(profile, Some(args.dir.clone()))?;
-            chosen.push(profile);
-        }
-        chosen
-    };
+    let profiles = chosen_profiles(&args.profiles, &args.dir)?;
     let criterion_dir = args
         .criterion_dir
         .unwrap_or_else(triebench_report::default_criterion_dir);

@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use triebench_kv::{BackendSpec, Profile};
 use triebench_report::model::io_profile;
 use triebench_report::read::{fs_info, io_profile_run};
 
 use crate::commands::flamegraph::profiled;
+use crate::commands::profile_choice::chosen_profiles;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -32,17 +32,7 @@ pub struct IoProfileArgs {
 }
 
 pub fn run_io_profile(args: IoProfileArgs) -> Result<(), CliError> {
-    let profiles = if args.profiles.is_empty() {
-        Profile::enabled()
-    } else {
-        let mut chosen = Vec::new();
-        for name in &args.profiles {
-            let profile: Profile = name.trim().parse()?;
-            BackendSpec::new(profile, Some(args.dir.clone()))?;
-            chosen.push(profile);
-        }
-        chosen
-    };
+    let profiles = chosen_profiles(&args.profiles, &args.dir)?;
     let out = args.out.unwrap_or_else(|| {
         args.criterion_dir
             .unwrap_or_else(triebench_report::default_criterion_dir)

@@ -12,6 +12,7 @@ pub mod io_profile;
 pub mod load;
 pub mod phase_tally;
 pub mod phases;
+pub mod profile_choice;
 pub mod profiles;
 pub mod report;
 pub mod root;

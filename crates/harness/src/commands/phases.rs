@@ -4,11 +4,12 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use triebench_kv::{BackendSpec, Phase, Profile};
+use triebench_kv::Phase;
 use triebench_report::model::phases::PhaseRow;
 use triebench_report::read::phases_run;
 
 use crate::commands::flamegraph::profiled;
+use crate::commands::profile_choice::chosen_profiles;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -68,17 +69,7 @@ pub fn describe(row: &PhaseRow) -> String {
 }
 
 pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
-    let profiles = if args.profiles.is_empty() {
-        Profile::enabled()
-    } else {
-        let mut chosen = Vec::new();
-        for name in &args.profiles {
-            let profile: Profile = name.trim().parse()?;
-            BackendSpec::new(profile, Some(args.dir.clone()))?;
-            chosen.push(profile);
-        }
-        chosen
-    };
+    let profiles = chosen_profiles(&args.profiles, &args.dir)?;
     let out = args.out.unwrap_or_else(|| {
         let dir = args
             .criterion_dir

@@ -141,6 +141,16 @@ pub struct Baseline {
 }
 
 impl Baseline {
+    /// The mean of the samples (ns) and the half width of its normal-approximation 95%
+    /// interval, as saved in `estimates.json`.
+    pub fn mean_and_half_width(&self) -> Option<(f64, f64)> {
+        if self.samples.is_empty() {
+            return None;
+        }
+        let mean = estimates(&self.samples).mean;
+        Some((mean.point_estimate, Z95 * mean.standard_error))
+    }
+
     /// The directory criterion itself would use: `<dir>/<group>/<function>/<run>` with `/`
     /// and `:` made `_`.
     pub fn dir(&self, criterion_dir: &Path, run: &str) -> PathBuf {
