@@ -1,7 +1,7 @@
 //! `triebench headline` on real stores (btree, and LMDB files under a temporary directory):
 //! every scenario and the suite are saved as criterion baselines with the samples the run
-//! promises (ten per round, the suite's summing the scenarios'), and `triebench report` reads
-//! them like criterion's own.
+//! promises (ten per round, the suite's summing the scenarios'), each profile's storage floor
+//! is saved beside them, and `triebench report` reads them like criterion's own.
 
 use std::path::Path;
 use std::process::Command;
@@ -50,7 +50,7 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
         ],
         &[&criterion, Path::new("--dir"), &stores],
     );
-    assert!(stdout.contains("22 benchmarks saved"), "{stdout}");
+    assert!(stdout.contains("24 benchmarks saved"), "{stdout}");
     assert!(stderr.contains("headline: btree"), "{stderr}");
 
     // Two rounds: twenty samples for every scenario, `update` (ten per run) and the small ones
@@ -70,6 +70,13 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
         for (a, b) in suite.iter().zip(&sum) {
             assert!((a - b).abs() <= 1e-6 * b, "{profile}: suite {a} vs sum {b}");
         }
+        // The floor: one sample per commit, each a real commit's time.
+        let floor = samples(&criterion.join(format!("floor_commit/{profile}/fast")));
+        assert_eq!(floor.len(), 100, "floor on {profile}");
+        assert!(
+            floor.iter().all(|&t| t > 0.0),
+            "floor on {profile}: {floor:?}"
+        );
     }
 
     let out = work.path().join("report");
@@ -89,6 +96,18 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
         report.contains("triebench headline"),
         "methods note missing"
     );
+    let section = report
+        .split("## Each backend against its storage floor")
+        .nth(1)
+        .expect("the storage-floor section");
+    for profile in ["btree", "lmdb"] {
+        assert!(
+            section.lines().any(
+                |l| l.starts_with(&format!("| `{profile}` |")) && l.matches(" · ").count() == 2
+            ),
+            "{profile}'s floor, update and above are in the section:\n{section}"
+        );
+    }
     let ratios = std::fs::read_to_string(out.join("ratios.csv")).expect("ratios.csv");
     assert!(
         ratios.lines().any(|l| l.contains("scenario/suite/lmdb")),

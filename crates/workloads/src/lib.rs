@@ -8,6 +8,7 @@
 //!   [`SCENARIOS`], [`run_scenario`]).
 //! - [`rng`]: the seeded generator the `update` scenario shares with Transact's test.
 //! - [`scalable`]: fresh key batches and preloads of any size, for the scalable benches.
+//! - [`floor`]: the storage floor of a trie commit: `update`'s writes without the trie.
 //! - [`commit_file`]: the JSON Lines commit format of `triebench root` and its replay.
 //! - [`load`]: the load generator (`triebench load`): production-shaped state, an open-loop
 //!   writer, closed-loop readers, latency histograms and the saturation search.
@@ -18,6 +19,7 @@
 pub mod commit_file;
 pub mod crash;
 pub mod error;
+pub mod floor;
 pub mod load;
 pub mod rng;
 pub mod scalable;
@@ -26,5 +28,5 @@ pub mod scenarios;
 pub use error::WorkloadError;
 pub use scenarios::{
     run_scenario, update_address, update_key, Lap, Outcome, Scenario, Step, SCENARIOS,
-    UPDATE_FINAL_ROOT, UPDATE_LOADED_ROOT, UPDATE_SEED,
+    UPDATE_FINAL_ROOT, UPDATE_KEYS, UPDATE_LOADED_ROOT, UPDATE_SEED,
 };

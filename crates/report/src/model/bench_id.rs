@@ -7,6 +7,7 @@
 //! - `scale/<kind>/<profile>`, function and/or parameter free (`commit_size`, `state_size`,
 //!   `reads` with `hit`/`miss`, `leaves`, `prune`);
 //! - `floor`, function `fsync_4k` (4 KiB write + fdatasync) or `sha512_8k` (hash throughput);
+//! - `floor/commit`, function = profile: the storage floor of one `update` commit;
 //! - `kv/<op>/<profile>`, parameter = keys per transaction (raw backend operations).
 //!
 //! A scenario's function may also be `<implementation>:<profile>` (feature `transact`:
@@ -35,6 +36,10 @@ pub const FLOOR_FSYNC: &str = "fsync_4k";
 
 /// The floor benchmark timing SHA-512 over 8 KiB inputs.
 pub const FLOOR_SHA512: &str = "sha512_8k";
+
+/// The group of each profile's storage floor, `floor/commit/<profile>`: one commit of `update`'s
+/// shape written straight to the store, without the trie (`triebench headline` measures it).
+pub const FLOOR_COMMIT_GROUP: &str = "floor/commit";
 
 /// The profile every other profile's overhead is measured against.
 pub const REFERENCE_PROFILE: &str = "btree";
@@ -107,6 +112,12 @@ impl BenchKey {
                 Some(name) => BenchKind::Floor { name: name.clone() },
                 None => BenchKind::Other,
             },
+            ["floor", "commit"] if self.value.is_none() => match &self.function {
+                Some(profile) => BenchKind::CommitFloor {
+                    profile: profile.clone(),
+                },
+                None => BenchKind::Other,
+            },
             [family @ ("scale" | "kv"), kind, profile] => BenchKind::Profiled {
                 family: (*family).to_string(),
                 kind: (*kind).to_string(),
@@ -127,7 +138,7 @@ impl BenchKey {
                 group: format!("{family}/{kind}/{other}"),
                 ..self.clone()
             }),
-            BenchKind::Floor { .. } | BenchKind::Other => None,
+            BenchKind::Floor { .. } | BenchKind::CommitFloor { .. } | BenchKind::Other => None,
         }
     }
 
@@ -145,9 +156,9 @@ impl BenchKey {
     /// The profile this benchmark ran on, if the convention names one.
     pub fn profile(&self) -> Option<String> {
         match self.kind() {
-            BenchKind::Scenario { profile, .. } | BenchKind::Profiled { profile, .. } => {
-                Some(profile)
-            }
+            BenchKind::Scenario { profile, .. }
+            | BenchKind::Profiled { profile, .. }
+            | BenchKind::CommitFloor { profile } => Some(profile),
             BenchKind::Floor { .. } | BenchKind::Other => None,
         }
     }
@@ -167,6 +178,11 @@ pub enum BenchKind {
     Floor {
         /// [`FLOOR_FSYNC`], [`FLOOR_SHA512`] or another floor.
         name: String,
+    },
+    /// `floor/commit`, function = profile: the storage floor of one `update` commit.
+    CommitFloor {
+        /// The profile name.
+        profile: String,
     },
     /// `scale/<kind>/<profile>` or `kv/<kind>/<profile>`.
     Profiled {

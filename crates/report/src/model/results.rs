@@ -159,7 +159,9 @@ impl ResultSet {
         for key in self.all_keys() {
             if matches!(
                 key.kind(),
-                BenchKind::Scenario { .. } | BenchKind::Floor { .. }
+                BenchKind::Scenario { .. }
+                    | BenchKind::Floor { .. }
+                    | BenchKind::CommitFloor { .. }
             ) {
                 continue;
             }

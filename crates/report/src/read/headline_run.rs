@@ -8,14 +8,18 @@
 //! connections and caches; one run of every scenario sizes the rest; then as many rounds as the
 //! time budget allows (at least one, at most `max_runs` runs of `update`), until every scenario
 //! has the same number of samples and the suite's sample *j* is the sum of the scenarios'.
+//! Before the rounds (so the budget counts it), the profile's storage floor
+//! (`floor/commit/<profile>`): [`FLOOR_COMMITS`] commits of `update`'s shape written straight
+//! to a preloaded fresh store ([`triebench_workloads::floor`]), one sample each.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
+use triebench_kv::{FreshStores, KvError, Profile, Store, StoreVisitor};
+use triebench_workloads::floor::FloorCommits;
 use triebench_workloads::{Lap, Scenario, SCENARIOS};
 
-use crate::model::bench_id::SUITE;
+use crate::model::bench_id::{FLOOR_COMMIT_GROUP, SUITE};
 use crate::model::headline::{run_samples, summed, Baseline, GROUPS};
 use crate::IoLabError;
 
@@ -33,7 +37,8 @@ pub struct Plan {
 pub struct ProfileHeadline {
     /// The profile measured.
     pub profile: Profile,
-    /// `scenario/<name>/<profile>` for each scenario, then `scenario/suite/<profile>`.
+    /// `scenario/<name>/<profile>` for each scenario, then `scenario/suite/<profile>` and
+    /// `floor/commit/<profile>`.
     pub baselines: Vec<Baseline>,
     /// Runs made of each scenario, in [`SCENARIOS`] order (warm-up included).
     pub runs: Vec<usize>,
@@ -76,6 +81,28 @@ impl StoreVisitor for Timed {
             source,
         })?;
         Ok((wall, outcome.laps))
+    }
+}
+
+/// Commits timed for a profile's storage floor, one sample each.
+pub const FLOOR_COMMITS: usize = 100;
+
+/// Times [`FLOOR_COMMITS`] floor commits on a preloaded store (the preload untimed).
+struct Floor;
+
+impl StoreVisitor for Floor {
+    type Output = Result<Vec<f64>, KvError>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        let mut floor = FloorCommits::new(&store)?;
+        floor.preload(&store)?;
+        (0..FLOOR_COMMITS)
+            .map(|_| {
+                let start = Instant::now();
+                floor.commit(&store)?;
+                Ok(start.elapsed().as_nanos() as f64)
+            })
+            .collect()
     }
 }
 
@@ -133,6 +160,8 @@ pub fn collect(
             per_run.push((s.len(), cost));
             samples.push(s);
         }
+        // Before the rounds, so the budget counts it.
+        let floor = stores.run(triebench_merkle::TABLES, Floor)??;
         let target = rounds_within(plan, &per_run, start.elapsed()) * GROUPS;
         for (i, &scenario) in SCENARIOS.iter().enumerate() {
             while samples[i].len() < target {
@@ -156,6 +185,11 @@ pub fn collect(
             group: format!("scenario/{SUITE}"),
             function: profile.name().to_string(),
             samples: summed(&all),
+        });
+        baselines.push(Baseline {
+            group: FLOOR_COMMIT_GROUP.to_string(),
+            function: profile.name().to_string(),
+            samples: floor,
         });
         let headline = ProfileHeadline {
             profile,

@@ -5,6 +5,7 @@
 //!   missing, environment) and [`lab_markdown`] (the filesystem lab). All use [`table`] and [`fmt`].
 //! - [`export`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; [`lab_csv`]: `io-profile.csv`.
 //! - [`transact_section`]: triebench vs Transact's own code, when both were measured.
+//! - [`floor_section`]: each backend's `update` commit against its storage floor.
 //! - [`plots`]: the slowdown and time plots, drawn by [`chart`] on [`axes`] with the embedded
 //!   [`font`].
 //! - [`load_files`], [`load_plots`]: a `triebench load` folder (load.json, timeseries.csv,
@@ -18,6 +19,7 @@ pub mod chart;
 pub mod context_markdown;
 pub mod crash_section;
 pub mod export;
+pub mod floor_section;
 pub mod fmt;
 pub mod font;
 pub mod lab_csv;

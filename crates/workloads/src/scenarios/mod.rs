@@ -25,7 +25,9 @@ use triebench_merkle::StateChange;
 
 use crate::WorkloadError;
 
-pub use update::{update_address, update_key, UPDATE_FINAL_ROOT, UPDATE_LOADED_ROOT, UPDATE_SEED};
+pub use update::{
+    update_address, update_key, UPDATE_FINAL_ROOT, UPDATE_KEYS, UPDATE_LOADED_ROOT, UPDATE_SEED,
+};
 
 /// What a workload did, for benches to report rates and for tests to inspect. Two runs that did
 /// the same have equal [`Outcome::what_it_did`]; their laps' times differ.

@@ -13,7 +13,7 @@ use crate::rng::XorShift64Star;
 use crate::WorkloadError;
 
 /// How many single-key commits `update` makes before its batch.
-const UPDATE_KEYS: u32 = 1000;
+pub const UPDATE_KEYS: u32 = 1000;
 /// How many of the lower half of the keys the batch sets to "5.0", and of the upper half it
 /// deletes.
 const UPDATE_BATCH_HALF: usize = 50;

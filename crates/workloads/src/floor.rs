@@ -1,0 +1,128 @@
+//! The storage floor of a trie commit: the writes one of `update`'s single-key commits makes,
+//! made directly on the store (no trie, no reads, no hashing), so a report can set each
+//! backend's scenario times against what its storage alone costs for the same bytes.
+//!
+//! On the store `update` grows (1000 keys, ~33,000 nodes), one of its commits writes on average
+//! 33 new nodes holding ~15.7 KB under fresh hash-like keys (the root, ~13 KB, and 32 small
+//! nodes; figures from the `hotpath` example) and two change-log entries (the new root's and
+//! its parent's, rewritten). [`FloorCommits::preload`] fills a store to the size `update`'s
+//! table averages over its run, for the caller to leave untimed; [`FloorCommits::commit`] writes
+//! one such commit in one write transaction.
+
+use triebench_kv::{KvError, Store, Table, WriteTx};
+
+use crate::rng::XorShift64Star;
+
+/// Node entries [`FloorCommits::preload`] writes: half what `update` leaves, the size its table averages
+/// over the run.
+pub const PRELOADED_NODES: usize = 16_000;
+
+/// Nodes per commit, as an average `update` commit writes.
+pub const NODES_PER_COMMIT: usize = 33;
+
+/// Bytes of the commit's root node.
+pub const ROOT_BYTES: usize = 13_000;
+
+/// Bytes of each other node (32 of them make the ~2.7 KB beside the root).
+pub const NODE_BYTES: usize = 84;
+
+/// Bytes of the new root's change-log entry and of its parent's rewritten one.
+pub const CHANGE_LOG_BYTES: [usize; 2] = [1_100, 2_200];
+
+/// Entries preloaded per write transaction, so no backend holds one huge transaction.
+const PRELOAD_BATCH: usize = 1_000;
+
+/// The keys and bytes of floor commits: fresh keys drawn from a seeded generator, so every
+/// commit writes where the trie would (at random places of the key space).
+#[derive(Debug)]
+pub struct FloorCommits {
+    keys: XorShift64Star,
+    bytes: Vec<u8>,
+    main: Table,
+    change_log: Table,
+}
+
+impl FloorCommits {
+    /// Floor commits into the trie's `main` and `change_log` tables of `store` (opened with
+    /// [`triebench_merkle::TABLES`]).
+    pub fn new<S: Store>(store: &S) -> Result<Self, KvError> {
+        Ok(FloorCommits {
+            keys: XorShift64Star::new(0x5eed_f100),
+            bytes: vec![0xa7; ROOT_BYTES],
+            main: store.table("main")?,
+            change_log: store.table("change_log")?,
+        })
+    }
+
+    /// A fresh node key: 64 hex digits, as the trie names a node by its hash.
+    fn node_key(&mut self) -> [u8; 64] {
+        let mut key = [0u8; 64];
+        for chunk in key.chunks_mut(16) {
+            let word = format!("{:016x}", self.keys.next_u64());
+            chunk.copy_from_slice(word.as_bytes());
+        }
+        key
+    }
+
+    /// A fresh change-log key: 32 raw bytes, as the trie keys a root's entry.
+    fn root_key(&mut self) -> [u8; 32] {
+        let mut key = [0u8; 32];
+        for chunk in key.chunks_mut(8) {
+            chunk.copy_from_slice(&self.keys.next_u64().to_le_bytes());
+        }
+        key
+    }
+
+    /// Fills the store with [`PRELOADED_NODES`] small nodes, so commits land in a table of the
+    /// size `update` reaches. Not part of the floor: the caller leaves it untimed.
+    pub fn preload<S: Store>(&mut self, store: &S) -> Result<(), KvError> {
+        let mut left = PRELOADED_NODES;
+        while left > 0 {
+            let n = left.min(PRELOAD_BATCH);
+            let mut w = store.writer()?;
+            for _ in 0..n {
+                let key = self.node_key();
+                w.put(self.main, &key, &self.bytes[..NODE_BYTES])?;
+            }
+            w.commit()?;
+            left -= n;
+        }
+        Ok(())
+    }
+
+    /// Writes one commit: [`NODES_PER_COMMIT`] fresh nodes (the first of [`ROOT_BYTES`], the
+    /// others of [`NODE_BYTES`]) and the two change-log entries, in one write transaction.
+    pub fn commit<S: Store>(&mut self, store: &S) -> Result<(), KvError> {
+        let mut w = store.writer()?;
+        for i in 0..NODES_PER_COMMIT {
+            let key = self.node_key();
+            let len = if i == 0 { ROOT_BYTES } else { NODE_BYTES };
+            w.put(self.main, &key, &self.bytes[..len])?;
+        }
+        for len in CHANGE_LOG_BYTES {
+            let key = self.root_key();
+            w.put(self.change_log, &key, &self.bytes[..len])?;
+        }
+        w.commit()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use triebench_kv::btree::BTreeStore;
+    use triebench_kv::ReadTx;
+
+    #[test]
+    fn a_commit_writes_its_nodes_and_change_log_entries_under_fresh_keys() {
+        let store = BTreeStore::open(triebench_merkle::TABLES).expect("store");
+        let mut floor = FloorCommits::new(&store).expect("tables");
+        floor.commit(&store).expect("commit");
+        floor.commit(&store).expect("commit");
+        let r = store.reader().expect("reader");
+        let main = store.table("main").expect("main");
+        let log = store.table("change_log").expect("change_log");
+        assert_eq!(r.count(main).expect("count"), 2 * NODES_PER_COMMIT as u64);
+        assert_eq!(r.count(log).expect("count"), 4);
+    }
+}
