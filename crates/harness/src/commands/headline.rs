@@ -1,6 +1,6 @@
 //! `triebench headline`: every scenario and the suite on every profile, on one filesystem, with
-//! samples taken within runs; saved as criterion baselines where `report` reads them
-//! (scripts/bench-fs.sh calls this per filesystem).
+//! samples taken within runs, and each profile's storage floor; saved as criterion baselines
+//! where `report` reads them (scripts/bench-fs.sh calls this per filesystem).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
