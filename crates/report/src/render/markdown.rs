@@ -296,9 +296,8 @@ impl ReportInput<'_> {
         }
     }
 
-    /// The headline: the whole suite, its plot, the floors (and each backend against its
-    /// storage floor), every scenario and their plots.
-    pub fn measurement_sections(&self, out: &mut String) {
+    /// The headline: the whole suite, its plot and the floors.
+    pub fn headline_sections(&self, out: &mut String) {
         let scenarios = self.results.scenario_names();
         let headline = scenarios.iter().any(|s| s == SUITE);
         if headline {
@@ -312,7 +311,12 @@ impl ReportInput<'_> {
         }
         self.plot_links(out, |p| p.svg.ends_with("slowdown.svg"));
         self.floors(out);
-        crate::render::floor_section::render(out, self.results);
+    }
+
+    /// Every scenario but the suite, and the time-per-scenario plots.
+    pub fn scenario_sections(&self, out: &mut String) {
+        let scenarios = self.results.scenario_names();
+        let headline = scenarios.iter().any(|s| s == SUITE);
         let rest: Vec<&String> = scenarios.iter().filter(|s| *s != SUITE).collect();
         if !rest.is_empty() {
             out.push_str("## Scenarios\n\n");

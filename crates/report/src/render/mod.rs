@@ -35,7 +35,8 @@ pub mod plots;
 pub mod table;
 pub mod transact_section;
 
-/// The whole of `report.md`, section by section: what the run was, the headline measurements,
+/// The whole of `report.md`, section by section: what the run was, the headline measurements
+/// (each backend against its storage floor after the floors, then the scenarios),
 /// the filesystem lab's sections (from [`lab_markdown`], a renderer of its own), the other
 /// groups, then what is missing, the environment and the files.
 pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
@@ -43,7 +44,9 @@ pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
     input.intro(&mut out);
     input.filesystems(&mut out);
     input.profiles(&mut out);
-    input.measurement_sections(&mut out);
+    input.headline_sections(&mut out);
+    floor_section::render(&mut out, input.results);
+    input.scenario_sections(&mut out);
     lab_markdown::render(&mut out, input.results, input.io_profile, input.predictions);
     transact_section::render(&mut out, input.results, input.resamples);
     load_section::render(&mut out, input.load);
