@@ -6,8 +6,9 @@
 //! 33 new nodes holding ~15.7 KB under fresh hash-like keys (the root, ~13 KB, and 32 small
 //! nodes; figures from the `hotpath` example) and two change-log entries (the new root's and
 //! its parent's, rewritten). [`FloorCommits::preload`] fills a store to the size `update`'s
-//! table averages over its run, for the caller to leave untimed; [`FloorCommits::commit`] writes
-//! one such commit in one write transaction.
+//! table averages over its run, and [`FloorCommits::prepare`] draws a commit's keys, both for
+//! the caller to leave untimed; [`FloorCommits::commit`] writes one such commit in one write
+//! transaction.
 
 use triebench_kv::{KvError, Store, Table, WriteTx};
 
@@ -40,6 +41,10 @@ pub struct FloorCommits {
     bytes: Vec<u8>,
     main: Table,
     change_log: Table,
+    /// The next commit's node keys, drawn by [`FloorCommits::prepare`].
+    nodes: [[u8; 64]; NODES_PER_COMMIT],
+    /// The next commit's change-log keys.
+    roots: [[u8; 32]; 2],
 }
 
 impl FloorCommits {
@@ -51,15 +56,21 @@ impl FloorCommits {
             bytes: vec![0xa7; ROOT_BYTES],
             main: store.table("main")?,
             change_log: store.table("change_log")?,
+            nodes: [[0; 64]; NODES_PER_COMMIT],
+            roots: [[0; 32]; 2],
         })
     }
 
-    /// A fresh node key: 64 hex digits, as the trie names a node by its hash.
+    /// A fresh node key: 64 random lowercase hex digits, as the trie names a node by its hash.
     fn node_key(&mut self) -> [u8; 64] {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
         let mut key = [0u8; 64];
         for chunk in key.chunks_mut(16) {
-            let word = format!("{:016x}", self.keys.next_u64());
-            chunk.copy_from_slice(word.as_bytes());
+            let mut word = self.keys.next_u64();
+            for digit in chunk {
+                *digit = DIGITS[(word & 0xf) as usize];
+                word >>= 4;
+            }
         }
         key
     }
@@ -90,18 +101,28 @@ impl FloorCommits {
         Ok(())
     }
 
-    /// Writes one commit: [`NODES_PER_COMMIT`] fresh nodes (the first of [`ROOT_BYTES`], the
-    /// others of [`NODE_BYTES`]) and the two change-log entries, in one write transaction.
-    pub fn commit<S: Store>(&mut self, store: &S) -> Result<(), KvError> {
-        let mut w = store.writer()?;
+    /// Draws the next commit's keys, so that [`FloorCommits::commit`] only writes: the caller
+    /// leaves this untimed.
+    pub fn prepare(&mut self) {
         for i in 0..NODES_PER_COMMIT {
-            let key = self.node_key();
-            let len = if i == 0 { ROOT_BYTES } else { NODE_BYTES };
-            w.put(self.main, &key, &self.bytes[..len])?;
+            self.nodes[i] = self.node_key();
         }
-        for len in CHANGE_LOG_BYTES {
-            let key = self.root_key();
-            w.put(self.change_log, &key, &self.bytes[..len])?;
+        for i in 0..self.roots.len() {
+            self.roots[i] = self.root_key();
+        }
+    }
+
+    /// Writes one commit under the keys [`FloorCommits::prepare`] drew: [`NODES_PER_COMMIT`]
+    /// nodes (the first of [`ROOT_BYTES`], the others of [`NODE_BYTES`]) and the two change-log
+    /// entries, in one write transaction.
+    pub fn commit<S: Store>(&self, store: &S) -> Result<(), KvError> {
+        let mut w = store.writer()?;
+        for (i, key) in self.nodes.iter().enumerate() {
+            let len = if i == 0 { ROOT_BYTES } else { NODE_BYTES };
+            w.put(self.main, key, &self.bytes[..len])?;
+        }
+        for (key, len) in self.roots.iter().zip(CHANGE_LOG_BYTES) {
+            w.put(self.change_log, key, &self.bytes[..len])?;
         }
         w.commit()
     }
@@ -117,7 +138,9 @@ mod tests {
     fn a_commit_writes_its_nodes_and_change_log_entries_under_fresh_keys() {
         let store = BTreeStore::open(triebench_merkle::TABLES).expect("store");
         let mut floor = FloorCommits::new(&store).expect("tables");
+        floor.prepare();
         floor.commit(&store).expect("commit");
+        floor.prepare();
         floor.commit(&store).expect("commit");
         let r = store.reader().expect("reader");
         let main = store.table("main").expect("main");
