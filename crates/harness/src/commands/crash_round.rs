@@ -218,6 +218,10 @@ pub fn reap_leftovers(dirs: &[PathBuf], known: &[u32]) -> u64 {
         reap_adopted_zombies(known);
         let left = processes_in(dirs);
         if left.is_empty() {
+            // One that exited since the reap above is a zombie, which `processes_in` cannot
+            // see (its cwd is gone) but whose pid is still taken: a PostgreSQL restarted on the
+            // store refuses a postmaster.pid naming it ("lock file already exists").
+            reap_adopted_zombies(known);
             return 0;
         }
         if Instant::now() >= deadline {
