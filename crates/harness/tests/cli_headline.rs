@@ -72,7 +72,11 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
         }
         // The floor: one sample per commit, each a real commit's time.
         let floor = samples(&criterion.join(format!("floor_commit/{profile}/fast")));
-        assert_eq!(floor.len(), 100, "floor on {profile}");
+        assert_eq!(
+            floor.len(),
+            triebench_workloads::floor::FLOOR_COMMITS,
+            "floor on {profile}"
+        );
         assert!(
             floor.iter().all(|&t| t > 0.0),
             "floor on {profile}: {floor:?}"

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use triebench_kv::{FreshStores, KvError, Profile, Store, StoreVisitor};
-use triebench_workloads::floor::FloorCommits;
+use triebench_workloads::floor::{FloorCommits, FLOOR_COMMITS};
 use triebench_workloads::{Lap, Scenario, SCENARIOS};
 
 use crate::model::bench_id::{FLOOR_COMMIT_GROUP, SUITE};
@@ -83,9 +83,6 @@ impl StoreVisitor for Timed {
         Ok((wall, outcome.laps))
     }
 }
-
-/// Commits timed for a profile's storage floor, one sample each.
-pub const FLOOR_COMMITS: usize = 100;
 
 /// Times [`FLOOR_COMMITS`] floor commits on a preloaded store (the preload and the drawing of
 /// each commit's keys untimed).

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use triebench_workloads::floor::FLOOR_COMMITS;
 use triebench_workloads::UPDATE_KEYS;
 
 use crate::model::bench_id::{BenchKey, FLOOR_COMMIT_GROUP};
@@ -30,7 +31,7 @@ pub fn render(out: &mut String, results: &ResultSet) {
          *floor*: one commit of `update`'s shape written straight to the store, without the \
          trie (`{FLOOR_COMMIT_GROUP}/<profile>`: 33 fresh nodes of ~15.7 KB, the root ~13 KB, \
          and two change-log entries, on a store preloaded to the size `update`'s table averages; \
-         mean of 100 commits). *update*: `scenario/update` ÷ {UPDATE_KEYS}, its time per \
+         mean of {FLOOR_COMMITS} commits). *update*: `scenario/update` ÷ {UPDATE_KEYS}, its time per \
          single-key commit (its reads and closing batch included). *above*: update − floor, \
          what the trie, its reads and the access pattern cost beyond the storage's own writes.\n"
     );
