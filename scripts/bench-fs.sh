@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs the criterion benches once per filesystem, with TMPDIR on it, then writes a report.
+# Measures each filesystem (the headline, and criterion's benches when asked for, with TMPDIR on
+# it), then writes a report.
 #
 #   scripts/bench-fs.sh [NAME=DIR ...]
 #
-# Each NAME=DIR runs `cargo bench` with TMPDIR=DIR and `--save-baseline NAME`; the first NAME is
-# the baseline the report divides by. With no arguments: tmpfs=/dev/shm (when it is a tmpfs) and
+# Each NAME=DIR is measured in a fresh directory under DIR and saved as criterion baseline NAME
+# (`cargo bench -- --save-baseline NAME` when criterion runs); the first NAME is the baseline
+# the report divides by. With no arguments: tmpfs=/dev/shm (when it is a tmpfs) and
 # disk=<a directory on the disk holding this checkout>.
 #
 # Before each run `triebench capture-fs` records the filesystem and its cost per operation class;
@@ -14,9 +16,10 @@
 # `scripts/fs-lab.sh iolab` names), `triebench io-profile` counts what each backend asks of the
 # filesystem, and the report adds I/O profiles and predicted-vs-measured slowdowns.
 #
-# By default each run measures the headline: every scenario and the whole suite on every profile
-# (`triebench headline`: ten samples per run of a scenario that repeats a step, so a profile
-# whose suite takes seconds is measured in one run of it), and the floors (criterion).
+# By default each run measures the headline with `triebench headline`: every scenario and the
+# whole suite on every profile (ten samples per run of a scenario that repeats a step, so a
+# profile whose suite takes seconds is measured in one run of it), each profile's storage floor,
+# the fsync and SHA-512 floors and a phase span's cost; criterion is then not run (nor built).
 # TRIEBENCH_HEADLINE=criterion (the default when TRIEBENCH_FILTER is set) measures the scenarios
 # with criterion's own groups instead (at least eleven runs of each; the way before, much slower
 # on slow profiles). TRIEBENCH_GROUPS=all
@@ -72,15 +75,23 @@ case $TRIEBENCH_SCALE in
   full) headline_plan=(--budget 30 --max-rounds 30) ;;
   *) headline_plan=(--budget 5 --max-rounds 10) ;;
 esac
+# Whether criterion runs at all: with the headline taken by `triebench headline` (the scenario
+# groups, the floors, the span cost) and no other groups asked for, nothing is left for it, and
+# the benches are not even built (about a minute of a cold build on 2 cores).
+criterion=1
 if [[ $headline == runs && -z ${TRIEBENCH_FILTER:-} ]]; then
-  # `triebench headline` takes the scenario groups; criterion takes the rest.
+  # Criterion takes what the headline does not: the scalable groups and raw backend
+  # operations when asked for, and Transact's own stores (benches/transact.rs).
+  groups=()
   if [[ ${TRIEBENCH_GROUPS:-} == all || ($TRIEBENCH_SCALE == full && -z ${TRIEBENCH_GROUPS:-}) ]]; then
-    TRIEBENCH_FILTER='^(floor|phases|kv|scale)/'
-  else
-    TRIEBENCH_FILTER='^(floor|phases)/'
+    groups+=('^(kv|scale)/')
   fi
-  # Transact's own stores (benches/transact.rs) stay criterion's.
-  if [[ " $benches " == *" transact "* ]]; then TRIEBENCH_FILTER+='|^scenario/[^/]+/transact-'; fi
+  if [[ " $benches " == *" transact "* ]]; then groups+=('^scenario/[^/]+/transact-'); fi
+  if ((${#groups[@]} == 0)); then
+    criterion=0
+  else
+    TRIEBENCH_FILTER=$(IFS='|'; echo "${groups[*]}")
+  fi
 fi
 if [[ -n ${TRIEBENCH_FILTER:-} ]]; then
   filter_args+=("$TRIEBENCH_FILTER") # criterion's positional filter
@@ -113,7 +124,7 @@ build_start=$(date +%s)
 # `transact` is a feature of the root package only (benches/transact.rs), not of the CLI.
 harness_features=$(tr ',' '\n' <<<"$features" | grep -vx transact | paste -sd, -)
 cargo build --release --features "$harness_features" -p triebench-harness --bin triebench
-cargo bench --features "$features" "${bench_args[@]}" --no-run
+if ((criterion)); then cargo bench --features "$features" "${bench_args[@]}" --no-run; fi
 triebench=$target_dir/release/triebench
 echo "bench-fs: build took $(( $(date +%s) - build_start )) s"
 
@@ -131,10 +142,12 @@ for run in "${runs[@]}"; do
     "$triebench" "${headline_args[@]}"
     echo "bench-fs: headline on '$name' took $(( $(date +%s) - headline_start )) s"
   fi
-  run_start=$(date +%s)
-  TMPDIR=$work cargo bench --features "$features" "${bench_args[@]}" -- \
-    --save-baseline "$name" "${filter_args[@]}"
-  echo "bench-fs: criterion on '$name' took $(( $(date +%s) - run_start )) s"
+  if ((criterion)); then
+    run_start=$(date +%s)
+    TMPDIR=$work cargo bench --features "$features" "${bench_args[@]}" -- \
+      --save-baseline "$name" "${filter_args[@]}"
+    echo "bench-fs: criterion on '$name' took $(( $(date +%s) - run_start )) s"
+  fi
   if [[ ${TRIEBENCH_PHASES:-1} != 0 ]]; then
     phases_start=$(date +%s)
     phase_args=(phases --run "$name" --dir "$work" --criterion-dir "$criterion_dir")

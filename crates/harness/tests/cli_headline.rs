@@ -1,7 +1,8 @@
 //! `triebench headline` on real stores (btree, and LMDB files under a temporary directory):
 //! every scenario and the suite are saved as criterion baselines with the samples the run
 //! promises (ten per round, the suite's summing the scenarios'), each profile's storage floor
-//! is saved beside them, and `triebench report` reads them like criterion's own.
+//! is saved beside them, so are the fsync and SHA-512 floors and a phase span's cost, and
+//! `triebench report` reads them like criterion's own.
 
 use std::path::Path;
 use std::process::Command;
@@ -50,7 +51,8 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
         ],
         &[&criterion, Path::new("--dir"), &stores],
     );
-    assert!(stdout.contains("24 benchmarks saved"), "{stdout}");
+    // Per profile ten scenarios, the suite and the storage floor; then four small benchmarks.
+    assert!(stdout.contains("28 benchmarks saved"), "{stdout}");
     assert!(stderr.contains("headline: btree"), "{stderr}");
 
     // Two rounds: twenty samples for every scenario, `update` (ten per run) and the small ones
@@ -112,6 +114,22 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
             "{profile}'s floor, update and above are in the section:\n{section}"
         );
     }
+    // The small benchmarks, as criterion's kv and phases benches would have given them.
+    let line = |start: &str| {
+        report
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line starting {start:?} in the report"))
+    };
+    assert!(
+        line("| fsync latency (`floor/fsync_4k`) |").contains(" [")
+            && line("| SHA-512 8 KiB (`floor/sha512_8k`) |").contains("MB/s"),
+        "the floors table has both floors measured"
+    );
+    assert!(
+        line("| `no-subscriber` |").contains(" ns"),
+        "the span cost is reported"
+    );
     let ratios = std::fs::read_to_string(out.join("ratios.csv")).expect("ratios.csv");
     assert!(
         ratios.lines().any(|l| l.contains("scenario/suite/lmdb")),

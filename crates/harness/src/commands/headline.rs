@@ -1,12 +1,14 @@
 //! `triebench headline`: every scenario and the suite on every profile, on one filesystem, with
-//! samples taken within runs, and each profile's storage floor; saved as criterion baselines
-//! where `report` reads them (scripts/bench-fs.sh calls this per filesystem).
+//! samples taken within runs, each profile's storage floor, and the small benchmarks (fsync and
+//! SHA-512 floors, a phase span's cost); saved as criterion baselines where `report` reads
+//! them (scripts/bench-fs.sh calls this per filesystem).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use triebench_report::read::headline_run::{self, Plan, ProfileHeadline};
+use triebench_report::read::micro_run;
 use triebench_workloads::Scenario;
 
 use crate::commands::profile_choice::chosen_profiles;
@@ -95,7 +97,21 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
         args.run,
         args.budget
     );
+    // First, before anything in this process listens to the phase spans.
+    let micro = micro_run::collect(&args.dir)?;
     let mut saved = 0;
+    for baseline in &micro {
+        if let Some((mean, half)) = baseline.mean_and_half_width() {
+            eprintln!(
+                "headline: {:<28} {:>12.1} ns ± {:>4.1}%",
+                format!("{}/{}", baseline.group, baseline.function),
+                mean,
+                100.0 * half / mean.max(1e-9)
+            );
+        }
+        baseline.save(&criterion_dir, &args.run)?;
+        saved += 1;
+    }
     let mut failure = None;
     headline_run::collect(&args.dir, &profiles, plan, |h| {
         eprintln!("{}", describe(h));

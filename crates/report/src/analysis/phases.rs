@@ -5,15 +5,9 @@
 use triebench_kv::Phase;
 
 use crate::model::bench_id::BenchKey;
+pub use crate::model::bench_id::{SPAN_COLLECTED, SPAN_GROUP, SPAN_IDLE};
 use crate::model::phases::{PhaseRow, PhaseRunFile};
 use crate::model::results::{Estimate, ResultSet};
-
-/// The benchmark group measuring one phase span.
-pub const SPAN_GROUP: &str = "phases/span";
-/// Its function with nothing listening.
-pub const SPAN_IDLE: &str = "no-subscriber";
-/// Its function with the phase collector listening.
-pub const SPAN_COLLECTED: &str = "collector";
 
 /// One profile's breakdown on one filesystem.
 #[derive(Debug, Clone, PartialEq)]

@@ -37,6 +37,13 @@ pub const FLOOR_FSYNC: &str = "fsync_4k";
 /// The floor benchmark timing SHA-512 over 8 KiB inputs.
 pub const FLOOR_SHA512: &str = "sha512_8k";
 
+/// The benchmark group measuring one phase span.
+pub const SPAN_GROUP: &str = "phases/span";
+/// Its function with nothing listening.
+pub const SPAN_IDLE: &str = "no-subscriber";
+/// Its function with the phase collector listening.
+pub const SPAN_COLLECTED: &str = "collector";
+
 /// The group of each profile's storage floor, `floor/commit/<profile>`: one commit of `update`'s
 /// shape written straight to the store, without the trie (`triebench headline` measures it).
 pub const FLOOR_COMMIT_GROUP: &str = "floor/commit";

@@ -62,10 +62,16 @@ struct BenchmarkFile<'a> {
     group_id: &'a str,
     function_id: &'a str,
     value_str: Option<&'a str>,
-    throughput: Option<()>,
+    throughput: Option<Throughput>,
     full_id: String,
     directory_name: String,
     title: String,
+}
+
+/// Criterion's `Throughput` as `benchmark.json` holds it: `{"Bytes": 8192}`.
+#[derive(Serialize)]
+enum Throughput {
+    Bytes(u64),
 }
 
 #[derive(Serialize)]
@@ -136,8 +142,10 @@ pub struct Baseline {
     pub group: String,
     /// Criterion function id: the profile.
     pub function: String,
-    /// Per-iteration times (ns), one iteration per sample.
+    /// Per-iteration times (ns), one per sample.
     pub samples: Vec<f64>,
+    /// Bytes one iteration processes, for a rate beside the time (`floor/sha512_8k`).
+    pub bytes_per_iteration: Option<u64>,
 }
 
 impl Baseline {
@@ -182,7 +190,7 @@ impl Baseline {
                 group_id: &self.group,
                 function_id: &self.function,
                 value_str: None,
-                throughput: None,
+                throughput: self.bytes_per_iteration.map(Throughput::Bytes),
                 title: full_id.clone(),
                 full_id,
                 directory_name,
@@ -256,6 +264,7 @@ mod tests {
             group: "scenario/suite".to_string(),
             function: "btree".to_string(),
             samples: vec![10.0, 12.0, 14.0, 16.0, 18.0, 20.0, 22.0, 24.0, 26.0, 28.0],
+            bytes_per_iteration: Some(8192),
         };
         let at = baseline.save(dir.path(), "tmpfs").unwrap();
         assert_eq!(at, dir.path().join("scenario_suite/btree/tmpfs"));
@@ -266,6 +275,8 @@ mod tests {
         assert_eq!(keys[0].function.as_deref(), Some("btree"));
         let m = index.load("tmpfs", &keys[0]).unwrap().unwrap();
         assert_eq!(m.per_iter_ns, baseline.samples);
+        assert_eq!(m.throughput.len(), 1);
+        assert_eq!(m.throughput[0].per_iteration, 8192);
         assert!((m.mean.point - 19.0).abs() < 1e-9);
         assert!(m.mean.lower < 19.0 && m.mean.upper > 19.0);
         assert!(m.median.lower <= m.median.point && m.median.point <= m.median.upper);

@@ -177,6 +177,7 @@ pub fn collect(
                 group: format!("scenario/{}", scenario.name()),
                 function: profile.name().to_string(),
                 samples: s.clone(),
+                bytes_per_iteration: None,
             })
             .collect();
         let all: Vec<&[f64]> = samples.iter().map(Vec::as_slice).collect();
@@ -184,11 +185,13 @@ pub fn collect(
             group: format!("scenario/{SUITE}"),
             function: profile.name().to_string(),
             samples: summed(&all),
+            bytes_per_iteration: None,
         });
         baselines.push(Baseline {
             group: FLOOR_COMMIT_GROUP.to_string(),
             function: profile.name().to_string(),
             samples: floor,
+            bytes_per_iteration: None,
         });
         let headline = ProfileHeadline {
             profile,

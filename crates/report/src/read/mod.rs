@@ -7,6 +7,8 @@
 //! - [`fs_info`]: which filesystem a directory is on; the per-run sidecar.
 //! - [`headline_run`]: takes a filesystem's headline (every scenario per profile, samples
 //!   within runs) and saves it as criterion baselines.
+//! - [`micro_run`]: the headline's small benchmarks (fsync and SHA-512 floors, a phase span's
+//!   cost), taken without criterion.
 //! - [`latency`]: a directory's cost per operation class, measured.
 //! - [`slowfs_stats`]: a slowfs mount's live counters.
 //! - [`io_profile_run`]: takes an I/O profile (every scenario per profile on slowfs) and loads
@@ -26,6 +28,7 @@ pub mod headline_run;
 pub mod io_profile_run;
 pub mod latency;
 pub mod load_runs;
+pub mod micro_run;
 pub mod phases;
 pub mod phases_run;
 pub mod proc_monitor;

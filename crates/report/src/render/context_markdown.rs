@@ -40,8 +40,9 @@ impl ReportInput<'_> {
              sample *j*.\n\
              - **durable** marks the profiles that fsync every commit (they survive power loss); \
              the others trade that for speed.\n\
-             - Floors (from the kv benches) sit under the suite table: the latency of one 4 KiB \
-             write + fdatasync and SHA-512 throughput, per filesystem.\n",
+             - Floors (`triebench headline`'s, or the kv benches' under criterion) sit under the \
+             suite table: the latency of one 4 KiB write + fdatasync and SHA-512 throughput, \
+             per filesystem.\n",
             self.baseline(),
             runs.iter()
                 .map(|r| format!("`{}`", esc(r)))

@@ -213,11 +213,12 @@ impl ReportInput<'_> {
     }
 
     fn floors(&self, out: &mut String) {
-        out.push_str("## Floors (kv benches)\n\n");
+        out.push_str("## Floors\n\n");
         out.push_str(
             "What no backend can beat on each filesystem: one 4 KiB write + fdatasync in the \
              directory under test (per-iteration time = latency), and SHA-512 over 8 KiB \
-             (the trie hashes every node it writes). Criterion's 95% CI of the mean in brackets.\n\n",
+             (the trie hashes every node it writes); `triebench headline` or the kv benches measure \
+             them. The 95% CI of the mean in brackets.\n\n",
         );
         out.push_str(&header(&self.run_headers(&["floor"])));
         for (name, label) in [

@@ -1,0 +1,166 @@
+//! The headline's small benchmarks, taken without criterion so that `scripts/bench-fs.sh` needs
+//! no bench build by default: the floors `floor/fsync_4k` (one 4 KiB write and `fdatasync` in
+//! the directory under test) and `floor/sha512_8k` (SHA-512 over 8 KiB), and what a phase span
+//! costs, `phases/span/no-subscriber` and `phases/span/collector`. They are the benchmarks
+//! `benches/kv.rs` and `benches/phases.rs` give criterion, under the same ids, so the report
+//! reads either.
+//!
+//! Each is warmed up for [`WARM_UP`], which also sizes it, then taken as [`SAMPLES`] samples
+//! of as many iterations as fill [`SAMPLE_TIME`] (at least one); a sample is its mean time per
+//! iteration.
+
+use std::convert::Infallible;
+use std::fs::File;
+use std::hint::black_box;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha512};
+use triebench_kv::phase::HASH;
+use triebench_kv::phase_span;
+
+use crate::model::bench_id::{FLOOR_FSYNC, FLOOR_SHA512, SPAN_COLLECTED, SPAN_GROUP, SPAN_IDLE};
+use crate::model::headline::Baseline;
+use crate::read::phases;
+use crate::IoLabError;
+
+/// Samples per benchmark.
+pub const SAMPLES: usize = 50;
+/// Time a sample aims at.
+pub const SAMPLE_TIME: Duration = Duration::from_millis(10);
+/// Warm-up per benchmark, before its samples.
+pub const WARM_UP: Duration = Duration::from_millis(200);
+/// Bytes `floor/sha512_8k` hashes per iteration.
+const SHA512_INPUT: usize = 8192;
+
+/// Warms `op` up, then times [`SAMPLES`] samples of it (ns per iteration).
+fn sample<E>(mut op: impl FnMut() -> Result<(), E>) -> Result<Vec<f64>, E> {
+    let warm = Instant::now();
+    let mut done = 0u64;
+    while warm.elapsed() < WARM_UP {
+        op()?;
+        done += 1;
+    }
+    let per_iteration = warm.elapsed().as_nanos() as f64 / done.max(1) as f64;
+    let iterations = ((SAMPLE_TIME.as_nanos() as f64 / per_iteration.max(1.0)) as u64).max(1);
+    (0..SAMPLES)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..iterations {
+                op()?;
+            }
+            Ok(start.elapsed().as_nanos() as f64 / iterations as f64)
+        })
+        .collect()
+}
+
+/// [`sample`] of an operation that cannot fail.
+fn sample_pure(mut op: impl FnMut()) -> Vec<f64> {
+    let Ok(samples) = sample(|| {
+        op();
+        Ok::<(), Infallible>(())
+    });
+    samples
+}
+
+fn baseline(group: &str, function: &str, samples: Vec<f64>, bytes: Option<u64>) -> Baseline {
+    Baseline {
+        group: group.to_string(),
+        function: function.to_string(),
+        samples,
+        bytes_per_iteration: bytes,
+    }
+}
+
+/// One 4 KiB write and `fdatasync` of a probe file in `dir` (removed afterwards).
+fn fsync_floor(dir: &Path) -> Result<Vec<f64>, IoLabError> {
+    let io = |what: &'static str| {
+        move |source| IoLabError::Io {
+            what,
+            dir: dir.to_path_buf(),
+            source,
+        }
+    };
+    let probe = tempfile::Builder::new()
+        .prefix("fsync-probe")
+        .tempfile_in(dir)
+        .map_err(io("creating the fsync probe file"))?;
+    let file: &File = probe.as_file();
+    let block = [0xa5u8; 4096];
+    sample(|| {
+        file.write_all_at(&block, 0)?;
+        file.sync_data()
+    })
+    .map_err(io("writing and syncing the fsync probe file"))
+}
+
+fn one_span(x: u64) -> u64 {
+    phase_span!(HASH);
+    black_box(x)
+}
+
+/// Takes the four benchmarks; the fsync floor in `dir`. Run it before anything installs a
+/// `tracing` subscriber in this process: the no-subscriber span cost is the cost of a span
+/// whose callsite has never had a listener.
+pub fn collect(dir: &Path) -> Result<Vec<Baseline>, IoLabError> {
+    let idle = sample_pure(|| {
+        black_box(one_span(black_box(1)));
+    });
+    let collected = tracing::subscriber::with_default(phases::subscriber(), || {
+        sample_pure(|| {
+            black_box(one_span(black_box(1)));
+        })
+    });
+    // Keep the collector's totals from carrying over into a later measurement.
+    let _ = phases::take();
+    let input = vec![0x3cu8; SHA512_INPUT];
+    let sha512 = sample_pure(|| {
+        black_box(Sha512::digest(black_box(&input)));
+    });
+    Ok(vec![
+        baseline("floor", FLOOR_FSYNC, fsync_floor(dir)?, None),
+        baseline("floor", FLOOR_SHA512, sha512, Some(SHA512_INPUT as u64)),
+        baseline(SPAN_GROUP, SPAN_IDLE, idle, None),
+        baseline(SPAN_GROUP, SPAN_COLLECTED, collected, None),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_benchmark_has_its_samples_and_a_positive_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let baselines = collect(dir.path()).unwrap();
+        let ids: Vec<_> = baselines
+            .iter()
+            .map(|b| format!("{}/{}", b.group, b.function))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "floor/fsync_4k",
+                "floor/sha512_8k",
+                "phases/span/no-subscriber",
+                "phases/span/collector"
+            ]
+        );
+        for b in &baselines {
+            assert_eq!(b.samples.len(), SAMPLES, "{}", b.group);
+            assert!(b.samples.iter().all(|&t| t > 0.0), "{b:?}");
+        }
+        // The probe file is gone.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn an_unwritable_directory_is_an_error_naming_it() {
+        let err = collect(Path::new("/nonexistent/triebench-dir")).unwrap_err();
+        assert!(
+            err.to_string().contains("/nonexistent/triebench-dir"),
+            "{err}"
+        );
+    }
+}
