@@ -11,7 +11,9 @@
 #
 # Before each run `triebench capture-fs` records the filesystem and its cost per operation class;
 # after it `triebench phases` times every scenario once per profile with the phase spans on, for
-# the report's "where a commit's time goes" table and plot (TRIEBENCH_PHASES=0 skips it).
+# the report's "where a commit's time goes" table and plot (TRIEBENCH_PHASES=0 skips it; at quick
+# scale it is skipped unless TRIEBENCH_PHASES=1: it runs every scenario once whatever the scale,
+# ~50 s per filesystem on the project's VM, most of it the profiles that read over a round trip).
 # After the runs, when a slowfs counting mount is available (TRIEBENCH_IOLAB=DIR, else the one
 # `scripts/fs-lab.sh iolab` names), `triebench io-profile` counts what each backend asks of the
 # filesystem, and the report adds I/O profiles and predicted-vs-measured slowdowns.
@@ -70,8 +72,9 @@ case $headline in
   runs | criterion) ;;
   *) echo "bench-fs: TRIEBENCH_HEADLINE=$headline is not one of runs, criterion" >&2; exit 2 ;;
 esac
+phases_default=1
 case $TRIEBENCH_SCALE in
-  quick) headline_plan=(--budget 1 --max-rounds 1) ;;
+  quick) headline_plan=(--budget 1 --max-rounds 1) phases_default=0 ;;
   full) headline_plan=(--budget 30 --max-rounds 30) ;;
   *) headline_plan=(--budget 5 --max-rounds 10) ;;
 esac
@@ -148,7 +151,7 @@ for run in "${runs[@]}"; do
       --save-baseline "$name" "${filter_args[@]}"
     echo "bench-fs: criterion on '$name' took $(( $(date +%s) - run_start )) s"
   fi
-  if [[ ${TRIEBENCH_PHASES:-1} != 0 ]]; then
+  if [[ ${TRIEBENCH_PHASES:-$phases_default} != 0 ]]; then
     phases_start=$(date +%s)
     phase_args=(phases --run "$name" --dir "$work" --criterion-dir "$criterion_dir")
     if [[ -n ${TRIEBENCH_PROFILES:-} ]]; then phase_args+=(--profiles "$TRIEBENCH_PROFILES"); fi
