@@ -157,6 +157,9 @@ for run in "${runs[@]}"; do
     if [[ -n ${TRIEBENCH_PROFILES:-} ]]; then phase_args+=(--profiles "$TRIEBENCH_PROFILES"); fi
     "$triebench" "${phase_args[@]}" >/dev/null
     echo "bench-fs: phases on '$name' took $(( $(date +%s) - phases_start )) s"
+  else
+    # An earlier run's breakdown under this name would be reported as this run's.
+    rm -f "$criterion_dir/triebench-runs/phases/$name.json"
   fi
   rm -rf "$work"
 done
