@@ -3,10 +3,11 @@
 //! SHA-512 floors, a phase span's cost); saved as criterion baselines where `report` reads
 //! them (scripts/bench-fs.sh calls this per filesystem).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use triebench_report::model::headline::Baseline;
 use triebench_report::read::headline_run::{self, Plan, ProfileHeadline};
 use triebench_report::read::micro_run;
 use triebench_workloads::Scenario;
@@ -57,6 +58,20 @@ fn describe(h: &ProfileHeadline) -> String {
     )
 }
 
+/// Prints one small benchmark's mean and interval, and saves it.
+fn save_small(baseline: &Baseline, criterion_dir: &Path, run: &str) -> Result<(), CliError> {
+    if let Some((mean, half)) = baseline.mean_and_half_width() {
+        eprintln!(
+            "headline: {:<28} {:>12.1} ns ± {:>4.1}%",
+            format!("{}/{}", baseline.group, baseline.function),
+            mean,
+            100.0 * half / mean.max(1e-9)
+        );
+    }
+    baseline.save(criterion_dir, run)?;
+    Ok(())
+}
+
 pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
     let valid_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
     if args.run.is_empty() || !args.run.chars().all(valid_name) || args.run.starts_with('.') {
@@ -98,18 +113,9 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
         args.budget
     );
     // First, before anything in this process listens to the phase spans.
-    let micro = micro_run::collect(&args.dir)?;
     let mut saved = 0;
-    for baseline in &micro {
-        if let Some((mean, half)) = baseline.mean_and_half_width() {
-            eprintln!(
-                "headline: {:<28} {:>12.1} ns ± {:>4.1}%",
-                format!("{}/{}", baseline.group, baseline.function),
-                mean,
-                100.0 * half / mean.max(1e-9)
-            );
-        }
-        baseline.save(&criterion_dir, &args.run)?;
+    for baseline in micro_run::collect(&args.dir)? {
+        save_small(&baseline, &criterion_dir, &args.run)?;
         saved += 1;
     }
     let mut failure = None;
@@ -125,6 +131,13 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
     if let Some(e) = failure {
         return Err(e.into());
     }
+    // Last: once the collector has listened, spans cost more in this process.
+    save_small(
+        &micro_run::collect_with_collector(),
+        &criterion_dir,
+        &args.run,
+    )?;
+    saved += 1;
     println!(
         "headline: {saved} benchmarks saved as baseline '{}' in {} ({:.0} s)",
         args.run,

@@ -5,7 +5,9 @@
 //! `benches/kv.rs` and `benches/phases.rs` give criterion, under the same ids, so the report
 //! reads either.
 //!
-//! Each is warmed up for [`WARM_UP`], which also sizes it, then taken as [`SAMPLES`] samples
+//! [`collect`] takes the first three before anything listens to the spans,
+//! [`collect_with_collector`] the last after everything else (`triebench headline` takes it
+//! after every profile). Each is warmed up for [`WARM_UP`], which also sizes it, then taken as [`SAMPLES`] samples
 //! of as many iterations as fill [`SAMPLE_TIME`] (at least one); a sample is its mean time per
 //! iteration.
 
@@ -100,20 +102,13 @@ fn one_span(x: u64) -> u64 {
     black_box(x)
 }
 
-/// Takes the four benchmarks; the fsync floor in `dir`. Run it before anything installs a
-/// `tracing` subscriber in this process: the no-subscriber span cost is the cost of a span
-/// whose callsite has never had a listener.
+/// Takes the fsync floor (in `dir`), the SHA-512 floor and a span's cost with nothing
+/// listening. Run it before anything installs a `tracing` subscriber in this process, as
+/// criterion's bench does: that cost is the one of a process where nothing ever listened.
 pub fn collect(dir: &Path) -> Result<Vec<Baseline>, IoLabError> {
     let idle = sample_pure(|| {
         black_box(one_span(black_box(1)));
     });
-    let collected = tracing::subscriber::with_default(phases::subscriber(), || {
-        sample_pure(|| {
-            black_box(one_span(black_box(1)));
-        })
-    });
-    // Keep the collector's totals from carrying over into a later measurement.
-    let _ = phases::take();
     let input = vec![0x3cu8; SHA512_INPUT];
     let sha512 = sample_pure(|| {
         black_box(Sha512::digest(black_box(&input)));
@@ -122,8 +117,22 @@ pub fn collect(dir: &Path) -> Result<Vec<Baseline>, IoLabError> {
         baseline("floor", FLOOR_FSYNC, fsync_floor(dir)?, None),
         baseline("floor", FLOOR_SHA512, sha512, Some(SHA512_INPUT as u64)),
         baseline(SPAN_GROUP, SPAN_IDLE, idle, None),
-        baseline(SPAN_GROUP, SPAN_COLLECTED, collected, None),
     ])
+}
+
+/// Takes a span's cost with the phase collector listening. Run it after every other
+/// measurement of the process: once a subscriber has listened, even in a scope now closed,
+/// `tracing`'s global maximum level stays at TRACE, and every span opened later costs one check
+/// more than in a process where nothing ever listened.
+pub fn collect_with_collector() -> Baseline {
+    let collected = tracing::subscriber::with_default(phases::subscriber(), || {
+        sample_pure(|| {
+            black_box(one_span(black_box(1)));
+        })
+    });
+    // Keep the collector's totals from carrying over into a later measurement.
+    let _ = phases::take();
+    baseline(SPAN_GROUP, SPAN_COLLECTED, collected, None)
 }
 
 #[cfg(test)]
@@ -133,7 +142,8 @@ mod tests {
     #[test]
     fn every_benchmark_has_its_samples_and_a_positive_time() {
         let dir = tempfile::tempdir().unwrap();
-        let baselines = collect(dir.path()).unwrap();
+        let mut baselines = collect(dir.path()).unwrap();
+        baselines.push(collect_with_collector());
         let ids: Vec<_> = baselines
             .iter()
             .map(|b| format!("{}/{}", b.group, b.function))
