@@ -7,9 +7,9 @@
 //!
 //! [`collect`] takes the first three before anything listens to the spans,
 //! [`collect_with_collector`] the last after everything else (`triebench headline` takes it
-//! after every profile). Each is warmed up for [`WARM_UP`], which also sizes it, then taken as [`SAMPLES`] samples
-//! of as many iterations as fill [`SAMPLE_TIME`] (at least one); a sample is its mean time per
-//! iteration.
+//! after every profile). Each is warmed up for [`WARM_UP`], which also sizes it, then taken as
+//! [`SAMPLES`] samples of as many iterations as fill [`SAMPLE_TIME`] (at least one); a sample is
+//! its mean time per iteration.
 
 use std::convert::Infallible;
 use std::fs::File;
