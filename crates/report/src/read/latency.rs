@@ -37,13 +37,14 @@ fn time_us(f: impl FnOnce() -> std::io::Result<()>) -> std::io::Result<f64> {
     Ok(start.elapsed().as_secs_f64() * 1e6)
 }
 
-/// Names the directory under test in the probes' OS errors.
+/// Names the directory under test in the probes' OS errors (here and in the headline's fsync
+/// floor, [`crate::read::micro_run`]).
 #[derive(Clone, Copy)]
-struct ProbeIo<'a>(&'a Path);
+pub(crate) struct ProbeIo<'a>(pub(crate) &'a Path);
 
 impl<'a> ProbeIo<'a> {
     /// Turns an OS error of step `what` into an [`IoLabError`].
-    fn err(self, what: &'static str) -> impl FnOnce(std::io::Error) -> IoLabError + 'a {
+    pub(crate) fn err(self, what: &'static str) -> impl FnOnce(std::io::Error) -> IoLabError + 'a {
         move |source| IoLabError::Io {
             what,
             dir: self.0.to_path_buf(),

@@ -24,6 +24,7 @@ use triebench_kv::phase_span;
 
 use crate::model::bench_id::{FLOOR_FSYNC, FLOOR_SHA512, SPAN_COLLECTED, SPAN_GROUP, SPAN_IDLE};
 use crate::model::headline::Baseline;
+use crate::read::latency::ProbeIo;
 use crate::read::phases;
 use crate::IoLabError;
 
@@ -77,24 +78,18 @@ fn baseline(group: &str, function: &str, samples: Vec<f64>, bytes: Option<u64>) 
 
 /// One 4 KiB write and `fdatasync` of a probe file in `dir` (removed afterwards).
 fn fsync_floor(dir: &Path) -> Result<Vec<f64>, IoLabError> {
-    let io = |what: &'static str| {
-        move |source| IoLabError::Io {
-            what,
-            dir: dir.to_path_buf(),
-            source,
-        }
-    };
+    let io = ProbeIo(dir);
     let probe = tempfile::Builder::new()
         .prefix("fsync-probe")
         .tempfile_in(dir)
-        .map_err(io("creating the fsync probe file"))?;
+        .map_err(io.err("creating the fsync probe file"))?;
     let file: &File = probe.as_file();
     let block = [0xa5u8; 4096];
     sample(|| {
         file.write_all_at(&block, 0)?;
         file.sync_data()
     })
-    .map_err(io("writing and syncing the fsync probe file"))
+    .map_err(io.err("writing and syncing the fsync probe file"))
 }
 
 fn one_span(x: u64) -> u64 {

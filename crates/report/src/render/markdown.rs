@@ -297,11 +297,14 @@ impl ReportInput<'_> {
         }
     }
 
+    /// Whether any run measured the whole suite (`scenario/suite`).
+    fn suite_measured(&self) -> bool {
+        self.results.scenario_names().iter().any(|s| s == SUITE)
+    }
+
     /// The headline: the whole suite, its plot and the floors.
     pub fn headline_sections(&self, out: &mut String) {
-        let scenarios = self.results.scenario_names();
-        let headline = scenarios.iter().any(|s| s == SUITE);
-        if headline {
+        if self.suite_measured() {
             out.push_str("## Whole suite (`scenario/suite`, the headline)\n\n");
             self.scenario_tables(out, SUITE, true);
         } else {
@@ -316,8 +319,8 @@ impl ReportInput<'_> {
 
     /// Every scenario but the suite, and the time-per-scenario plots.
     pub fn scenario_sections(&self, out: &mut String) {
+        let headline = self.suite_measured();
         let scenarios = self.results.scenario_names();
-        let headline = scenarios.iter().any(|s| s == SUITE);
         let rest: Vec<&String> = scenarios.iter().filter(|s| *s != SUITE).collect();
         if !rest.is_empty() {
             out.push_str("## Scenarios\n\n");
