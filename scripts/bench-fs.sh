@@ -33,7 +33,9 @@
 # (default "merkle kv phases"), TRIEBENCH_SAMPLES (samples per benchmark, at least 10; default per
 # scale and profile), TRIEBENCH_FILTER (a criterion filter regex, e.g. 'scenario/suite|floor'),
 # TRIEBENCH_PLOTS=1 (criterion's HTML plots, off by default), TRIEBENCH_IOLAB (slowfs mount for the I/O profile; `none` skips it), TRIEBENCH_OUT (report
-# folder; default results/<date>-<host>-<label>).
+# folder; default results/<date>-<host>-<label>), TRIEBENCH_CPU_IDLE=poll|os (what idle CPUs do
+# during the headline and phases, default poll: as root, /dev/cpu_dma_latency is held at 0 µs so
+# a server's reply does not pay a halted CPU's wake-up; README, "Idle CPUs").
 #
 # TRIEBENCH_LOAD=1 also runs `triebench load --saturate` for every profile on every filesystem
 # (TRIEBENCH_LOAD_STATE leaves, default 10000; TRIEBENCH_LOAD_READERS, default 2) into
@@ -72,6 +74,7 @@ case $headline in
   runs | criterion) ;;
   *) echo "bench-fs: TRIEBENCH_HEADLINE=$headline is not one of runs, criterion" >&2; exit 2 ;;
 esac
+cpu_idle=${TRIEBENCH_CPU_IDLE:-poll}
 phases_default=1
 case $TRIEBENCH_SCALE in
   quick) headline_plan=(--budget 1 --max-rounds 1) phases_default=0 ;;
@@ -140,10 +143,13 @@ for run in "${runs[@]}"; do
   "$triebench" capture-fs "$name" "$work" --criterion-dir "$criterion_dir"
   if [[ $headline == runs ]]; then
     headline_start=$(date +%s)
-    headline_args=(headline --run "$name" --dir "$work" --criterion-dir "$criterion_dir" "${headline_plan[@]}")
+    headline_args=(headline --run "$name" --dir "$work" --criterion-dir "$criterion_dir" "${headline_plan[@]}" --cpu-idle "$cpu_idle")
     if [[ -n ${TRIEBENCH_PROFILES:-} ]]; then headline_args+=(--profiles "$TRIEBENCH_PROFILES"); fi
     "$triebench" "${headline_args[@]}"
     echo "bench-fs: headline on '$name' took $(( $(date +%s) - headline_start )) s"
+  else
+    # An earlier headline's CPU idle record under this name would be reported as this run's.
+    rm -f "$criterion_dir/triebench-runs/headline/$name.json"
   fi
   if ((criterion)); then
     run_start=$(date +%s)
@@ -153,7 +159,7 @@ for run in "${runs[@]}"; do
   fi
   if [[ ${TRIEBENCH_PHASES:-$phases_default} != 0 ]]; then
     phases_start=$(date +%s)
-    phase_args=(phases --run "$name" --dir "$work" --criterion-dir "$criterion_dir")
+    phase_args=(phases --run "$name" --dir "$work" --criterion-dir "$criterion_dir" --cpu-idle "$cpu_idle")
     if [[ -n ${TRIEBENCH_PROFILES:-} ]]; then phase_args+=(--profiles "$TRIEBENCH_PROFILES"); fi
     "$triebench" "${phase_args[@]}" >/dev/null
     echo "bench-fs: phases on '$name' took $(( $(date +%s) - phases_start )) s"

@@ -1,8 +1,8 @@
 //! `triebench headline` on real stores (btree, and LMDB files under a temporary directory):
 //! every scenario and the suite are saved as criterion baselines with the samples the run
 //! promises (ten per round, the suite's summing the scenarios'), each profile's storage floor
-//! is saved beside them, so are the fsync and SHA-512 floors and a phase span's cost, and
-//! `triebench report` reads them like criterion's own.
+//! is saved beside them, so are the fsync and SHA-512 floors and a phase span's cost and what
+//! idle CPUs did, and `triebench report` reads them like criterion's own.
 
 use std::path::Path;
 use std::process::Command;
@@ -54,6 +54,11 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
     // Per profile ten scenarios, the suite and the storage floor; then four small benchmarks.
     assert!(stdout.contains("28 benchmarks saved"), "{stdout}");
     assert!(stderr.contains("headline: btree"), "{stderr}");
+    // What idle CPUs did (held polling as root, else why not) is recorded for the report.
+    let record = std::fs::read_to_string(criterion.join("triebench-runs/headline/fast.json"))
+        .expect("the CPU idle record");
+    assert!(record.contains("\"requested\": \"poll\""), "{record}");
+    assert!(stderr.contains("headline: idle CPUs"), "{stderr}");
 
     // Two rounds: twenty samples for every scenario, `update` (ten per run) and the small ones
     // (one per run) alike; the suite's sample j sums the scenarios' sample j.
@@ -106,6 +111,10 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
         .split("## Each backend against its storage floor")
         .nth(1)
         .expect("the storage-floor section");
+    assert!(
+        section.contains("Idle CPUs during the headline (`--cpu-idle`): `fast`: idle CPUs"),
+        "the section states what idle CPUs did:\n{section}"
+    );
     for profile in ["btree", "lmdb"] {
         assert!(
             section.lines().any(

@@ -336,3 +336,29 @@ fn deferred_duplicate_names_table_and_key_and_applies_nothing() {
     );
     assert!(r.contains(main, b"c").expect("get"));
 }
+
+/// A managed server is reached over its Unix socket in `/tmp` (not over TCP, and not in the
+/// directory under test), and the socket file goes with the server.
+#[test]
+fn managed_server_answers_on_a_unix_socket_it_removes_on_drop() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = RedisServer::start(dir.path(), false).expect("start");
+    let socket = format!("/tmp/triebench-redis-{}.sock", server.port());
+    assert_eq!(server.url(), format!("redis+unix://{socket}"));
+    let mut con = redis::Client::open(server.url())
+        .expect("client")
+        .get_connection()
+        .expect("connect over the socket");
+    let info: String = redis::cmd("INFO")
+        .arg("server")
+        .query(&mut con)
+        .expect("INFO");
+    assert!(
+        info.contains(&format!("process_id:{}", server.pid())),
+        "{info}"
+    );
+    assert!(Path::new(&socket).exists());
+    drop(con);
+    drop(server);
+    assert!(!Path::new(&socket).exists(), "{socket} outlived its server");
+}

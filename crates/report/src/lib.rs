@@ -51,7 +51,7 @@ pub use triebench_slowfs::{OpClass, PerClass};
 
 use analysis::{lab, missing, ratios, stats};
 use model::{naming, results};
-use read::{env, fs_info, io_profile_run, versions};
+use read::{cpu_idle, env, fs_info, io_profile_run, versions};
 use render::{export, lab_csv, markdown, plots};
 
 /// Baseline names criterion manages itself; not taken as runs unless asked for by name.
@@ -125,15 +125,19 @@ pub fn load_results(index: &CriterionIndex, runs: &[String]) -> Result<ResultSet
     let mut out = Vec::with_capacity(runs.len());
     for name in runs {
         let present = index.has_baseline(name);
-        let fs = if present && fs_info::validate_run_name(name).is_ok() {
-            fs_info::read_sidecar(index.root(), name)?
+        let (fs, cpu_idle) = if present && fs_info::validate_run_name(name).is_ok() {
+            (
+                fs_info::read_sidecar(index.root(), name)?,
+                cpu_idle::load(index.root(), name)?,
+            )
         } else {
-            None
+            (None, None)
         };
         out.push(results::RunResults {
             name: name.clone(),
             present,
             fs,
+            cpu_idle,
             benches: index.load_all(name)?,
         });
     }

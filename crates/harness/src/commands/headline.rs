@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use triebench_report::model::cpu_idle::CpuIdle;
 use triebench_report::model::headline::Baseline;
+use triebench_report::read::cpu_idle::{self, CpuIdleGuard};
 use triebench_report::read::headline_run::{self, Plan, ProfileHeadline};
 use triebench_report::read::micro_run;
 use triebench_workloads::Scenario;
@@ -37,6 +39,11 @@ pub struct HeadlineArgs {
     /// Most rounds per profile: each gives every scenario (and the suite) ten more samples.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub max_rounds: usize,
+    /// What idle CPUs do while measuring: `poll` holds /dev/cpu_dma_latency at 0 µs (root
+    /// only; otherwise the run says why and goes on as `os`), so a server's reply does not pay a
+    /// halted CPU's wake-up; `os` leaves them to the OS. Recorded for the report.
+    #[arg(long, value_name = "MODE", default_value = "poll")]
+    pub cpu_idle: CpuIdle,
 }
 
 /// One line per profile: the suite's mean with its 95% interval, samples, runs and time taken.
@@ -112,6 +119,10 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
         args.run,
         args.budget
     );
+    // Held until the last measurement is taken; dropping it lifts the bound.
+    let idle = CpuIdleGuard::hold(args.cpu_idle);
+    eprintln!("headline: {}", idle.record().describe());
+    cpu_idle::save(&criterion_dir, &args.run, idle.record())?;
     // First, before anything in this process listens to the phase spans.
     let mut saved = 0;
     for baseline in micro_run::collect(&args.dir)? {

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use triebench_kv::Phase;
+use triebench_report::model::cpu_idle::CpuIdle;
 use triebench_report::model::phases::PhaseRow;
+use triebench_report::read::cpu_idle::CpuIdleGuard;
 use triebench_report::read::phases_run;
 
 use crate::commands::flamegraph::profiled;
@@ -33,6 +35,10 @@ pub struct PhasesArgs {
     /// Also sample the run into a flamegraph SVG.
     #[arg(long, value_name = "FILE")]
     pub flamegraph: Option<PathBuf>,
+    /// What idle CPUs do while measuring, as for `headline`: `poll` (hold /dev/cpu_dma_latency
+    /// at 0 µs when root) or `os`.
+    #[arg(long, value_name = "MODE", default_value = "poll")]
+    pub cpu_idle: CpuIdle,
 }
 
 /// One line per phase: time, share of the total, spans; then the rest and the total.
@@ -76,6 +82,9 @@ pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
             .unwrap_or_else(triebench_report::default_criterion_dir);
         phases_run::path(&dir, &args.run)
     });
+    // Held while the phases are measured; dropping it lifts the bound.
+    let idle = CpuIdleGuard::hold(args.cpu_idle);
+    eprintln!("phases: {}", idle.record().describe());
     let file = profiled(args.flamegraph.as_deref(), || {
         Ok(phases_run::collect(
             &args.run,
@@ -88,6 +97,7 @@ pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
             },
         )?)
     })?;
+    drop(idle);
     file.save(&out)?;
     println!("phases written to {}", out.display());
     Ok(())

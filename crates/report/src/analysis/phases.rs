@@ -124,6 +124,7 @@ mod tests {
             name: name.into(),
             present: true,
             fs: None,
+            cpu_idle: None,
             benches: benches
                 .iter()
                 .map(|(f, ns)| (BenchKey::new(SPAN_GROUP, Some(f), None), measured(*ns)))

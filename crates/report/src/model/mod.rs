@@ -12,8 +12,10 @@
 //! - [`naming`]: result folder names and UTC dates.
 //! - [`run_folder`]: a run folder's manifest and machine, merged into a multi-machine report.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
+//! - [`cpu_idle`]: what idle CPUs did while a headline measured (held polling or not).
 
 pub mod bench_id;
+pub mod cpu_idle;
 pub mod crash;
 pub mod env;
 pub mod fs;

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::model::bench_id::{profile_rank, scenario_rank, BenchKey, BenchKind};
+use crate::model::cpu_idle::CpuIdleRecord;
 use crate::model::fs::FsInfo;
 
 /// A point estimate with its confidence interval, in nanoseconds per iteration.
@@ -71,6 +72,10 @@ pub struct RunResults {
     pub present: bool,
     /// The filesystem the run used, from its `triebench-runs/NAME.json` sidecar.
     pub fs: Option<FsInfo>,
+    /// What idle CPUs did during the run's headline (`triebench-runs/headline/NAME.json`);
+    /// `None` for runs without a headline or from before it was recorded.
+    #[serde(default)]
+    pub cpu_idle: Option<CpuIdleRecord>,
     /// Every benchmark measured in this run.
     pub benches: BTreeMap<BenchKey, Measurement>,
 }

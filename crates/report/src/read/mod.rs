@@ -3,6 +3,7 @@
 //! and library versions.
 //!
 //! - [`crash`]: crash-test results (`crash.json`) beside the run sidecars.
+//! - [`cpu_idle`]: holds idle CPUs polling while a headline measures, and its record of that.
 //! - [`criterion_reader`]: indexes criterion's output and loads each run's measurements.
 //! - [`fs_info`]: which filesystem a directory is on; the per-run sidecar.
 //! - [`headline_run`]: takes a filesystem's headline (every scenario per profile, samples
@@ -20,6 +21,7 @@
 //!   [`phases_run`]: takes a filesystem's phase breakdown (every scenario per profile).
 //! - [`env`](mod@env), [`versions`]: the machine and software a run's numbers come from.
 
+pub mod cpu_idle;
 pub mod crash;
 pub mod criterion_reader;
 pub mod env;
