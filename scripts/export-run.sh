@@ -12,7 +12,9 @@
 #   env.json                           hostname, os, kernel, cpu count, memory, rustc
 #   criterion/<bench-id path>/<NAME>/  the baseline's benchmark.json, estimates.json, sample.json, tukey.json
 #   criterion/triebench-runs/<NAME>.json            the filesystem capture sidecar
-#   criterion/triebench-runs/{load,phases}/<NAME>/  load / phase runs when present
+#   criterion/triebench-runs/load/<NAME>/           load runs when present
+#   criterion/triebench-runs/{phases,headline}/<NAME>.json  the phase breakdown and the
+#                                                    headline's CPU idle record when present
 # The criterion/ tree mirrors <target>/criterion, so the existing report reader can read it as a
 # criterion dir. Prints the folder's path.
 set -euo pipefail
@@ -33,10 +35,14 @@ done < <(find "$criterion_dir" -type d -name "$name" -not -path "*/triebench-run
 runs=$criterion_dir/triebench-runs
 mkdir -p "$out/criterion/triebench-runs"
 if [[ -f $runs/$name.json ]]; then cp "$runs/$name.json" "$out/criterion/triebench-runs/"; fi
-for kind in load phases; do
-  if [[ -d $runs/$kind/$name ]]; then
+if [[ -d $runs/load/$name ]]; then
+  mkdir -p "$out/criterion/triebench-runs/load"
+  cp -r "$runs/load/$name" "$out/criterion/triebench-runs/load/"
+fi
+for kind in phases headline; do
+  if [[ -f $runs/$kind/$name.json ]]; then
     mkdir -p "$out/criterion/triebench-runs/$kind"
-    cp -r "$runs/$kind/$name" "$out/criterion/triebench-runs/$kind/"
+    cp "$runs/$kind/$name.json" "$out/criterion/triebench-runs/$kind/"
   fi
 done
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)

@@ -112,8 +112,8 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
         .nth(1)
         .expect("the storage-floor section");
     assert!(
-        section.contains("Idle CPUs during the headline (`--cpu-idle`): `fast`: idle CPUs"),
-        "the section states what idle CPUs did:\n{section}"
+        report.contains("- Idle CPUs during the headline (`--cpu-idle`): `fast`: idle CPUs"),
+        "the report states what idle CPUs did:\n{report}"
     );
     for profile in ["btree", "lmdb"] {
         assert!(

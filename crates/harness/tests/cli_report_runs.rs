@@ -1,6 +1,6 @@
 //! `triebench report --runs DIR...` over run folders made by `scripts/export-run.sh` on two
 //! (simulated) hosts whose runs share a filesystem name: one report whose columns name host and
-//! filesystem, each ratio taken from the right folder.
+//! filesystem, each ratio taken from the right folder and each run's CPU idle record with it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -99,6 +99,15 @@ fn two_hosts_with_the_same_filesystem_name_merge_into_one_report() {
     copy_dir(&fixtures, &crit_b);
     rename_run(&crit_b, "tmpfs", "unused");
     rename_run(&crit_b, "disk", "tmpfs");
+    // What idle CPUs did: held polling on host A, left to the OS on host B.
+    for (crit, held) in [(&crit_a, "poll"), (&crit_b, "os")] {
+        let dir = crit.join("triebench-runs/headline");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let record = format!(
+            r#"{{"requested": "{held}", "held": "{held}", "detail": "as the fixture says"}}"#
+        );
+        std::fs::write(dir.join("tmpfs.json"), record).expect("write record");
+    }
     let runs = tmp.path().join("runs");
     let folder_a = export("host-a", "tmpfs", &crit_a, &runs);
     let folder_b = export("host-b", "tmpfs", &crit_b, &runs);
@@ -123,6 +132,14 @@ fn two_hosts_with_the_same_filesystem_name_merge_into_one_report() {
     for label in ["host-a.tmpfs", "host-b.tmpfs"] {
         assert!(report.contains(&format!("`{label}`")), "no column {label}");
     }
+    // Each host's CPU idle record followed its run through export and merge.
+    assert!(
+        report.contains(
+            "`host-a.tmpfs`: idle CPUs held polling (as the fixture says); \
+             `host-b.tmpfs`: idle CPUs left to the OS (as the fixture says)"
+        ),
+        "{report}"
+    );
 
     // The reference: the fixture's own disk vs tmpfs slowdowns, from one criterion directory.
     let single = tmp.path().join("single");

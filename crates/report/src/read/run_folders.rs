@@ -60,19 +60,20 @@ pub fn merge(folders: &[PathBuf], into: &Path) -> Result<Vec<MergedRun>, ReportE
 }
 
 /// Copies `from` (a run folder's `criterion/`) into `into`, renaming every directory named
-/// `name` below a benchmark, the sidecar `triebench-runs/<name>.json` and the load and phase
-/// runs of `name` to `label`.
+/// `name` below a benchmark, the sidecar `triebench-runs/<name>.json`, the load runs of `name`
+/// and its files `triebench-runs/<kind>/<name>.json` (phases, headline) to `label`.
 fn copy_run(from: &Path, into: &Path, name: &str, label: &str) -> std::io::Result<()> {
     fs::create_dir_all(into)?;
+    let in_sidecars = |dir: &Path| dir.file_name().is_some_and(|f| f == SIDECAR_DIR);
+    let sidecar_level =
+        in_sidecars(from) || from.parent().is_some_and(|parent| in_sidecars(parent));
     for entry in fs::read_dir(from)? {
         let entry = entry?;
         let file_name = entry.file_name();
         let source = entry.path();
         let renamed = if file_name == name {
             label.to_string()
-        } else if file_name.to_str() == Some(&format!("{name}.json"))
-            && from.file_name().is_some_and(|f| f == SIDECAR_DIR)
-        {
+        } else if file_name.to_str() == Some(&format!("{name}.json")) && sidecar_level {
             format!("{label}.json")
         } else {
             file_name.to_string_lossy().into_owned()

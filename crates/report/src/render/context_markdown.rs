@@ -51,6 +51,36 @@ impl ReportInput<'_> {
             CONFIDENCE * 100.0,
             self.resamples,
         );
+        self.idle_cpus(out);
+    }
+
+    /// One bullet on what idle CPUs did during each run's headline, when any run recorded it: a
+    /// server's reply wakes a client that may sleep on another CPU, and on a virtual machine a
+    /// halted CPU's wake-up is the hypervisor's cost, not the storage's.
+    fn idle_cpus(&self, out: &mut String) {
+        let runs = &self.results.runs;
+        if runs.iter().all(|r| r.cpu_idle.is_none()) {
+            return;
+        }
+        let per_run: Vec<String> = runs
+            .iter()
+            .filter(|r| r.present)
+            .map(|r| {
+                let what = r
+                    .cpu_idle
+                    .as_ref()
+                    .map_or_else(|| "not recorded".to_string(), |c| c.describe());
+                format!("`{}`: {what}", esc(&r.name))
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "- Idle CPUs during the headline (`--cpu-idle`): {}. A server's reply wakes a \
+             client that may sleep on another CPU; on a virtual machine, waking a halted CPU \
+             costs the hypervisor's round trip (README, \"Idle CPUs\"), which the server \
+             profiles' times then include.\n",
+            per_run.join("; ")
+        );
     }
 
     pub fn filesystems(&self, out: &mut String) {

@@ -35,7 +35,6 @@ pub fn render(out: &mut String, results: &ResultSet) {
          single-key commit (its reads and closing batch included). *above*: update − floor, \
          what the trie, its reads and the access pattern cost beyond the storage's own writes.\n"
     );
-    idle_cpus(out, results);
     let mut columns = vec!["profile".to_string(), "durable".to_string()];
     columns.extend(
         runs.iter()
@@ -66,35 +65,6 @@ pub fn render(out: &mut String, results: &ResultSet) {
         out.push_str(&row(&cells));
     }
     out.push('\n');
-}
-
-/// One line on what idle CPUs did during each run's headline, when any run recorded it: a
-/// server's reply wakes a client that may sleep on another CPU, and on a virtual machine a
-/// halted CPU's wake-up is the hypervisor's cost, not the storage's.
-fn idle_cpus(out: &mut String, results: &ResultSet) {
-    if results.runs.iter().all(|r| r.cpu_idle.is_none()) {
-        return;
-    }
-    let per_run: Vec<String> = results
-        .runs
-        .iter()
-        .filter(|r| r.present)
-        .map(|r| {
-            let what = r
-                .cpu_idle
-                .as_ref()
-                .map_or_else(|| "not recorded".to_string(), |c| c.describe());
-            format!("`{}`: {what}", esc(&r.name))
-        })
-        .collect();
-    let _ = writeln!(
-        out,
-        "Idle CPUs during the headline (`--cpu-idle`): {}. A server's reply wakes a client \
-         that may sleep on another CPU; on a virtual machine, waking a halted CPU costs the \
-         hypervisor's round trip (README, \"Idle CPUs\"), which the floors of the server \
-         profiles then include.\n",
-        per_run.join("; ")
-    );
 }
 
 fn floor_key(profile: &str) -> BenchKey {
