@@ -65,8 +65,7 @@ pub fn merge(folders: &[PathBuf], into: &Path) -> Result<Vec<MergedRun>, ReportE
 fn copy_run(from: &Path, into: &Path, name: &str, label: &str) -> std::io::Result<()> {
     fs::create_dir_all(into)?;
     let in_sidecars = |dir: &Path| dir.file_name().is_some_and(|f| f == SIDECAR_DIR);
-    let sidecar_level =
-        in_sidecars(from) || from.parent().is_some_and(|parent| in_sidecars(parent));
+    let sidecar_level = in_sidecars(from) || from.parent().is_some_and(in_sidecars);
     for entry in fs::read_dir(from)? {
         let entry = entry?;
         let file_name = entry.file_name();
