@@ -13,7 +13,8 @@
 # after it `triebench phases` times every scenario once per profile with the phase spans on, for
 # the report's "where a commit's time goes" table and plot (TRIEBENCH_PHASES=0 skips it; at quick
 # scale it is skipped unless TRIEBENCH_PHASES=1: it runs every scenario once whatever the scale,
-# ~50 s per filesystem on the project's VM, most of it the profiles that read over a round trip).
+# 19-25 s per filesystem on the project's VM with idle CPUs polling, ~50 s without, most of it
+# the profiles that read over a round trip).
 # After the runs, when a slowfs counting mount is available (TRIEBENCH_IOLAB=DIR, else the one
 # `scripts/fs-lab.sh iolab` names), `triebench io-profile` counts what each backend asks of the
 # filesystem, and the report adds I/O profiles and predicted-vs-measured slowdowns.
