@@ -3,8 +3,9 @@
 //! # Server
 //!
 //! By default the store starts its own `redis-server` ([`RedisServer`]) on a free loopback port
-//! with `--dir` set to the store's directory, and kills it when the store drops. With
-//! [`RedisOptions::url`] (`REDIS_URL`) it connects to an existing server instead.
+//! with `--dir` set to the store's directory, talks to it over the server's Unix socket in
+//! `/tmp`, and kills it when the store drops. With [`RedisOptions::url`] (`REDIS_URL`) it
+//! connects to an existing server instead.
 //!
 //! # Durability
 //!

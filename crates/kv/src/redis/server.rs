@@ -9,7 +9,7 @@
 //! - `--bind 127.0.0.1 --port <free port> --daemonize no`
 //! - `--unixsocket /tmp/triebench-redis-<port>.sock --unixsocketperm 700`, the address clients
 //!   use ([`RedisServer::url`]): on the project's VM a round trip over the Unix socket took
-//!   ~25% less than over loopback TCP, for the same commands. The socket is not in the
+//!   ~20% less than over loopback TCP, for the same commands. The socket is not in the
 //!   directory under test, whose filesystem (FUSE, NFS) may not hold sockets and which no byte
 //!   of a round trip touches; without a writable `/tmp` clients use the TCP port.
 //! - `--dir <dir> --save ""` (never writes RDB snapshots)
