@@ -57,6 +57,9 @@ fn one_second_run(profile: Profile, work: &Path, plots: bool) -> serde_json::Val
     assert!(json["read"]["count"].as_u64().unwrap() > 0, "{profile}");
     assert_eq!(json["config"]["backend"], profile.name());
     assert!(json["env"]["host"]["cores"].is_number());
+    // What idle CPUs did (held polling as root, else why not) is in the file.
+    assert_eq!(json["env"]["cpu_idle"]["requested"], "poll", "{profile}");
+    assert!(json["env"]["cpu_idle"]["detail"].is_string(), "{profile}");
     let csv = std::fs::read_to_string(out.join("timeseries.csv")).unwrap();
     let mut lines = csv.lines();
     assert_eq!(
@@ -116,6 +119,10 @@ fn a_one_second_run_on_every_profile_writes_the_folder() {
     let out = text(&o.stdout);
     assert!(out.contains("| commit p99 |"), "{out}");
     assert!(out.contains("B ÷ A"), "{out}");
+    assert!(
+        out.contains("; idle CPUs "),
+        "each side says what idle CPUs did: {out}"
+    );
 }
 
 #[test]

@@ -11,7 +11,11 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
-use triebench_report::model::load::{LoadConfig, LoadFile, RunSummary, Saturation, LOAD_FILE};
+use triebench_report::model::cpu_idle::{CpuIdle, CpuIdleRecord};
+use triebench_report::model::load::{
+    LoadConfig, LoadEnv, LoadFile, RunSummary, Saturation, LOAD_FILE,
+};
+use triebench_report::read::cpu_idle::CpuIdleGuard;
 use triebench_report::read::load_runs::{capture_env, read_load_file};
 use triebench_report::read::proc_monitor::ProcMonitor;
 use triebench_report::render::load_files::{self, latency, rate};
@@ -88,6 +92,10 @@ pub struct LoadArgs {
     /// Sample the whole run (preload, writer, readers) into a flamegraph SVG.
     #[arg(long, value_name = "FILE")]
     pub flamegraph: Option<PathBuf>,
+    /// What idle CPUs do while the load runs, as for `headline`: `poll` (hold
+    /// /dev/cpu_dma_latency at 0 µs when root) or `os`. Recorded in load.json.
+    #[arg(long, value_name = "MODE", default_value = "poll")]
+    pub cpu_idle: CpuIdle,
 }
 
 /// Share of the offered rate a run must achieve to hold.
@@ -211,6 +219,9 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
             .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&stop)))
             .map_err(CliError::Write)?;
     }
+    // Held for the whole command, preload included; dropping it lifts the bound.
+    let idle = CpuIdleGuard::hold(args.cpu_idle);
+    eprintln!("load: {}", idle.record().describe());
     let spec = BackendSpec::new(profile, dir.clone())?;
     let visitor = LoadVisitor {
         args: &args,
@@ -220,6 +231,7 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
         shape,
         dir: dir.as_deref(),
         stop: &stop,
+        cpu_idle: idle.record(),
     };
     spec.open(triebench_merkle::TABLES, visitor)?
 }
@@ -232,6 +244,7 @@ struct LoadVisitor<'a> {
     shape: StateShape,
     dir: Option<&'a Path>,
     stop: &'a AtomicBool,
+    cpu_idle: &'a CpuIdleRecord,
 }
 
 fn bar(len: u64, template: &str, msg: String) -> ProgressBar {
@@ -402,7 +415,10 @@ impl StoreVisitor for LoadVisitor<'_> {
                 seed: a.seed,
                 preload_s,
             },
-            env: capture_env(self.dir, std::env::args().collect::<Vec<_>>().join(" ")),
+            env: LoadEnv {
+                cpu_idle: Some(self.cpu_idle.clone()),
+                ..capture_env(self.dir, std::env::args().collect::<Vec<_>>().join(" "))
+            },
             commit: headline.commit_stats(),
             read: headline.read_stats(),
             headline: RunSummary::of(headline, bound_us, MIN_FRACTION),

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use triebench_workloads::load::OpStats;
 
+use crate::model::cpu_idle::CpuIdleRecord;
 use crate::model::env::{HostInfo, Versions};
 use crate::model::fs::FsInfo;
 
@@ -89,6 +90,9 @@ pub struct LoadEnv {
     pub versions: Versions,
     /// The command line.
     pub command: String,
+    /// What idle CPUs did while it ran; `None` in files from before it was recorded.
+    #[serde(default)]
+    pub cpu_idle: Option<CpuIdleRecord>,
 }
 
 /// One run: what was offered, what was achieved.

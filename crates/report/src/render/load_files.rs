@@ -128,7 +128,10 @@ fn describe(file: &LoadFile) -> String {
         .map_or("no directory".to_string(), |f| {
             format!("{} at {}", f.fs_type, f.mount_point)
         });
-    format!("{} on {fs}", file.config.backend)
+    match &file.env.cpu_idle {
+        Some(idle) => format!("{} on {fs}; {}", file.config.backend, idle.describe()),
+        None => format!("{} on {fs}", file.config.backend),
+    }
 }
 
 /// Every figure of two `load.json` side by side with the ratio B ÷ A.

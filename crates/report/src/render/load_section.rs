@@ -148,6 +148,23 @@ pub fn render(out: &mut String, entries: &[LoadEntry]) {
         }
         out.push_str(&row(&line));
     }
+    let mut idle: Vec<String> = Vec::new();
+    for e in entries {
+        let what = e
+            .file
+            .env
+            .cpu_idle
+            .as_ref()
+            .map_or_else(|| "not recorded".to_string(), |c| c.describe());
+        if !idle.contains(&what) {
+            idle.push(what);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nIdle CPUs during the load runs: {}.",
+        idle.join("; ")
+    );
     let _ = writeln!(
         out,
         "\n![sustained commits/s]({STEM}.svg)\n\nEach profile's `load.json`, \
