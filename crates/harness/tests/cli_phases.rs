@@ -1,6 +1,7 @@
 //! `triebench root --phases FILE` on a real sqlite-wal store: the per-phase totals account for
 //! the measured total (within 10%, the accounting promise; not a speed assertion), and
-//! `--flamegraph FILE` writes an SVG.
+//! `--flamegraph FILE` writes an SVG; `triebench phases` saves a row per scenario and what idle
+//! CPUs did.
 
 #![cfg(feature = "sqlite-db")]
 
@@ -153,4 +154,37 @@ fn load_phases_time_the_writer_and_refuse_readers() {
             "{phase}: {json}"
         );
     }
+}
+
+#[test]
+fn phases_command_saves_every_scenario_and_what_idle_cpus_did() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stores = dir.path().join("stores");
+    std::fs::create_dir_all(&stores).expect("stores dir");
+    let out = dir.path().join("phases-fast.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_triebench"))
+        .args([
+            "phases",
+            "--run",
+            "fast",
+            "--profiles",
+            "btree",
+            "--cpu-idle",
+            "os",
+        ])
+        .arg("--dir")
+        .arg(&stores)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("triebench runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("phases written"))
+            .expect("json");
+    assert_eq!(json["run"], "fast");
+    // Ten scenarios and the suite.
+    assert_eq!(json["rows"].as_array().map(Vec::len), Some(11), "{json}");
+    assert_eq!(json["cpu_idle"]["requested"], "os", "{json}");
+    assert_eq!(json["cpu_idle"]["held"], "os", "{json}");
 }

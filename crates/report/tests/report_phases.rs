@@ -7,6 +7,7 @@ use common::copy_dir;
 
 use std::path::{Path, PathBuf};
 
+use triebench_report::model::cpu_idle::{CpuIdle, CpuIdleRecord};
 use triebench_report::model::phases::{PhaseRow, PhaseRunFile, SCHEMA};
 use triebench_report::read::phases_run;
 use triebench_report::{run_report, ReportArgs};
@@ -35,6 +36,11 @@ fn a_phase_run_becomes_a_table_a_plot_and_a_file() {
         run: "tmpfs".into(),
         dir: "/dev/shm/x".into(),
         generated_at: "2026-11-23T00:00:00Z".into(),
+        cpu_idle: Some(CpuIdleRecord {
+            requested: CpuIdle::Poll,
+            held: CpuIdle::Poll,
+            detail: "as the test says".into(),
+        }),
         rows: vec![
             suite(
                 "btree",
@@ -74,6 +80,10 @@ fn a_phase_run_becomes_a_table_a_plot_and_a_file() {
         .nth(1)
         .unwrap_or_else(|| panic!("no phase section in:\n{report}"));
     assert!(section.contains("### `tmpfs` (`/dev/shm/x`)"), "{section}");
+    assert!(
+        section.contains("Taken with idle CPUs held polling (as the test says)."),
+        "the breakdown says what idle CPUs did: {section}"
+    );
     assert!(
         !section.contains("### `disk`"),
         "disk has no phase run: {section}"

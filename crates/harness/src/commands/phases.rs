@@ -85,7 +85,7 @@ pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
     // Held while the phases are measured; dropping it lifts the bound.
     let idle = CpuIdleGuard::hold(args.cpu_idle);
     eprintln!("phases: {}", idle.record().describe());
-    let file = profiled(args.flamegraph.as_deref(), || {
+    let mut file = profiled(args.flamegraph.as_deref(), || {
         Ok(phases_run::collect(
             &args.run,
             &args.dir,
@@ -97,6 +97,7 @@ pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
             },
         )?)
     })?;
+    file.cpu_idle = Some(idle.record().clone());
     drop(idle);
     file.save(&out)?;
     println!("phases written to {}", out.display());

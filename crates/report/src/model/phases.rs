@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
+use crate::model::cpu_idle::CpuIdleRecord;
 use serde::{Deserialize, Serialize};
 use triebench_kv::Phase;
 
@@ -70,6 +71,10 @@ pub struct PhaseRunFile {
     pub generated_at: String,
     /// The rows.
     pub rows: Vec<PhaseRow>,
+    /// What idle CPUs did while it was taken (`triebench phases --cpu-idle`); `None` in files
+    /// from before it was recorded.
+    #[serde(default)]
+    pub cpu_idle: Option<CpuIdleRecord>,
 }
 
 impl PhaseRunFile {

@@ -53,7 +53,7 @@ fn row(
 }
 
 /// Times every scenario once per profile in fresh directories under `dir`; `progress` hears
-/// each row as it is taken.
+/// each row as it is taken. What idle CPUs did is the caller's to record (`None` here).
 pub fn collect(
     run: &str,
     dir: &Path,
@@ -88,6 +88,7 @@ pub fn collect(
         dir: dir.display().to_string(),
         generated_at: naming::now(),
         rows,
+        cpu_idle: None,
     })
 }
 

@@ -135,6 +135,9 @@ pub fn render(out: &mut String, files: &[PhaseRunFile], cost: Option<&SpanCost>)
             continue;
         }
         let _ = writeln!(out, "\n### `{}` (`{}`)\n", esc(&file.run), esc(&file.dir));
+        if let Some(idle) = &file.cpu_idle {
+            let _ = writeln!(out, "Taken with {}.\n", idle.describe());
+        }
         table(out, &rows, cost);
         let _ = writeln!(
             out,
