@@ -124,7 +124,8 @@ pub fn load(criterion_dir: &Path, run: &str) -> Result<Option<CpuIdleRecord>, Re
 mod tests {
     use super::*;
 
-    /// Nobody holds a bound while this test runs (no other test in this crate asks for one).
+    /// No other test in this crate asks for a bound; `scripts/test.sh` holds 0 while the tests
+    /// run as root, and then only the guard's own hold can be seen.
     #[test]
     fn poll_holds_the_device_at_zero_while_the_guard_lives() {
         let before = current_bound();
@@ -136,7 +137,6 @@ mod tests {
                 assert_eq!(current_bound(), Some(0), "{record:?}");
                 drop(guard);
                 assert_eq!(current_bound(), before, "the bound outlived the guard");
-                assert_ne!(before, Some(0));
             }
             // Not root, or no such device: the record says why, naming the device.
             CpuIdle::Os => assert!(record.detail.contains(DEVICE), "{record:?}"),
