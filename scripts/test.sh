@@ -3,20 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Idle CPUs poll instead of halting while this runs (root only; README, "Idle CPUs"): the tests'
-# servers (PostgreSQL, redis-server, the slowfs FUSE daemon) answer thousands of round trips, and
-# on a VM each reply otherwise waits for a halted CPU to be woken. Nothing here is timed. A
-# background holder keeps /dev/cpu_dma_latency open at 0 and exits within seconds of this script.
-# TRIEBENCH_CPU_IDLE=os leaves idle CPUs to the OS.
-if [[ ${TRIEBENCH_CPU_IDLE:-poll} == poll && -w /dev/cpu_dma_latency ]]; then
-  (
-    exec 9>/dev/cpu_dma_latency
-    printf 0 >&9
-    while kill -0 $$ 2>/dev/null; do sleep 5; done
-  ) &
-  echo "test: idle CPUs held polling (/dev/cpu_dma_latency at 0 µs) while the tests run"
-fi
-
 scripts/setup.sh
 echo "== [${SECONDS}s] cargo fmt --check"
 cargo fmt --all -- --check
