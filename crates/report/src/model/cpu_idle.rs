@@ -66,6 +66,11 @@ pub struct CpuIdleRecord {
 }
 
 impl CpuIdleRecord {
+    /// What `record` says, or "not recorded" for a run without one (older files).
+    pub fn describe_or_unrecorded(record: Option<&CpuIdleRecord>) -> String {
+        record.map_or_else(|| "not recorded".to_string(), CpuIdleRecord::describe)
+    }
+
     /// The record as a sentence for the report, e.g. "idle CPUs polling (...)".
     pub fn describe(&self) -> String {
         match self.held {

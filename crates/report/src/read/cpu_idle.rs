@@ -10,13 +10,13 @@
 //! outlives the run. Only root may open the device: anywhere else the guard records why not and
 //! the run goes on with the OS's default.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::ReportError;
 use crate::model::cpu_idle::{CpuIdle, CpuIdleRecord};
-use crate::read::fs_info::SIDECAR_DIR;
+use crate::read::fs_info::{read_json_sidecar, write_json_sidecar, SIDECAR_DIR};
 
 /// Linux's CPU latency QoS device.
 pub const DEVICE: &str = "/dev/cpu_dma_latency";
@@ -93,31 +93,13 @@ pub fn save(
     record: &CpuIdleRecord,
 ) -> Result<PathBuf, ReportError> {
     let path = record_path(criterion_dir, run);
-    let text = serde_json::to_string_pretty(record).map_err(|source| ReportError::Json {
-        what: "the CPU idle record",
-        source,
-    })?;
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|e| ReportError::write(dir, e))?;
-    }
-    fs::write(&path, text + "\n").map_err(|e| ReportError::write(&path, e))?;
+    write_json_sidecar(&path, "the CPU idle record", record)?;
     Ok(path)
 }
 
 /// Reads run `run`'s record, `None` when the run has none (criterion's own runs, older folders).
 pub fn load(criterion_dir: &Path, run: &str) -> Result<Option<CpuIdleRecord>, ReportError> {
-    let path = record_path(criterion_dir, run);
-    if !path.is_file() {
-        return Ok(None);
-    }
-    let bad = |reason: String| ReportError::Sidecar {
-        path: path.clone(),
-        reason,
-    };
-    let text = fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| bad(e.to_string()))
+    read_json_sidecar(&record_path(criterion_dir, run))
 }
 
 #[cfg(test)]
@@ -161,7 +143,7 @@ mod tests {
         };
         save(dir.path(), "tmpfs", &record).expect("save");
         assert_eq!(load(dir.path(), "tmpfs").expect("load"), Some(record));
-        fs::write(record_path(dir.path(), "disk"), "{").expect("write");
+        std::fs::write(record_path(dir.path(), "disk"), "{").expect("write");
         let err = load(dir.path(), "disk").expect_err("corrupt record read");
         assert!(err.to_string().contains("disk.json"), "{err}");
     }

@@ -10,6 +10,9 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
 use crate::error::ReportError;
 use crate::model::fs::{FsInfo, StatFs};
 use crate::read::latency;
@@ -217,28 +220,43 @@ pub fn write_sidecar(
         info.flush_extent_us = Some(latency::probe_flush_extent(dir).map_err(probe_failed)?);
     }
     let path = sidecar_path(criterion_dir, name);
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|e| ReportError::write(parent, e))?;
-    }
-    let text = serde_json::to_string_pretty(&info).map_err(|source| ReportError::Json {
-        what: "filesystem sidecar",
-        source,
-    })?;
-    fs::write(&path, text + "\n").map_err(|e| ReportError::write(&path, e))?;
+    write_json_sidecar(&path, "filesystem sidecar", &info)?;
     Ok((path, info))
 }
 
 /// Reads run `name`'s sidecar, `None` when there is none.
 pub fn read_sidecar(criterion_dir: &Path, name: &str) -> Result<Option<FsInfo>, ReportError> {
-    let path = sidecar_path(criterion_dir, name);
+    read_json_sidecar(&sidecar_path(criterion_dir, name))
+}
+
+/// Writes `value` (`what`, for errors) as pretty JSON to the sidecar file `path`, creating its
+/// directory: every sidecar under [`SIDECAR_DIR`] that the report reads back.
+pub(crate) fn write_json_sidecar<T: Serialize>(
+    path: &Path,
+    what: &'static str,
+    value: &T,
+) -> Result<(), ReportError> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(|e| ReportError::write(parent, e))?;
+    }
+    let text =
+        serde_json::to_string_pretty(value).map_err(|source| ReportError::Json { what, source })?;
+    fs::write(path, text + "\n").map_err(|e| ReportError::write(path, e))
+}
+
+/// Reads the JSON sidecar file `path`, `None` when there is none; an unreadable or unparsable
+/// one is a [`ReportError::Sidecar`] naming it.
+pub(crate) fn read_json_sidecar<T: DeserializeOwned>(
+    path: &Path,
+) -> Result<Option<T>, ReportError> {
     if !path.is_file() {
         return Ok(None);
     }
     let bad = |reason: String| ReportError::Sidecar {
-        path: path.clone(),
+        path: path.to_path_buf(),
         reason,
     };
-    let text = fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+    let text = fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
     serde_json::from_str(&text)
         .map(Some)
         .map_err(|e| bad(e.to_string()))

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis::stats::CONFIDENCE;
+use crate::model::cpu_idle::CpuIdleRecord;
 use crate::render::markdown::{durable_cell, ReportInput, MISSING};
 use crate::render::table::{esc, header, row};
 
@@ -66,10 +67,7 @@ impl ReportInput<'_> {
             .iter()
             .filter(|r| r.present)
             .map(|r| {
-                let what = r
-                    .cpu_idle
-                    .as_ref()
-                    .map_or_else(|| "not recorded".to_string(), |c| c.describe());
+                let what = CpuIdleRecord::describe_or_unrecorded(r.cpu_idle.as_ref());
                 format!("`{}`: {what}", esc(&r.name))
             })
             .collect();

@@ -9,6 +9,7 @@ use triebench_kv::Profile;
 
 use crate::error::ReportError;
 use crate::model::bench_id::profile_durable;
+use crate::model::cpu_idle::CpuIdleRecord;
 use crate::read::load_runs::LoadEntry;
 use crate::render::chart::{chart_size, render as render_chart, DotChart, DotSeries, Interval};
 use crate::render::fmt;
@@ -150,12 +151,7 @@ pub fn render(out: &mut String, entries: &[LoadEntry]) {
     }
     let mut idle: Vec<String> = Vec::new();
     for e in entries {
-        let what = e
-            .file
-            .env
-            .cpu_idle
-            .as_ref()
-            .map_or_else(|| "not recorded".to_string(), |c| c.describe());
+        let what = CpuIdleRecord::describe_or_unrecorded(e.file.env.cpu_idle.as_ref());
         if !idle.contains(&what) {
             idle.push(what);
         }
