@@ -24,8 +24,8 @@
 //! **Connections.** Readers and the writer take connections from one pool and give them back
 //! when they drop; the pool hands out the most recently used connection first, whose page cache
 //! is still valid after its own commit (a connection that finds the database changed by another
-//! drops its whole cache; see `store`). Every connection gets a page cache of `CACHE_KIB` (64 MiB
-//! at most; SQLite's default is 2 MiB), so the pages a commit walks stay cached between commits.
+//! drops its whole cache; see `store`). Every connection gets a page cache of `CACHE_KIB` (4 MiB
+//! at most; SQLite's default is 2 MiB; a larger one made commits slower, see `connect`).
 //!
 //! **Writer.** A process-level mutex: [`Store::writer`] blocks until the previous writer is
 //! committed or dropped, then runs `BEGIN IMMEDIATE` on a pooled connection, so another process
