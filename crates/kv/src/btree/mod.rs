@@ -1,4 +1,5 @@
-//! The `btree` profile: tables held in memory as `BTreeMap`s. Nothing persists.
+//! The `btree` profile: tables held in memory as B-trees (std's `BTreeSet` of key-value
+//! entries). Nothing persists.
 //!
 //! Readers take a snapshot (an `Arc` of the committed tables), so a commit never changes what an
 //! open reader sees. The writer keeps its pending changes in an ordered overlay per table, so
@@ -7,66 +8,24 @@
 //! instead of key by key); only if readers still hold the previous snapshot are the tables
 //! copied first (copy on write).
 //!
-//! Keys are compared by their first 8 bytes as one big-endian integer before the rest (the
-//! same order as comparing the bytes): the trie's keys are 64-byte hashes, which almost always
-//! differ there, so inserts rarely call `memcmp`.
+//! Each key is stored with its value in one allocation (`Entry`, in its own module), compared
+//! by its first 8 bytes as one big-endian integer before the rest (the same order as comparing
+//! the bytes): the trie's keys are 64-byte hashes, which almost always differ there, so inserts
+//! rarely call `memcmp`.
 
-use std::borrow::Borrow;
-use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+mod entry;
+
+use std::collections::BTreeSet;
 use std::ops::{Bound, ControlFlow};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
 use crate::store::{check_table, validate_tables, ReadTx, Store, Table, WriteTx};
+use entry::Entry;
 
-/// A stored key, ordered exactly as its bytes are (so lookups by `&[u8]` agree), but compared
-/// through its first 8 bytes first, held beside the pointer: a search compares keys inside the
-/// map's nodes and follows a key's pointer only on a tie.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Key {
-    /// The first 8 bytes as a big-endian integer, zero-padded: `a.head < b.head` implies
-    /// `a < b` in byte order, whatever the lengths.
-    head: u64,
-    bytes: Box<[u8]>,
-}
-
-impl Key {
-    fn new(bytes: &[u8]) -> Key {
-        let mut head = [0u8; 8];
-        let n = bytes.len().min(8);
-        head[..n].copy_from_slice(&bytes[..n]);
-        Key {
-            head: u64::from_be_bytes(head),
-            bytes: bytes.into(),
-        }
-    }
-}
-
-impl Ord for Key {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.head
-            .cmp(&other.head)
-            .then_with(|| self.bytes.cmp(&other.bytes))
-    }
-}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Borrow<[u8]> for Key {
-    fn borrow(&self) -> &[u8] {
-        &self.bytes
-    }
-}
-
-/// Values are boxed slices (16 bytes in a node, not a vector's 24): smaller nodes.
-type Value = Box<[u8]>;
-type Map = BTreeMap<Key, Value>;
+/// A table: its entries, ordered by key.
+type Map = BTreeSet<Entry>;
 type Tables = Vec<Map>;
 
 /// An in-memory store (profile `btree`).
@@ -121,7 +80,7 @@ impl ReadTx for BTreeReader {
         F: FnOnce(&[u8]) -> R,
     {
         let map = &self.tables[check_table(table, self.tables.len())?];
-        Ok(map.get(key).map(|v| f(v)))
+        Ok(map.get(key).map(|e| f(e.value())))
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
@@ -133,8 +92,8 @@ impl ReadTx for BTreeReader {
         F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
     {
         let map = &self.tables[check_table(table, self.tables.len())?];
-        for (k, v) in map.range::<[u8], _>(range_bounds(range)) {
-            if visit(&k.bytes, v).is_break() {
+        for e in map.range::<[u8], _>(range_bounds(range)) {
+            if visit(e.key(), e.value()).is_break() {
                 break;
             }
         }
@@ -158,7 +117,8 @@ pub struct BTreeWriter<'s> {
 #[derive(Debug, Default, Clone)]
 struct Pending {
     puts: Map,
-    deletes: BTreeSet<Key>,
+    /// Value-less entries.
+    deletes: BTreeSet<Entry>,
 }
 
 impl Store for BTreeStore {
@@ -199,13 +159,13 @@ impl ReadTx for BTreeWriter<'_> {
     {
         let i = self.index(table)?;
         let pending = &self.overlay[i];
-        if let Some(value) = pending.puts.get(key) {
-            return Ok(Some(f(value)));
+        if let Some(e) = pending.puts.get(key) {
+            return Ok(Some(f(e.value())));
         }
         if !pending.deletes.is_empty() && pending.deletes.contains(key) {
             return Ok(None);
         }
-        Ok(self.base[i].get(key).map(|v| f(v)))
+        Ok(self.base[i].get(key).map(|e| f(e.value())))
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
@@ -215,8 +175,8 @@ impl ReadTx for BTreeWriter<'_> {
         // Deleted keys are all in the snapshot; new keys are the puts not in it.
         let added = pending
             .puts
-            .keys()
-            .filter(|key| !base.contains_key(*key))
+            .iter()
+            .filter(|e| !base.contains(e.key()))
             .count();
         Ok((base.len() + added).saturating_sub(pending.deletes.len()) as u64)
     }
@@ -240,20 +200,20 @@ impl ReadTx for BTreeWriter<'_> {
                 (None, None) => return Ok(()),
                 (Some(_), None) => false,
                 (None, Some(_)) => true,
-                (Some((bk, _)), Some((pk, _))) => pk <= bk,
+                (Some(b), Some(p)) => p <= b,
             };
             let flow = if take_pending {
-                let (key, value) = pending.next().ok_or_else(poisoned)?;
-                if base.peek().is_some_and(|(bk, _)| *bk == key) {
+                let e = pending.next().ok_or_else(poisoned)?;
+                if base.peek().is_some_and(|b| *b == e) {
                     base.next();
                 }
-                visit(&key.bytes, value)
+                visit(e.key(), e.value())
             } else {
-                let (key, value) = base.next().ok_or_else(poisoned)?;
-                if !deletes.is_empty() && deletes.contains(key) {
+                let e = base.next().ok_or_else(poisoned)?;
+                if !deletes.is_empty() && deletes.contains(e) {
                     ControlFlow::Continue(())
                 } else {
-                    visit(&key.bytes, value)
+                    visit(e.key(), e.value())
                 }
             };
             if flow.is_break() {
@@ -277,7 +237,7 @@ impl WriteTx for BTreeWriter<'_> {
         if !pending.deletes.is_empty() {
             pending.deletes.remove(key);
         }
-        pending.puts.insert(Key::new(key), value.into());
+        pending.puts.replace(Entry::new(key, value));
         Ok(())
     }
 
@@ -298,26 +258,28 @@ impl WriteTx for BTreeWriter<'_> {
                 if !pending.deletes.is_empty() {
                     pending.deletes.remove(key);
                 }
-                pending.puts.insert(Key::new(key), value.into());
+                pending.puts.replace(Entry::new(key, value));
             }
             return Ok(());
         }
-        let batch: Vec<(Key, Value)> = entries
-            .map(|(key, value)| (Key::new(key), value.into()))
-            .collect();
+        let batch: Vec<Entry> = entries.map(|(key, value)| Entry::new(key, value)).collect();
         if !pending.deletes.is_empty() {
-            for (key, _) in &batch {
-                pending.deletes.remove(key);
+            for e in &batch {
+                pending.deletes.remove(e);
             }
         }
-        if !batch.windows(2).all(|pair| pair[0].0 < pair[1].0) {
-            pending.puts.extend(batch);
+        if !batch.windows(2).all(|pair| pair[0] < pair[1]) {
+            for e in batch {
+                pending.puts.replace(e);
+            }
             return Ok(());
         }
         // Sorted and without duplicates: collecting builds the map bottom-up, no searches.
         let mut batch: Map = batch.into_iter().collect();
-        // On equal keys `append` keeps the value from `batch`: the later put wins.
-        pending.puts.append(&mut batch);
+        // On equal keys a set's `append` keeps the receiver's element (the entry, value and
+        // all), so the batch receives the overlay: the later put wins.
+        batch.append(&mut pending.puts);
+        pending.puts = batch;
         Ok(())
     }
 
@@ -325,8 +287,8 @@ impl WriteTx for BTreeWriter<'_> {
         let i = self.index(table)?;
         let pending = &mut self.overlay[i];
         pending.puts.remove(key);
-        if self.base[i].contains_key(key) {
-            pending.deletes.insert(Key::new(key));
+        if self.base[i].contains(key) {
+            pending.deletes.insert(Entry::key_only(key));
         }
         Ok(())
     }
@@ -358,12 +320,14 @@ fn apply(map: &mut Map, pending: Pending) {
         map.remove(key);
     }
     if puts.len() < 16 || puts.len() < map.len() / 4 {
-        for (key, value) in puts {
-            map.insert(key, value);
+        for e in puts {
+            map.replace(e);
         }
     } else {
-        // On equal keys `append` keeps the value from `puts`: the pending change wins.
-        map.append(&mut puts);
+        // On equal keys a set's `append` keeps the receiver's element, so the pending puts
+        // receive the committed entries: the pending change wins.
+        puts.append(map);
+        std::mem::swap(map, &mut puts);
     }
 }
 
@@ -371,18 +335,9 @@ fn apply(map: &mut Map, pending: Pending) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::collections::BTreeMap;
 
     proptest! {
-        /// `Key`'s order is the order of its bytes, whatever their lengths.
-        #[test]
-        fn key_order_is_byte_order(
-            a in proptest::collection::vec(0u8..2, 0..12),
-            b in proptest::collection::vec(0u8..2, 0..12),
-        ) {
-            let (ka, kb) = (Key::new(&a), Key::new(&b));
-            prop_assert_eq!(ka.cmp(&kb), a.cmp(&b));
-        }
-
         /// `put_many` (sorted or not, duplicates or not, small or large, onto an empty or a
         /// filled overlay) is `put` one by one.
         #[test]
