@@ -11,11 +11,13 @@ use super::mode::{SqliteMode, BUSY_TIMEOUT};
 use crate::error::{KvError, KvResult};
 
 /// The page cache of each connection, in KiB (`PRAGMA cache_size = -CACHE_KIB`), twice SQLite's
-/// default. Larger is slower here, not faster: SQLite trims its page cache at the end of every
-/// write transaction, and that walk grows with the pages cached. With 64 MiB, the `update`
-/// suite on tmpfs spent 7% of its time in `pcache1TruncateUnsafe`, and a writer on a
-/// 100,000-leaf state made 135 commits/s against 160-180 with 2-8 MiB; a page the cache misses
-/// is read from the OS page cache. It changes nothing of what reaches the disk or when.
+/// default. Larger is slower here, not faster: at the end of every write transaction SQLite
+/// trims its page cache, and because B-tree rebalancing briefly numbers a page past the
+/// lock-byte page, the trim walks the cache's whole hash table, which grows with the pages
+/// cached. With 64 MiB the `update` suite on tmpfs spent 7% of its time in that walk
+/// (`pcache1TruncateUnsafe`), and a writer on a 100,000-leaf state made 135 commits/s against
+/// 158-182 with 2-8 MiB; a page the cache misses is read from the OS page cache. It changes
+/// nothing of what reaches the disk or when.
 pub(super) const CACHE_KIB: u32 = 4 * 1024;
 
 /// Opens a connection and applies the mode's pragmas, reading each back.
