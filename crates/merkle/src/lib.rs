@@ -113,6 +113,7 @@ mod node;
 pub mod prune;
 mod refcount;
 pub mod reference;
+mod scratch;
 mod tables;
 mod trie;
 mod update;

@@ -18,6 +18,7 @@ use triebench_kv::{phase_span, ReadTx, Table};
 
 use crate::hash::{hex_string, root_hash, to_hex, HexHash, Tally};
 use crate::node::{write_entry, Layout};
+use crate::scratch::StoreScratch;
 use crate::{address, codec, MerkleError, StateChange, EMPTY_ROOT_HEX};
 
 /// A child pointer: a hash in storage, or a node opened into the arena.
@@ -186,6 +187,8 @@ pub(crate) struct Outcome {
     pub deletions: Vec<HexHash>,
     /// A buffer for writing the outcome (empty, pooled).
     pub scratch: Vec<u8>,
+    /// Index vectors for storing the new nodes (empty, pooled).
+    pub store: StoreScratch,
 }
 
 /// Loads and validates a stored node.
@@ -421,6 +424,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             encodings: std::mem::take(&mut self.spare.encodings),
             deletions: std::mem::take(&mut self.spare.deletions),
             scratch: std::mem::take(&mut self.spare.scratch),
+            store: std::mem::take(&mut self.spare.store),
         };
         out.additions.reserve(self.arena.len());
         out.encodings.reserve(capacity);
@@ -497,6 +501,7 @@ struct Pool {
     /// Empty edit lists with room, for the nodes of the next batch.
     edits: Vec<Vec<Edit>>,
     scratch: Vec<u8>,
+    store: StoreScratch,
 }
 
 /// Edit lists kept in the pool at most.
@@ -546,6 +551,7 @@ pub(crate) fn recycle(outcome: Outcome) {
         pool.additions = reusable(outcome.additions);
         pool.deletions = reusable(outcome.deletions);
         pool.scratch = reusable(outcome.scratch);
+        pool.store = outcome.store.reusable();
     });
 }
 

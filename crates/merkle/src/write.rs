@@ -4,6 +4,7 @@ use triebench_kv::{ReadTx, WriteTx};
 
 use crate::changelog;
 use crate::hash::{hex_string, hex_to_raw, HexHash};
+use crate::scratch::StoreScratch;
 use crate::tables::Tables;
 use crate::update::Outcome;
 use crate::{refcount, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
@@ -81,9 +82,18 @@ pub(crate) fn persist<W: WriteTx>(
 fn store_nodes<W: WriteTx>(
     w: &mut W,
     tables: &Tables,
-    outcome: &Outcome,
+    outcome: &mut Outcome,
 ) -> Result<(), MerkleError> {
     let additions = &outcome.additions;
+    let StoreScratch {
+        keyed,
+        group_of,
+        group_len,
+        addition_of,
+        decided,
+        forced,
+        puts,
+    } = &mut outcome.store;
     // Group occurrences of the same hash.
     // Sort by the hash's first 8 bytes as an integer, whole hash on ties: cheap comparisons.
     // Hex digits sort as the raw bytes do, so this is also the order of the storage keys.
@@ -91,21 +101,20 @@ fn store_nodes<W: WriteTx>(
         let h = &additions[i as usize].hash;
         u64::from_be_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]])
     };
-    let mut order: Vec<(u64, u32)> = (0..additions.len() as u32)
-        .map(|i| (prefix(i), i))
-        .collect();
-    order.sort_unstable_by(|a, b| {
+    keyed.clear();
+    keyed.extend((0..additions.len() as u32).map(|i| (prefix(i), i)));
+    keyed.sort_unstable_by(|a, b| {
         a.0.cmp(&b.0).then_with(|| {
             additions[a.1 as usize]
                 .hash
                 .cmp(&additions[b.1 as usize].hash)
         })
     });
-    let order: Vec<u32> = order.into_iter().map(|(_, i)| i).collect();
-    let mut group_of = vec![0u32; additions.len()];
-    let mut group_len: Vec<u64> = Vec::new();
-    for (k, &i) in order.iter().enumerate() {
-        let same = k > 0 && additions[order[k - 1] as usize].hash == additions[i as usize].hash;
+    group_of.clear();
+    group_of.resize(additions.len(), 0);
+    group_len.clear();
+    for (k, &(_, i)) in keyed.iter().enumerate() {
+        let same = k > 0 && additions[keyed[k - 1].1 as usize].hash == additions[i as usize].hash;
         if !same {
             group_len.push(0);
         }
@@ -119,13 +128,16 @@ fn store_nodes<W: WriteTx>(
         .map(|a| a.node as usize + 1)
         .max()
         .unwrap_or(0);
-    let mut addition_of = vec![u32::MAX; nodes];
+    addition_of.clear();
+    addition_of.resize(nodes, u32::MAX);
     for (i, a) in additions.iter().enumerate() {
         addition_of[a.node as usize] = i as u32;
     }
     // Per group: decided absent (Some(true)) or present (Some(false)); forced absent.
-    let mut decided: Vec<Option<bool>> = vec![None; group_len.len()];
-    let mut forced = vec![false; group_len.len()];
+    decided.clear();
+    decided.resize(group_len.len(), None);
+    forced.clear();
+    forced.resize(group_len.len(), false);
     for (i, addition) in additions.iter().enumerate() {
         let g = group_of[i] as usize;
         let absent = match decided[g] {
@@ -144,11 +156,11 @@ fn store_nodes<W: WriteTx>(
             }
         }
     }
-    // Groups are numbered in key order: the first occurrence of each, in `order`, is its node.
-    // The additions whose node is stored, as indices: a small vector.
-    let mut puts: Vec<u32> = Vec::with_capacity(group_len.len());
-    for (k, &i) in order.iter().enumerate() {
-        if k > 0 && group_of[i as usize] == group_of[order[k - 1] as usize] {
+    // Groups are numbered in key order: the first occurrence of each, in `keyed`, is its node.
+    // The additions whose node is stored, as indices.
+    puts.clear();
+    for (k, &(_, i)) in keyed.iter().enumerate() {
+        if k > 0 && group_of[i as usize] == group_of[keyed[k - 1].1 as usize] {
             continue;
         }
         let g = group_of[i as usize] as usize;

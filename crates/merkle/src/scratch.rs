@@ -1,0 +1,50 @@
+//! [`StoreScratch`]: the index vectors that storing a batch's new nodes works in, pooled with
+//! the batch's other buffers so a run of commits does not allocate them afresh each time.
+
+/// What `write::store_nodes` sorts and groups a batch's additions with. Each vector is cleared
+/// and refilled per batch; between batches they are kept in the per-thread pool (see `update`),
+/// so a run of single-key commits allocates none of them, and a large batch does not map and
+/// fault in fresh pages for each.
+#[derive(Default)]
+pub(crate) struct StoreScratch {
+    /// (hash prefix, addition index), sorted: the additions in key order.
+    pub keyed: Vec<(u64, u32)>,
+    /// Per addition, its group (additions with the same hash).
+    pub group_of: Vec<u32>,
+    /// Per group, how many additions it has.
+    pub group_len: Vec<u64>,
+    /// Per arena node, the addition made at it (`u32::MAX` for none).
+    pub addition_of: Vec<u32>,
+    /// Per group: decided absent (`Some(true)`) or present (`Some(false)`).
+    pub decided: Vec<Option<bool>>,
+    /// Per group: known absent because a child of it is.
+    pub forced: Vec<bool>,
+    /// The additions to store, one per absent group, in key order.
+    pub puts: Vec<u32>,
+}
+
+/// Vectors holding more than this many bytes are dropped rather than kept for the next batch.
+const KEEP_MAX_BYTES: usize = 4 << 20;
+
+fn reusable<T>(mut v: Vec<T>) -> Vec<T> {
+    if v.capacity().saturating_mul(std::mem::size_of::<T>()) > KEEP_MAX_BYTES {
+        return Vec::new();
+    }
+    v.clear();
+    v
+}
+
+impl StoreScratch {
+    /// The same vectors emptied, or dropped where one huge batch made them too large to keep.
+    pub(crate) fn reusable(self) -> StoreScratch {
+        StoreScratch {
+            keyed: reusable(self.keyed),
+            group_of: reusable(self.group_of),
+            group_len: reusable(self.group_len),
+            addition_of: reusable(self.addition_of),
+            decided: reusable(self.decided),
+            forced: reusable(self.forced),
+            puts: reusable(self.puts),
+        }
+    }
+}
