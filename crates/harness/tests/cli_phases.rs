@@ -57,7 +57,10 @@ fn root_phases_sum_to_the_measured_total_on_sqlite_wal() {
     std::fs::write(&input, commit_file()).expect("commit file written");
     // Every step of a commit runs inside a phase span, and the collector gives every moment
     // inside the outermost span to some phase (its own bookkeeping included), so only the
-    // replay loop (parsing a line, printing a root) is outside: far under 10%.
+    // replay loop (parsing a line, printing a root) is outside: 2-7% when the test runs alone,
+    // 10.5% in one CI run while the Transact comparator compiled on both cores (a busy machine
+    // preempts the loop too, and a preempted moment counts where it falls). A phase left
+    // untraced would leave far more: `commit` and `storage_write` are each ~20%.
     let phases = dir.path().join("phases.json");
     let stderr = root(
         dir.path(),
@@ -84,7 +87,7 @@ fn root_phases_sum_to_the_measured_total_on_sqlite_wal() {
     assert_eq!(json["spans"]["commit"].as_u64(), Some(201), "{json}");
     assert!(sum <= total, "phases {sum} ns exceed the total {total} ns");
     assert!(
-        sum as f64 >= 0.9 * total as f64,
+        sum as f64 >= 0.85 * total as f64,
         "phases {:.1}% of the total: {json}",
         100.0 * sum as f64 / total as f64
     );
