@@ -1,5 +1,6 @@
-//! [`StoreScratch`]: the index vectors that storing a batch's new nodes works in, pooled with
-//! the batch's other buffers so a run of commits does not allocate them afresh each time.
+//! Buffers kept between batches in the per-thread pool (see `update`): [`reusable`], which
+//! decides whether a buffer is kept, and [`StoreScratch`], the index vectors that storing a
+//! batch's new nodes works in, so a run of commits does not allocate them afresh each time.
 
 /// What `write::store_nodes` sorts and groups a batch's additions with. Each vector is cleared
 /// and refilled per batch; between batches they are kept in the per-thread pool (see `update`),
@@ -23,11 +24,13 @@ pub(crate) struct StoreScratch {
     pub puts: Vec<u32>,
 }
 
-/// Vectors holding more than this many bytes are dropped rather than kept for the next batch.
-const KEEP_MAX_BYTES: usize = 4 << 20;
+/// Buffers larger than this are dropped rather than kept in the pool, so that one huge batch
+/// does not hold its memory for the life of the thread.
+const POOL_MAX_BYTES: usize = 4 << 20;
 
-fn reusable<T>(mut v: Vec<T>) -> Vec<T> {
-    if v.capacity().saturating_mul(std::mem::size_of::<T>()) > KEEP_MAX_BYTES {
+/// Empties `v`, or drops it if it is too large to keep.
+pub(crate) fn reusable<T>(mut v: Vec<T>) -> Vec<T> {
+    if v.capacity().saturating_mul(std::mem::size_of::<T>()) > POOL_MAX_BYTES {
         return Vec::new();
     }
     v.clear();

@@ -18,7 +18,7 @@ use triebench_kv::{phase_span, ReadTx, Table};
 
 use crate::hash::{hex_string, root_hash, to_hex, HexHash, Tally};
 use crate::node::{write_entry, Layout};
-use crate::scratch::StoreScratch;
+use crate::scratch::{reusable, StoreScratch};
 use crate::{address, codec, MerkleError, StateChange, EMPTY_ROOT_HEX};
 
 /// A child pointer: a hash in storage, or a node opened into the arena.
@@ -509,19 +509,6 @@ const POOL_MAX_EDIT_LISTS: usize = 4096;
 
 thread_local! {
     static POOL: RefCell<Pool> = RefCell::new(Pool::default());
-}
-
-/// Buffers larger than this are dropped rather than kept in the pool, so that one huge batch
-/// does not hold its memory for the life of the thread.
-const POOL_MAX_BYTES: usize = 4 << 20;
-
-/// Empties `v`, or drops it if it is too large to keep.
-fn reusable<T>(mut v: Vec<T>) -> Vec<T> {
-    if v.capacity().saturating_mul(std::mem::size_of::<T>()) > POOL_MAX_BYTES {
-        return Vec::new();
-    }
-    v.clear();
-    v
 }
 
 /// This thread's pooled buffers (empty ones if the pool is in use or gone).

@@ -121,6 +121,16 @@ struct Pending {
     deletes: BTreeSet<Entry>,
 }
 
+impl Pending {
+    /// Puts `entry`, replacing a pending put of its key and cancelling a pending delete.
+    fn put(&mut self, entry: Entry) {
+        if !self.deletes.is_empty() {
+            self.deletes.remove(&entry);
+        }
+        self.puts.replace(entry);
+    }
+}
+
 impl Store for BTreeStore {
     type Reader<'s> = BTreeReader;
     type Writer<'s> = BTreeWriter<'s>;
@@ -233,11 +243,7 @@ impl WriteTx for BTreeWriter<'_> {
 
     fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         let i = self.index(table)?;
-        let pending = &mut self.overlay[i];
-        if !pending.deletes.is_empty() {
-            pending.deletes.remove(key);
-        }
-        pending.puts.replace(Entry::new(key, value));
+        self.overlay[i].put(Entry::new(key, value));
         Ok(())
     }
 
@@ -255,10 +261,7 @@ impl WriteTx for BTreeWriter<'_> {
         let expected = entries.size_hint().0;
         if expected < 64 || expected < pending.puts.len() / 4 {
             for (key, value) in entries {
-                if !pending.deletes.is_empty() {
-                    pending.deletes.remove(key);
-                }
-                pending.puts.replace(Entry::new(key, value));
+                pending.put(Entry::new(key, value));
             }
             return Ok(());
         }
