@@ -238,9 +238,24 @@ impl PgServer {
         matches!(child.try_wait(), Ok(None))
     }
 
-    /// Kills the postmaster outright (SIGKILL), as a crash would; used by fault tests.
+    /// Kills the whole server outright (SIGKILL), as a crash would; used by fault tests.
+    ///
+    /// Killing the postmaster alone is not a crash: each connection's backend process lives on
+    /// until it next polls for its parent, and may still commit a transaction sent meanwhile.
+    /// So the postmaster is stopped first (it can fork no more), then its children are
+    /// killed, then the postmaster.
     pub fn kill(&self) {
         let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
+        if let Ok(None) = child.try_wait() {
+            let pid = self.pid as libc::pid_t;
+            // SAFETY: signals to our own unreaped child and to processes it forked.
+            unsafe { libc::kill(pid, libc::SIGSTOP) };
+            for backend in children_of(self.pid) {
+                // SAFETY: as above. A child that exits meanwhile stays a zombie (its stopped
+                // parent cannot reap it), so its pid is not reused.
+                unsafe { libc::kill(backend as libc::pid_t, libc::SIGKILL) };
+            }
+        }
         let _ = child.kill();
         let _ = child.wait();
     }
@@ -263,6 +278,26 @@ impl Drop for PgServer {
         }
         let _ = child.wait();
     }
+}
+
+/// Processes whose parent is `parent`, read from `/proc/<pid>/stat` (empty where there is no
+/// `/proc`).
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let parent = parent.to_string();
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+            let after_comm = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+            after_comm.split_whitespace().nth(1) == Some(parent.as_str())
+        })
+        .collect()
 }
 
 /// The directory with `initdb` and `postgres`: `explicit` only when given; else `PATH`, then
