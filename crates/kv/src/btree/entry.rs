@@ -1,36 +1,101 @@
-//! [`Entry`]: one stored key and its value in a single allocation, ordered by the key's bytes.
+//! [`Entry`]: one stored key and its value in a single allocation, ordered by the key's bytes,
+//! and [`Probe`], a borrowed key to look entries up by with the same fast comparison.
 
 use std::borrow::Borrow;
 use std::cmp::Ordering;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
 
-/// A key and its value stored back to back in one boxed slice, so a put allocates once and a
-/// lookup finds the value beside the key it compared. Ordered (and equal) by the key alone,
-/// exactly as the key's bytes are, so lookups by `&[u8]` agree; the key's first 8 bytes are
-/// held beside the pointer as one big-endian integer and compared first: the trie's keys are
-/// 64-byte hashes, which almost always differ there, so a search rarely follows the pointer.
-#[derive(Debug, Clone)]
-pub(super) struct Entry {
-    /// The key's first 8 bytes as a big-endian integer, zero-padded: `a.head < b.head` implies
-    /// `a < b` in byte order, whatever the lengths.
+/// A key's first 8 bytes as a big-endian integer, zero-padded, next to where its bytes are:
+/// what a search compares. `a.head < b.head` implies `a < b` in byte order, whatever the
+/// lengths, so only keys with equal heads compare bytes (the trie's keys are 64-byte hashes,
+/// which almost always differ in their first 8). Comparing an [`Entry`] therefore rarely
+/// follows its pointer, and a lookup by [`Probe`] compares the same way (a lookup by `&[u8]`
+/// would read every entry's heap bytes it passes).
+///
+/// Only ever seen behind a reference borrowed from an [`Entry`] or a [`Probe`], which keep
+/// `ptr` valid (and the bytes unchanged) for as long as that reference lives: it is neither
+/// `Clone` nor constructible outside this module.
+#[derive(Debug)]
+pub(super) struct KeyRef {
     head: u64,
     key_len: usize,
-    /// The key's bytes, then the value's.
-    bytes: Box<[u8]>,
+    /// The key's bytes (in an entry, followed by the value's).
+    ptr: NonNull<u8>,
 }
+
+impl KeyRef {
+    fn of(key: &[u8], ptr: NonNull<u8>) -> KeyRef {
+        let mut head = [0u8; 8];
+        let n = key.len().min(8);
+        head[..n].copy_from_slice(&key[..n]);
+        KeyRef {
+            head: u64::from_be_bytes(head),
+            key_len: key.len(),
+            ptr,
+        }
+    }
+
+    /// The key's bytes.
+    pub(super) fn key(&self) -> &[u8] {
+        // SAFETY: `ptr` points at `key_len` initialised bytes that outlive `self` (see the type's
+        // docs: every `KeyRef` lives inside an `Entry` or a `Probe` that guarantees it).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.key_len) }
+    }
+}
+
+impl Ord for KeyRef {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.head
+            .cmp(&other.head)
+            .then_with(|| self.key().cmp(other.key()))
+    }
+}
+
+impl PartialOrd for KeyRef {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for KeyRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.head == other.head && self.key() == other.key()
+    }
+}
+
+impl Eq for KeyRef {}
+
+/// A key and its value stored back to back in one heap allocation, so a put allocates once and
+/// a lookup finds the value beside the key it compared. Ordered (and equal) by the key alone,
+/// exactly as the key's bytes are, so lookups by `&[u8]` or by [`Probe`] agree.
+#[derive(Debug)]
+pub(super) struct Entry {
+    /// `key.ptr` is the start of a leaked `Box<[u8]>` of `len` bytes, which `drop` frees.
+    key: KeyRef,
+    len: usize,
+}
+
+// SAFETY: an entry owns its allocation outright (as a `Box<[u8]>` would) and hands out only
+// shared references to its bytes.
+unsafe impl Send for Entry {}
+// SAFETY: as above; nothing mutates the bytes through `&Entry`.
+unsafe impl Sync for Entry {}
 
 impl Entry {
     /// `key` holding `value`.
     pub(super) fn new(key: &[u8], value: &[u8]) -> Entry {
-        let mut head = [0u8; 8];
-        let n = key.len().min(8);
-        head[..n].copy_from_slice(&key[..n]);
         let mut bytes = Vec::with_capacity(key.len() + value.len());
         bytes.extend_from_slice(key);
         bytes.extend_from_slice(value);
+        let len = bytes.len();
+        let raw = Box::into_raw(bytes.into_boxed_slice());
+        // SAFETY: `Box::into_raw` never returns null (an empty box's pointer is dangling but
+        // non-null).
+        let ptr = unsafe { NonNull::new_unchecked(raw.cast::<u8>()) };
         Entry {
-            head: u64::from_be_bytes(head),
-            key_len: key.len(),
-            bytes: bytes.into_boxed_slice(),
+            key: KeyRef::of(key, ptr),
+            len,
         }
     }
 
@@ -39,20 +104,39 @@ impl Entry {
         Entry::new(key, &[])
     }
 
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: the allocation `Entry::new` leaked: `len` initialised bytes, freed only by
+        // `drop`.
+        unsafe { std::slice::from_raw_parts(self.key.ptr.as_ptr(), self.len) }
+    }
+
     pub(super) fn key(&self) -> &[u8] {
-        &self.bytes[..self.key_len]
+        self.key.key()
     }
 
     pub(super) fn value(&self) -> &[u8] {
-        &self.bytes[self.key_len..]
+        &self.bytes()[self.key.key_len..]
+    }
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        let raw = std::ptr::slice_from_raw_parts_mut(self.key.ptr.as_ptr(), self.len);
+        // SAFETY: rebuilds the box `Entry::new` leaked, once: `drop` runs once and nothing
+        // else frees it.
+        drop(unsafe { Box::from_raw(raw) });
+    }
+}
+
+impl Clone for Entry {
+    fn clone(&self) -> Self {
+        Entry::new(self.key(), self.value())
     }
 }
 
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.head
-            .cmp(&other.head)
-            .then_with(|| self.key().cmp(other.key()))
+        self.key.cmp(&other.key)
     }
 }
 
@@ -65,15 +149,46 @@ impl PartialOrd for Entry {
 /// Equal keys, whatever the values: the order's equality, as `Ord` requires.
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        self.head == other.head && self.key() == other.key()
+        self.key == other.key
     }
 }
 
 impl Eq for Entry {}
 
+/// For range bounds given as byte slices (scans); point lookups use [`Probe`].
 impl Borrow<[u8]> for Entry {
     fn borrow(&self) -> &[u8] {
         self.key()
+    }
+}
+
+impl Borrow<KeyRef> for Entry {
+    fn borrow(&self) -> &KeyRef {
+        &self.key
+    }
+}
+
+/// A key to look entries up by (`set.get(Probe::new(key).key())`): compared head first, as
+/// entries compare among themselves, where a lookup by `&[u8]` compares whole slices and so
+/// reads the heap bytes of every entry it passes.
+#[derive(Debug)]
+pub(super) struct Probe<'k> {
+    key: KeyRef,
+    _borrows: PhantomData<&'k [u8]>,
+}
+
+impl<'k> Probe<'k> {
+    pub(super) fn new(key: &'k [u8]) -> Probe<'k> {
+        let ptr = NonNull::from(key).cast::<u8>();
+        Probe {
+            key: KeyRef::of(key, ptr),
+            _borrows: PhantomData,
+        }
+    }
+
+    /// The key, as entries borrow theirs.
+    pub(super) fn key(&self) -> &KeyRef {
+        &self.key
     }
 }
 
@@ -81,9 +196,11 @@ impl Borrow<[u8]> for Entry {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::collections::BTreeSet;
 
     proptest! {
-        /// An entry's order is the order of its key's bytes, whatever their lengths and values.
+        /// An entry's order is the order of its key's bytes, whatever their lengths and values,
+        /// and a probe finds exactly the entries with its key.
         #[test]
         fn entry_order_is_key_byte_order(
             a in proptest::collection::vec(0u8..2, 0..12),
@@ -95,6 +212,22 @@ mod tests {
             prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
             prop_assert_eq!(ea == eb, a == b);
             prop_assert_eq!((ea.key(), ea.value()), (&a[..], &va[..]));
+            prop_assert_eq!(Probe::new(&a).key().cmp(eb.borrow()), a.cmp(&b));
+            let clone = ea.clone();
+            prop_assert_eq!((clone.key(), clone.value()), (&a[..], &va[..]));
+        }
+
+        /// Looking a key up by probe and by slice agree, in a set of entries.
+        #[test]
+        fn probe_and_slice_lookups_agree(
+            keys in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..10), 0..60),
+            wanted in proptest::collection::vec(0u8..3, 0..10),
+        ) {
+            let set: BTreeSet<Entry> = keys.iter().map(|k| Entry::new(k, &[k.len() as u8])).collect();
+            let by_probe = set.get(Probe::new(&wanted).key()).map(Entry::value);
+            let by_slice = set.get(&wanted[..]).map(Entry::value);
+            prop_assert_eq!(by_probe, by_slice);
+            prop_assert_eq!(by_probe.is_some(), keys.contains(&wanted));
         }
     }
 }

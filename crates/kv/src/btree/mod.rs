@@ -11,7 +11,8 @@
 //! Each key is stored with its value in one allocation (`Entry`, in its own module), compared
 //! by its first 8 bytes as one big-endian integer before the rest (the same order as comparing
 //! the bytes): the trie's keys are 64-byte hashes, which almost always differ there, so inserts
-//! rarely call `memcmp`.
+//! rarely call `memcmp`. Point lookups go by `Probe`, which compares the same way; a lookup by
+//! `&[u8]` would compare whole slices and so read the heap bytes of every entry it passed.
 
 mod entry;
 
@@ -22,7 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
 use crate::store::{check_table, validate_tables, ReadTx, Store, Table, WriteTx};
-use entry::Entry;
+use entry::{Entry, Probe};
 
 /// A table: its entries, ordered by key.
 type Map = BTreeSet<Entry>;
@@ -80,7 +81,7 @@ impl ReadTx for BTreeReader {
         F: FnOnce(&[u8]) -> R,
     {
         let map = &self.tables[check_table(table, self.tables.len())?];
-        Ok(map.get(key).map(|e| f(e.value())))
+        Ok(map.get(Probe::new(key).key()).map(|e| f(e.value())))
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
@@ -169,13 +170,16 @@ impl ReadTx for BTreeWriter<'_> {
     {
         let i = self.index(table)?;
         let pending = &self.overlay[i];
-        if let Some(e) = pending.puts.get(key) {
-            return Ok(Some(f(e.value())));
+        let probe = Probe::new(key);
+        if !pending.puts.is_empty() {
+            if let Some(e) = pending.puts.get(probe.key()) {
+                return Ok(Some(f(e.value())));
+            }
         }
-        if !pending.deletes.is_empty() && pending.deletes.contains(key) {
+        if !pending.deletes.is_empty() && pending.deletes.contains(probe.key()) {
             return Ok(None);
         }
-        Ok(self.base[i].get(key).map(|e| f(e.value())))
+        Ok(self.base[i].get(probe.key()).map(|e| f(e.value())))
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
@@ -183,11 +187,7 @@ impl ReadTx for BTreeWriter<'_> {
         let base = &self.base[i];
         let pending = &self.overlay[i];
         // Deleted keys are all in the snapshot; new keys are the puts not in it.
-        let added = pending
-            .puts
-            .iter()
-            .filter(|e| !base.contains(e.key()))
-            .count();
+        let added = pending.puts.iter().filter(|e| !base.contains(*e)).count();
         Ok((base.len() + added).saturating_sub(pending.deletes.len()) as u64)
     }
 
@@ -289,8 +289,9 @@ impl WriteTx for BTreeWriter<'_> {
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
         let i = self.index(table)?;
         let pending = &mut self.overlay[i];
-        pending.puts.remove(key);
-        if self.base[i].contains(key) {
+        let probe = Probe::new(key);
+        pending.puts.remove(probe.key());
+        if self.base[i].contains(probe.key()) {
             pending.deletes.insert(Entry::key_only(key));
         }
         Ok(())
