@@ -259,7 +259,7 @@ impl WriteTx for BTreeWriter<'_> {
         let pending = &mut self.overlay[i];
         // A small batch, or one small beside the overlay, is cheaper key by key.
         let expected = entries.size_hint().0;
-        if expected < 64 || expected < pending.puts.len() / 4 {
+        if expected < 16 || expected < pending.puts.len() / 4 {
             for (key, value) in entries {
                 pending.put(Entry::new(key, value));
             }
