@@ -13,6 +13,8 @@
 use std::cell::RefCell;
 use std::ops::Range;
 
+use smallvec::SmallVec;
+
 use triebench_kv::phase::{ENCODE, HASH, NODE_DECODE};
 use triebench_kv::{phase_span, ReadTx, Table};
 
@@ -21,23 +23,25 @@ use crate::node::{write_entry, Layout};
 use crate::scratch::{reusable, StoreScratch};
 use crate::{address, codec, MerkleError, StateChange, EMPTY_ROOT_HEX};
 
-/// A child pointer: a hash in storage, or a node opened into the arena.
+/// A change to one child of an opened node: 12 bytes, so that a node's first edits sit in the
+/// node itself ([`Edits`]).
 #[derive(Clone, Copy)]
-enum Slot {
-    Stored(HexHash),
-    Open(u32),
-}
-
-/// A change to one child of an opened node.
 struct Edit {
-    token: u8,
+    /// The child, opened into the arena at this index (its hash is known once it is finished);
     /// `None`: the child is removed.
-    slot: Option<Slot>,
+    child: Option<u32>,
+    /// Index of this child among the stored entries, or where it would be inserted (a node has
+    /// at most 256).
+    base_pos: u16,
+    token: u8,
     /// Whether the stored node has this child.
     in_base: bool,
-    /// Index of this child among the stored entries, or where it would be inserted.
-    base_pos: usize,
 }
+
+/// A node's child edits, sorted by token. Most nodes a batch opens or creates lie on one
+/// address's path below the trie's branching levels and get one edit, so two are held inline
+/// and a large batch does not allocate a list per node.
+type Edits = SmallVec<[Edit; 2]>;
 
 /// A node's stored encoding, validated.
 pub(crate) struct Stored {
@@ -79,7 +83,7 @@ struct Work {
     /// The stored node, in the batch's list of them; `None` for a node the batch created.
     base: Option<u32>,
     /// Child edits, sorted by token.
-    edits: Vec<Edit>,
+    edits: Edits,
     /// The value, as changed by the batch.
     value: NewValue,
     parent: u32,
@@ -118,15 +122,16 @@ impl Work {
         let base = self.base(src).map_or(0, |(_, layout)| layout.count);
         self.edits
             .iter()
-            .fold(base, |n, e| match (e.in_base, e.slot.is_some()) {
+            .fold(base, |n, e| match (e.in_base, e.child.is_some()) {
                 (false, true) => n + 1,
                 (true, false) => n - 1,
                 _ => n,
             })
     }
 
-    /// Appends the node's encoding (every child slot must be stored).
-    fn encode(&self, src: Src<'_>, out: &mut Vec<u8>) {
+    /// Appends the node's encoding; `hashes` holds the hash of every child it points to (every
+    /// opened child is finished before its parent).
+    fn encode(&self, src: Src<'_>, hashes: &[HexHash], out: &mut Vec<u8>) {
         let (bytes, layout) = match self.base(src) {
             Some((bytes, layout)) => (bytes, Some(layout)),
             None => (&[][..], None),
@@ -142,14 +147,12 @@ impl Work {
         codec::write_children_header(out, self.child_count(src));
         let mut next = 0;
         for edit in &self.edits {
-            copy(out, next, edit.base_pos);
-            match edit.slot {
-                Some(Slot::Stored(hash)) => write_entry(out, edit.token, &hash),
-                // Unreachable: every opened child is finished before its parent.
-                Some(Slot::Open(_)) => debug_assert!(false, "child finished after its parent"),
-                None => {}
+            let base_pos = usize::from(edit.base_pos);
+            copy(out, next, base_pos);
+            if let Some(child) = edit.child {
+                write_entry(out, edit.token, &hashes[child as usize]);
             }
-            next = edit.base_pos + usize::from(edit.in_base);
+            next = base_pos + usize::from(edit.in_base);
         }
         copy(out, next, layout.map_or(0, |l| l.count));
         match (self.value, layout) {
@@ -270,10 +273,9 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             layout,
             orig: hash,
         });
-        let edits = self.spare.edits.pop().unwrap_or_default();
         Ok(self.push(Work {
             base: Some(base),
-            edits,
+            edits: Edits::new(),
             value: NewValue::Keep,
             parent,
             token,
@@ -282,10 +284,9 @@ impl<R: ReadTx> Batch<'_, '_, R> {
     }
 
     fn new_node(&mut self, parent: u32, token: u8) -> u32 {
-        let edits = self.spare.edits.pop().unwrap_or_default();
         self.push(Work {
             base: None,
-            edits,
+            edits: Edits::new(),
             value: NewValue::Keep,
             parent,
             token,
@@ -298,16 +299,11 @@ impl<R: ReadTx> Batch<'_, '_, R> {
     fn child(&mut self, at: u32, token: u8, create: bool) -> Result<Option<u32>, MerkleError> {
         let work = &self.arena[at as usize];
         match work.edits.binary_search_by_key(&token, |e| e.token) {
-            Ok(e) => match work.edits[e].slot {
-                Some(Slot::Open(child)) => Ok(Some(child)),
-                Some(Slot::Stored(hash)) => {
-                    let child = self.open_stored(hash, at, token)?;
-                    self.arena[at as usize].edits[e].slot = Some(Slot::Open(child));
-                    Ok(Some(child))
-                }
+            Ok(e) => match work.edits[e].child {
+                Some(child) => Ok(Some(child)),
                 None if create => {
                     let child = self.new_node(at, token);
-                    self.arena[at as usize].edits[e].slot = Some(Slot::Open(child));
+                    self.arena[at as usize].edits[e].child = Some(child);
                     Ok(Some(child))
                 }
                 None => Ok(None),
@@ -328,10 +324,11 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                 self.arena[at as usize].edits.insert(
                     e,
                     Edit {
+                        child: Some(child),
+                        // A position among at most 256 entries.
+                        base_pos: u16::try_from(base_pos).map_err(|_| internal())?,
                         token,
-                        slot: Some(Slot::Open(child)),
                         in_base,
-                        base_pos,
                     },
                 );
                 Ok(Some(child))
@@ -430,6 +427,11 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         out.encodings.reserve(capacity);
         out.deletions.reserve(self.arena.len());
         let mut tally = Tally::default();
+        // Each finished node's hash (its new one, or its stored one if unchanged), for its
+        // parent's encoding.
+        let mut hashes = std::mem::take(&mut self.spare.hashes);
+        hashes.clear();
+        hashes.resize(self.arena.len(), EMPTY_ROOT_HEX);
         for i in (1..self.arena.len()).rev() {
             let work = &self.arena[i];
             let (parent, token, orig) = (work.parent as usize, work.token, work.orig(src));
@@ -440,7 +442,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                 out.deletions.extend(orig);
                 None
             } else {
-                let hash = hash_node(work, src, i, &mut out, keep_encodings, &mut tally);
+                let hash = hash_node(work, src, &hashes, i, &mut out, keep_encodings, &mut tally);
                 if orig == Some(hash) {
                     // Same content as before: not an addition after all.
                     out.drop_last();
@@ -454,7 +456,10 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                 .edits
                 .binary_search_by_key(&token, |e| e.token)
                 .map_err(|_| internal())?;
-            parent_work.edits[e].slot = fate.map(Slot::Stored);
+            match fate {
+                Some(hash) => hashes[i] = hash,
+                None => parent_work.edits[e].child = None,
+            }
             if fate != orig {
                 parent_work.dirty = true;
             }
@@ -462,7 +467,15 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         let root_work = self.arena.first().ok_or_else(internal)?;
         let orig_root = root_work.orig(src).ok_or_else(internal)?;
         out.root = if root_work.dirty {
-            let hash = hash_node(root_work, src, 0, &mut out, keep_encodings, &mut tally);
+            let hash = hash_node(
+                root_work,
+                src,
+                &hashes,
+                0,
+                &mut out,
+                keep_encodings,
+                &mut tally,
+            );
             if hash == orig_root || hash == EMPTY_ROOT_HEX {
                 out.drop_last();
             }
@@ -471,16 +484,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             orig_root
         };
         give_back(|pool| {
-            // Keep the nodes' edit lists (cleared) for the next batch's nodes.
-            let edits = &mut self.spare.edits;
-            edits.extend(self.arena.drain(..).map(|mut work| {
-                work.edits.clear();
-                work.edits
-            }));
-            if edits.len() > POOL_MAX_EDIT_LISTS {
-                edits.truncate(POOL_MAX_EDIT_LISTS);
-            }
-            pool.edits = std::mem::take(edits);
+            pool.hashes = reusable(hashes);
             pool.arena = reusable(std::mem::take(&mut self.arena));
             pool.loaded = reusable(std::mem::take(&mut self.loaded));
             pool.bases = reusable(std::mem::take(&mut self.bases));
@@ -498,14 +502,11 @@ struct Pool {
     encodings: Vec<u8>,
     additions: Vec<Addition>,
     deletions: Vec<HexHash>,
-    /// Empty edit lists with room, for the nodes of the next batch.
-    edits: Vec<Vec<Edit>>,
+    /// The finished nodes' hashes.
+    hashes: Vec<HexHash>,
     scratch: Vec<u8>,
     store: StoreScratch,
 }
-
-/// Edit lists kept in the pool at most.
-const POOL_MAX_EDIT_LISTS: usize = 4096;
 
 thread_local! {
     static POOL: RefCell<Pool> = RefCell::new(Pool::default());
@@ -555,6 +556,7 @@ impl Outcome {
 fn hash_node(
     work: &Work,
     src: Src<'_>,
+    hashes: &[HexHash],
     node: usize,
     out: &mut Outcome,
     keep: bool,
@@ -565,7 +567,7 @@ fn hash_node(
     out.encodings.truncate(start);
     {
         phase_span!(ENCODE);
-        work.encode(src, &mut out.encodings);
+        work.encode(src, hashes, &mut out.encodings);
     }
     let encoding = &out.encodings[start..];
     let raw = {
