@@ -31,23 +31,24 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// The committed value of `key` in table `table`.
+    /// `f` of the committed value of `key` in table `table` (`None`: absent).
     ///
     /// An answer from the cache still fails, as a round trip would, once the managed server has
     /// exited ([`Liveness`]).
-    pub fn get(
+    pub fn get_with<R>(
         &self,
         lease: &Lease<'_>,
         liveness: &Liveness<'_>,
         table: usize,
         key: &[u8],
-    ) -> KvResult<Option<Vec<u8>>> {
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> KvResult<Option<R>> {
         let ticket = match &self.cache {
             None => None,
             Some(cache) => match cache.get(table, key) {
                 Cached::Known(value) => {
                     liveness.check()?;
-                    return Ok(value);
+                    return Ok(value.map(|v| f(&v)));
                 }
                 Cached::Unknown(ticket) => Some(ticket),
             },
@@ -61,7 +62,7 @@ impl Shared {
         if let (Some(cache), Some(ticket)) = (&self.cache, ticket) {
             cache.fill(table, key, value.as_deref(), ticket);
         }
-        Ok(value)
+        Ok(value.map(|v| f(&v)))
     }
 
     /// The committed number of entries of `table`.

@@ -28,10 +28,7 @@ impl ReadTx for RedisReader<'_> {
         F: FnOnce(&[u8]) -> R,
     {
         let i = check_table(table, self.shared.names.len())?;
-        Ok(self
-            .shared
-            .get(&self.lease, &self.liveness, i, key)?
-            .map(|v| f(&v)))
+        self.shared.get_with(&self.lease, &self.liveness, i, key, f)
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {

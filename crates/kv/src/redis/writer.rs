@@ -49,10 +49,7 @@ impl ReadTx for RedisWriter<'_> {
         let i = self.index(table)?;
         match self.overlay[i].get(key) {
             Some(pending) => Ok(pending.map(f)),
-            None => Ok(self
-                .shared
-                .get(&self.lease, &self.liveness, i, key)?
-                .map(|v| f(&v))),
+            None => self.shared.get_with(&self.lease, &self.liveness, i, key, f),
         }
     }
 
@@ -137,7 +134,7 @@ impl WriteTx for RedisWriter<'_> {
         Ok(())
     }
 
-    fn commit(self) -> KvResult<()> {
+    fn commit(mut self) -> KvResult<()> {
         let changed: Vec<usize> = (0..self.overlay.len())
             .filter(|&i| !self.overlay[i].is_empty())
             .collect();
@@ -155,12 +152,14 @@ impl WriteTx for RedisWriter<'_> {
         };
         if let Some(cache) = &shared.cache {
             match &applied {
-                Ok(()) => cache.committed(changed.iter().flat_map(|&i| {
-                    self.overlay[i]
-                        .changes
-                        .iter()
-                        .map(move |(k, v)| (i, k.as_slice(), v.as_deref()))
-                })),
+                Ok(()) => {
+                    let overlay = &mut self.overlay;
+                    cache.committed(changed.iter().flat_map(|&i| {
+                        std::mem::take(&mut overlay[i].changes)
+                            .into_iter()
+                            .map(move |(k, v)| (i, k, v))
+                    }))
+                }
                 // A clash applied nothing; after anything else, applied or not, nobody can
                 // tell: forget what the cache knew.
                 Err(KvError::DuplicateEntry { .. }) => {}
