@@ -103,18 +103,30 @@ fn store_nodes<W: WriteTx>(
     };
     keyed.clear();
     keyed.extend((0..additions.len() as u32).map(|i| (prefix(i), i)));
-    keyed.sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0).then_with(|| {
-            additions[a.1 as usize]
-                .hash
-                .cmp(&additions[b.1 as usize].hash)
-        })
-    });
+    // Plain integer pairs sort fastest; the rare runs of equal prefixes are then put in whole
+    // hash order.
+    keyed.sort_unstable();
+    let mut run = 0;
+    for k in 1..=keyed.len() {
+        if k == keyed.len() || keyed[k].0 != keyed[run].0 {
+            if k - run > 1 {
+                keyed[run..k].sort_unstable_by(|a, b| {
+                    additions[a.1 as usize]
+                        .hash
+                        .cmp(&additions[b.1 as usize].hash)
+                });
+            }
+            run = k;
+        }
+    }
     group_of.clear();
     group_of.resize(additions.len(), 0);
     group_len.clear();
-    for (k, &(_, i)) in keyed.iter().enumerate() {
-        let same = k > 0 && additions[keyed[k - 1].1 as usize].hash == additions[i as usize].hash;
+    for (k, &(prefix, i)) in keyed.iter().enumerate() {
+        // Equal prefixes first: distinct hashes almost always differ there.
+        let same = k > 0
+            && keyed[k - 1].0 == prefix
+            && additions[keyed[k - 1].1 as usize].hash == additions[i as usize].hash;
         if !same {
             group_len.push(0);
         }
@@ -221,4 +233,58 @@ pub(crate) fn ensure_empty_root<S: triebench_kv::Store>(
     w.commit()?;
     debug_assert_eq!(hex_string(&EMPTY_ROOT_HEX), crate::EMPTY_ROOT);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::update::Addition;
+    use triebench_kv::btree::BTreeStore;
+    use triebench_kv::{ReadTx, Store};
+
+    fn hash(first: &[u8; 8], fill: u8) -> HexHash {
+        let mut h = [fill; 64];
+        h[..8].copy_from_slice(first);
+        h
+    }
+
+    /// Distinct hashes sharing their 8-byte prefix, interleaved with a node met twice: each
+    /// distinct node is stored once with its own encoding, and the repeat is counted.
+    #[test]
+    fn equal_prefixes_group_by_whole_hash() {
+        let store = BTreeStore::open(crate::TABLES).expect("store");
+        let tables = Tables::resolve(&store).expect("tables");
+        let (a, b) = (hash(b"aaaaaaaa", b'1'), hash(b"aaaaaaaa", b'0'));
+        let mut outcome = Outcome {
+            root: a,
+            additions: Vec::new(),
+            encodings: b"AAB".to_vec(),
+            deletions: Vec::new(),
+            scratch: Vec::new(),
+            store: StoreScratch::default(),
+        };
+        for (node, (hash, at)) in [(a, 0..1), (b, 2..3), (a, 1..2)].into_iter().enumerate() {
+            outcome.additions.push(Addition {
+                hash,
+                range: at,
+                node: node as u32,
+                parent: u32::MAX,
+            });
+        }
+        let mut w = store.writer().expect("writer");
+        store_nodes(&mut w, &tables, &mut outcome).expect("store nodes");
+        w.commit().expect("commit");
+        let r = store.reader().expect("reader");
+        assert_eq!(r.get(tables.main, &a).expect("get"), Some(b"A".to_vec()));
+        assert_eq!(r.get(tables.main, &b).expect("get"), Some(b"B".to_vec()));
+        assert_eq!(r.count(tables.main).expect("count"), 2);
+        assert_eq!(
+            refcount::get(&r, tables.duplicate_log, &hex_to_raw(&a)).expect("a"),
+            1
+        );
+        assert_eq!(
+            refcount::get(&r, tables.duplicate_log, &hex_to_raw(&b)).expect("b"),
+            0
+        );
+    }
 }
