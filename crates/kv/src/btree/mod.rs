@@ -316,9 +316,8 @@ impl WriteTx for BTreeWriter<'_> {
 }
 
 /// Applies one table's pending changes to its committed map. Key by key costs a search per
-/// change; merging the puts in one ordered pass (`append`) costs a pass over both, which is
-/// cheaper once they are a sizeable fraction of the map. When the map is the small side (a bulk
-/// load into a near-empty table), its entries go into the puts key by key instead.
+/// change; merging the puts in one ordered pass (`append`) costs a pass over the whole map,
+/// which is cheaper once they are a sizeable fraction of the map (a bulk load).
 fn apply(map: &mut Map, pending: Pending) {
     let Pending { mut puts, deletes } = pending;
     for key in &deletes {
@@ -328,12 +327,6 @@ fn apply(map: &mut Map, pending: Pending) {
         for e in puts {
             map.replace(e);
         }
-    } else if map.len() < puts.len() / 4 {
-        // A set's `insert` keeps the element it holds on equal keys: the pending put wins.
-        for e in std::mem::take(map) {
-            puts.insert(e);
-        }
-        *map = puts;
     } else {
         // On equal keys a set's `append` keeps the receiver's element, so the pending puts
         // receive the committed entries: the pending change wins.
@@ -348,8 +341,8 @@ mod tests {
     use proptest::prelude::*;
     use std::collections::BTreeMap;
 
-    /// A large commit onto a small table (its entries merged into the puts): the new value of a
-    /// key in both wins, and the table's other entries stay.
+    /// A large commit onto a small table (merged in one pass): the new value of a key in both
+    /// wins, and the table's other entries stay.
     #[test]
     fn large_commit_onto_small_table_keeps_the_new_values() {
         let store = BTreeStore::open(&["t"]).unwrap();
