@@ -8,8 +8,9 @@
 /// fault in fresh pages for each.
 #[derive(Default)]
 pub(crate) struct StoreScratch {
-    /// (hash prefix, addition index), sorted: the additions in key order.
-    pub keyed: Vec<(u64, u32)>,
+    /// Hash prefix with the addition's index in its low bits, sorted: the additions in key
+    /// order.
+    pub keyed: Vec<u64>,
     /// Per addition, its group (additions with the same hash).
     pub group_of: Vec<u32>,
     /// Per group, how many additions it has.
