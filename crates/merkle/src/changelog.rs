@@ -108,19 +108,14 @@ impl ChangeLogEntry {
 
 /// Writes the entry of a new root (no successors yet) into `out`, without building a
 /// [`ChangeLogEntry`]: the same bytes as its [`to_bytes`](ChangeLogEntry::to_bytes).
-pub(crate) fn write_new(
-    out: &mut Vec<u8>,
-    parent: &Hash32,
-    additions: impl ExactSizeIterator<Item = Hash32>,
-) {
+pub(crate) fn write_new(out: &mut Vec<u8>, parent: &Hash32, additions: &[Hash32]) {
     let n = len_u32(additions.len());
-    out.reserve(1 + 32 + 4 + 32 * n as usize + 4);
+    let additions = &additions[..n as usize];
+    out.reserve(1 + 32 + 4 + 32 * additions.len() + 4);
     out.push(VERSION);
     out.extend_from_slice(parent);
     out.extend_from_slice(&n.to_le_bytes());
-    for h in additions.take(n as usize) {
-        out.extend_from_slice(&h);
-    }
+    out.extend_from_slice(additions.as_flattened());
     out.extend_from_slice(&0u32.to_le_bytes());
 }
 
@@ -260,7 +255,7 @@ mod tests {
         let mut e = sample();
         e.successors.clear();
         let mut out = Vec::new();
-        write_new(&mut out, &e.parent, e.additions.iter().copied());
+        write_new(&mut out, &e.parent, &e.additions);
         assert_eq!(out, e.to_bytes());
         for with in [sample(), e] {
             let added = Successor {

@@ -284,7 +284,7 @@ pub(crate) fn parse_hex_hash(text: &[u8]) -> Option<HexHash> {
 pub(crate) fn hex_to_raw(hex: &HexHash) -> RawHash {
     // A digit's value is its low nibble, plus 9 for a letter ('a'..='f' are 0x61..=0x66, the
     // only digits with bit 6 set): no branch per byte, so the loop vectorises. A storing commit
-    // converts every new node's hash for its change-log entry.
+    // converts every node it replaces for its parent's change-log entry.
     let value = |c: u8| (c & 0xf) + 9 * (c >> 6);
     let mut out = [0u8; 32];
     for (byte, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {

@@ -18,7 +18,7 @@ use smallvec::SmallVec;
 use triebench_kv::phase::{ENCODE, HASH, NODE_DECODE};
 use triebench_kv::{phase_span, ReadTx, Table};
 
-use crate::hash::{hex_string, root_hash, to_hex, HexHash, Tally};
+use crate::hash::{hex_string, root_hash, to_hex, HexHash, RawHash, Tally};
 use crate::node::{write_entry, Layout};
 use crate::scratch::{reusable, StoreScratch};
 use crate::{address, codec, MerkleError, StateChange, EMPTY_ROOT_HEX};
@@ -166,9 +166,8 @@ impl Work {
     }
 }
 
-/// A node the batch created, at one position.
+/// A node the batch created, at one position; its hash is `Outcome::hashes[node]`.
 pub(crate) struct Addition {
-    pub hash: HexHash,
     /// Its encoding in [`Outcome::encodings`] (empty when encodings were not kept).
     pub range: Range<usize>,
     /// Its arena index, and its parent's (`u32::MAX` for the root).
@@ -183,6 +182,12 @@ pub(crate) struct Outcome {
     /// Nodes created, one per changed position, children before parents, root last. The empty
     /// root node is never listed.
     pub additions: Vec<Addition>,
+    /// The raw hash of each of `additions`, in the same order: the change-log entry lists
+    /// them, and keeping them as hashed spares converting 64 hex digits back per node.
+    pub raw_additions: Vec<RawHash>,
+    /// Per arena node, its hash after the batch (new, or as stored if unchanged): an
+    /// addition's hash is its node's, kept once rather than copied into every addition.
+    pub hashes: Vec<HexHash>,
     /// The encodings of `additions`, back to back.
     pub encodings: Vec<u8>,
     /// Hashes of the stored nodes the batch replaced or removed, per position; the old root is
@@ -418,12 +423,15 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         let mut out = Outcome {
             root: EMPTY_ROOT_HEX,
             additions: std::mem::take(&mut self.spare.additions),
+            raw_additions: std::mem::take(&mut self.spare.raw_additions),
+            hashes: Vec::new(),
             encodings: std::mem::take(&mut self.spare.encodings),
             deletions: std::mem::take(&mut self.spare.deletions),
             scratch: std::mem::take(&mut self.spare.scratch),
             store: std::mem::take(&mut self.spare.store),
         };
         out.additions.reserve(self.arena.len());
+        out.raw_additions.reserve(self.arena.len());
         out.encodings.reserve(capacity);
         out.deletions.reserve(self.arena.len());
         let mut tally = Tally::default();
@@ -483,8 +491,11 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         } else {
             orig_root
         };
+        if let Some(root) = hashes.first_mut() {
+            *root = out.root;
+        }
+        out.hashes = hashes;
         give_back(|pool| {
-            pool.hashes = reusable(hashes);
             pool.arena = reusable(std::mem::take(&mut self.arena));
             pool.loaded = reusable(std::mem::take(&mut self.loaded));
             pool.bases = reusable(std::mem::take(&mut self.bases));
@@ -501,6 +512,7 @@ struct Pool {
     loaded: Vec<u8>,
     encodings: Vec<u8>,
     additions: Vec<Addition>,
+    raw_additions: Vec<RawHash>,
     deletions: Vec<HexHash>,
     /// The finished nodes' hashes.
     hashes: Vec<HexHash>,
@@ -537,6 +549,8 @@ pub(crate) fn recycle(outcome: Outcome) {
     give_back(|pool| {
         pool.encodings = reusable(outcome.encodings);
         pool.additions = reusable(outcome.additions);
+        pool.raw_additions = reusable(outcome.raw_additions);
+        pool.hashes = reusable(outcome.hashes);
         pool.deletions = reusable(outcome.deletions);
         pool.scratch = reusable(outcome.scratch);
         pool.store = outcome.store.reusable();
@@ -547,6 +561,7 @@ impl Outcome {
     /// Forgets the last addition and its encoding.
     fn drop_last(&mut self) {
         if let Some(addition) = self.additions.pop() {
+            self.raw_additions.pop();
             self.encodings.truncate(addition.range.start);
         }
     }
@@ -584,8 +599,8 @@ fn hash_node(
     } else {
         0..0
     };
+    out.raw_additions.push(raw);
     out.additions.push(Addition {
-        hash,
         range,
         node: node as u32,
         parent: if is_root { u32::MAX } else { work.parent },

@@ -45,11 +45,7 @@ pub(crate) fn persist<W: WriteTx>(
     let parent_raw = hex_to_raw(parent);
     let scratch = &mut outcome.scratch;
     scratch.clear();
-    changelog::write_new(
-        scratch,
-        &parent_raw,
-        outcome.additions.iter().map(|a| hex_to_raw(&a.hash)),
-    );
+    changelog::write_new(scratch, &parent_raw, &outcome.raw_additions);
     w.put(tables.change_log, &root_raw, scratch)?;
 
     scratch.clear();
@@ -85,6 +81,7 @@ fn store_nodes<W: WriteTx>(
     outcome: &mut Outcome,
 ) -> Result<(), MerkleError> {
     let additions = &outcome.additions;
+    let hash = |i: u32| &outcome.hashes[additions[i as usize].node as usize];
     let StoreScratch {
         keyed,
         group_of,
@@ -105,7 +102,7 @@ fn store_nodes<W: WriteTx>(
     let index = |k: u64| (k & index_mask) as u32;
     keyed.clear();
     keyed.extend((0..additions.len() as u32).map(|i| {
-        let h = &additions[i as usize].hash;
+        let h = hash(i);
         let prefix = u64::from_be_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]);
         head(prefix) | u64::from(i)
     }));
@@ -114,11 +111,7 @@ fn store_nodes<W: WriteTx>(
     for k in 1..=keyed.len() {
         if k == keyed.len() || head(keyed[k]) != head(keyed[run]) {
             if k - run > 1 {
-                keyed[run..k].sort_unstable_by(|&a, &b| {
-                    additions[index(a) as usize]
-                        .hash
-                        .cmp(&additions[index(b) as usize].hash)
-                });
+                keyed[run..k].sort_unstable_by(|&a, &b| hash(index(a)).cmp(hash(index(b))));
             }
             run = k;
         }
@@ -129,9 +122,7 @@ fn store_nodes<W: WriteTx>(
     for (k, &key) in keyed.iter().enumerate() {
         let i = index(key);
         // Equal prefixes first: distinct hashes almost always differ there.
-        let same = k > 0
-            && head(keyed[k - 1]) == head(key)
-            && additions[index(keyed[k - 1]) as usize].hash == additions[i as usize].hash;
+        let same = k > 0 && head(keyed[k - 1]) == head(key) && hash(index(keyed[k - 1])) == hash(i);
         if !same {
             group_len.push(0);
         }
@@ -160,7 +151,7 @@ fn store_nodes<W: WriteTx>(
         let absent = match decided[g] {
             Some(absent) => absent,
             None => {
-                let absent = forced[g] || !w.contains(tables.main, &addition.hash)?;
+                let absent = forced[g] || !w.contains(tables.main, hash(i as u32))?;
                 decided[g] = Some(absent);
                 absent
             }
@@ -197,9 +188,11 @@ fn store_nodes<W: WriteTx>(
             group_len[g]
         };
         if extra > 0 {
-            let raw = hex_to_raw(&addition.hash);
-            let count = refcount::get(w, tables.duplicate_log, &raw)?;
-            refcount::set(w, tables.duplicate_log, &raw, count.saturating_add(extra))?;
+            let raw = outcome.raw_additions.get(i as usize).ok_or_else(|| {
+                triebench_kv::KvError::backend("merkle", "internal error: raw hash out of range")
+            })?;
+            let count = refcount::get(w, tables.duplicate_log, raw)?;
+            refcount::set(w, tables.duplicate_log, raw, count.saturating_add(extra))?;
         }
     }
     // Ranges checked above.
@@ -208,7 +201,7 @@ fn store_nodes<W: WriteTx>(
         tables.main,
         puts.iter().map(|&i| {
             let addition = &additions[i as usize];
-            (&addition.hash[..], &encodings[addition.range.clone()])
+            (&hash(i)[..], &encodings[addition.range.clone()])
         }),
     )?;
     Ok(())
@@ -266,6 +259,8 @@ mod tests {
         let mut outcome = Outcome {
             root: a,
             additions: Vec::new(),
+            raw_additions: Vec::new(),
+            hashes: Vec::new(),
             encodings: b"AABC".to_vec(),
             deletions: Vec::new(),
             scratch: Vec::new(),
@@ -273,8 +268,9 @@ mod tests {
         };
         let met = [(c, 3..4), (a, 0..1), (b, 2..3), (a, 1..2)];
         for (node, (hash, at)) in met.into_iter().enumerate() {
+            outcome.raw_additions.push(hex_to_raw(&hash));
+            outcome.hashes.push(hash);
             outcome.additions.push(Addition {
-                hash,
                 range: at,
                 node: node as u32,
                 parent: u32::MAX,
