@@ -251,11 +251,17 @@ pub(crate) fn root_hash(encoding: &[u8]) -> RawHash {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Lowercase hex of a raw hash.
+#[inline(never)]
 pub(crate) fn to_hex(raw: &RawHash) -> HexHash {
+    // A nibble's digit is '0' + n, plus 39 more for n > 9 (the gap to 'a'), taken from the sign
+    // of 9 - n: no table look-up per digit, so the loop vectorises. Every new node's hash goes
+    // through here; out of line, the 1000-set commit of the `hotpath` example ran ~2% faster
+    // than with it inlined into the encoder.
+    let digit = |n: u8| b'0' + n + 39 * (9u8.wrapping_sub(n) >> 7);
     let mut out = [0u8; 64];
-    for (i, b) in raw.iter().enumerate() {
-        out[2 * i] = HEX[usize::from(b >> 4)];
-        out[2 * i + 1] = HEX[usize::from(b & 0xf)];
+    for (pair, &b) in out.chunks_exact_mut(2).zip(raw) {
+        pair[0] = digit(b >> 4);
+        pair[1] = digit(b & 0xf);
     }
     out
 }
@@ -336,6 +342,7 @@ mod tests {
         for byte in 0..=u8::MAX {
             let hex: HexHash = hex::encode([byte; 32]).into_bytes().try_into().expect("64");
             assert_eq!(hex_to_raw(&hex), [byte; 32], "{byte:#04x}");
+            assert_eq!(to_hex(&[byte; 32]), hex, "{byte:#04x}");
         }
     }
 
