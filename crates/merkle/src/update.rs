@@ -101,7 +101,12 @@ impl Work {
 
     /// The hash it had in storage, `None` for a node the batch created.
     fn orig(&self, src: Src<'_>) -> Option<HexHash> {
-        Some(src.bases.get(self.base? as usize)?.orig)
+        self.orig_ref(src).copied()
+    }
+
+    /// [`orig`](Self::orig), borrowed.
+    fn orig_ref<'a>(&self, src: Src<'a>) -> Option<&'a HexHash> {
+        Some(&src.bases.get(self.base? as usize)?.orig)
     }
 
     fn value<'a>(&'a self, src: Src<'a>) -> Option<&'a [u8]> {
@@ -442,33 +447,37 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         hashes.resize(self.arena.len(), EMPTY_ROOT_HEX);
         for i in (1..self.arena.len()).rev() {
             let work = &self.arena[i];
-            let (parent, token, orig) = (work.parent as usize, work.token, work.orig(src));
-            // `None` = remove from the parent, `Some(h)` = point the parent at `h`.
-            let fate = if !work.dirty {
-                orig
+            let (parent, token, orig) = (work.parent as usize, work.token, work.orig_ref(src));
+            // Whether the parent still points at this node (its hash now in `hashes[i]`), and
+            // whether what it points at changed.
+            let (present, changed) = if !work.dirty {
+                if let Some(orig) = orig {
+                    hashes[i] = *orig;
+                }
+                (orig.is_some(), false)
             } else if work.value(src).is_none() && work.child_count(src) == 0 {
                 out.deletions.extend(orig);
-                None
+                (false, orig.is_some())
             } else {
-                let hash = hash_node(work, src, &hashes, i, &mut out, keep_encodings, &mut tally);
-                if orig == Some(hash) {
+                hashes[i] = hash_node(work, src, &hashes, i, &mut out, keep_encodings, &mut tally);
+                let same = orig == Some(&hashes[i]);
+                if same {
                     // Same content as before: not an addition after all.
                     out.drop_last();
                 } else {
                     out.deletions.extend(orig);
                 }
-                Some(hash)
+                (true, !same)
             };
             let parent_work = &mut self.arena[parent];
             let e = parent_work
                 .edits
                 .binary_search_by_key(&token, |e| e.token)
                 .map_err(|_| internal())?;
-            match fate {
-                Some(hash) => hashes[i] = hash,
-                None => parent_work.edits[e].child = None,
+            if !present {
+                parent_work.edits[e].child = None;
             }
-            if fate != orig {
+            if changed {
                 parent_work.dirty = true;
             }
         }
