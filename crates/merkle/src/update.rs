@@ -100,12 +100,7 @@ impl Work {
     }
 
     /// The hash it had in storage, `None` for a node the batch created.
-    fn orig(&self, src: Src<'_>) -> Option<HexHash> {
-        self.orig_ref(src).copied()
-    }
-
-    /// [`orig`](Self::orig), borrowed.
-    fn orig_ref<'a>(&self, src: Src<'a>) -> Option<&'a HexHash> {
+    fn orig<'a>(&self, src: Src<'a>) -> Option<&'a HexHash> {
         Some(&src.bases.get(self.base? as usize)?.orig)
     }
 
@@ -447,7 +442,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         hashes.resize(self.arena.len(), EMPTY_ROOT_HEX);
         for i in (1..self.arena.len()).rev() {
             let work = &self.arena[i];
-            let (parent, token, orig) = (work.parent as usize, work.token, work.orig_ref(src));
+            let (parent, token, orig) = (work.parent as usize, work.token, work.orig(src));
             // Whether the parent still points at this node (its hash now in `hashes[i]`), and
             // whether what it points at changed.
             let (present, changed) = if !work.dirty {
@@ -493,12 +488,12 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                 keep_encodings,
                 &mut tally,
             );
-            if hash == orig_root || hash == EMPTY_ROOT_HEX {
+            if hash == *orig_root || hash == EMPTY_ROOT_HEX {
                 out.drop_last();
             }
             hash
         } else {
-            orig_root
+            *orig_root
         };
         if let Some(root) = hashes.first_mut() {
             *root = out.root;
