@@ -1,12 +1,13 @@
 //! The `btree` profile: tables held in memory as B-trees (std's `BTreeSet` of key-value
 //! entries). Nothing persists.
 //!
-//! Readers take a snapshot (an `Arc` of the committed tables), so a commit never changes what an
-//! open reader sees. The writer keeps its pending changes in an ordered overlay per table, so
-//! lookups, duplicate checks and ordered scans over pending writes cost O(log n), never a linear
-//! scan. A commit applies the overlay in place (a large overlay is merged in one ordered pass
-//! instead of key by key); only if readers still hold the previous snapshot are the tables
-//! copied first (copy on write).
+//! Readers take a snapshot (an `Arc` of the committed tables and the layers on them), so a
+//! commit never changes what an open reader sees. The writer keeps its pending changes in an
+//! ordered overlay per table, so lookups, duplicate checks and ordered scans over pending writes
+//! cost O(log n), never a linear scan. A commit applies the overlay in place (a large overlay is
+//! merged in one ordered pass instead of key by key); while readers hold the tables it becomes a
+//! layer on top of them instead, so readers running never make a commit copy the store
+//! (`snapshot` says how layers merge and fold back).
 //!
 //! Each key is stored with its value in one allocation (`Entry`, in its own module), compared
 //! by its first 8 bytes as one big-endian integer before the rest (the same order as comparing
@@ -15,44 +16,55 @@
 //! `&[u8]` would compare whole slices and so read the heap bytes of every entry it passed.
 
 mod entry;
+mod pending;
+mod snapshot;
 
-use std::collections::BTreeSet;
-use std::ops::{Bound, ControlFlow};
+use std::borrow::Borrow;
+use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
 use crate::store::{check_table, validate_tables, ReadTx, Store, Table, WriteTx};
 use entry::{Entry, Probe};
-
-/// A table: its entries, ordered by key.
-type Map = BTreeSet<Entry>;
-type Tables = Vec<Map>;
+use pending::{Map, Pending};
+use snapshot::{Snapshot, Spare};
 
 /// An in-memory store (profile `btree`).
 #[derive(Debug)]
 pub struct BTreeStore {
     names: Vec<String>,
-    committed: RwLock<Arc<Tables>>,
-    writer_lock: Mutex<()>,
+    committed: RwLock<Arc<Snapshot>>,
+    /// Held by the writer; it also keeps the spare copy of the tables (see `snapshot`).
+    writer_lock: Mutex<Option<Spare>>,
 }
 
 impl BTreeStore {
     /// Opens an empty in-memory store with the given tables.
     pub fn open(tables: &[&str]) -> KvResult<Self> {
         let names = validate_tables(tables)?;
-        let empty = vec![Map::new(); names.len()];
+        let empty = Snapshot::empty(names.len());
         Ok(BTreeStore {
             names,
             committed: RwLock::new(Arc::new(empty)),
-            writer_lock: Mutex::new(()),
+            writer_lock: Mutex::new(None),
         })
     }
 
-    fn snapshot(&self) -> KvResult<Arc<Tables>> {
+    /// As [`open`](Self::open), folding commits layered under readers into a copy of the
+    /// tables from `fold_at` changes on (tests fold early).
+    #[cfg(test)]
+    fn open_folding_at(tables: &[&str], fold_at: usize) -> KvResult<Self> {
+        let store = BTreeStore::open(tables)?;
+        *store.committed.write().map_err(|_| poisoned())? =
+            Arc::new(Snapshot::with_fold_at(store.names.len(), fold_at));
+        Ok(store)
+    }
+
+    fn snapshot(&self) -> KvResult<Arc<Snapshot>> {
         self.committed
             .read()
-            .map(|tables| Arc::clone(&tables))
+            .map(|snapshot| Arc::clone(&snapshot))
             .map_err(|_| poisoned())
     }
 }
@@ -61,18 +73,10 @@ fn poisoned() -> KvError {
     KvError::backend("btree", "a thread panicked while holding the store lock")
 }
 
-fn range_bounds(range: &KeyRange) -> (Bound<&[u8]>, Bound<&[u8]>) {
-    let end = match &range.end {
-        Some(end) => Bound::Excluded(end.as_slice()),
-        None => Bound::Unbounded,
-    };
-    (Bound::Included(range.start.as_slice()), end)
-}
-
 /// A read transaction on a [`BTreeStore`]: a consistent snapshot.
 #[derive(Debug)]
 pub struct BTreeReader {
-    tables: Arc<Tables>,
+    snapshot: Arc<Snapshot>,
 }
 
 impl ReadTx for BTreeReader {
@@ -80,24 +84,25 @@ impl ReadTx for BTreeReader {
     where
         F: FnOnce(&[u8]) -> R,
     {
-        let map = &self.tables[check_table(table, self.tables.len())?];
-        Ok(map.get(Probe::new(key).key()).map(|e| f(e.value())))
+        let t = check_table(table, self.snapshot.table_count())?;
+        Ok(self
+            .snapshot
+            .get(t, Probe::new(key).key())
+            .map(|e| f(e.value())))
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
-        Ok(self.tables[check_table(table, self.tables.len())?].len() as u64)
+        Ok(self
+            .snapshot
+            .len(check_table(table, self.snapshot.table_count())?))
     }
 
-    fn scan<F>(&self, table: Table, range: &KeyRange, mut visit: F) -> KvResult<()>
+    fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
     where
         F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
     {
-        let map = &self.tables[check_table(table, self.tables.len())?];
-        for e in map.range::<[u8], _>(range_bounds(range)) {
-            if visit(e.key(), e.value()).is_break() {
-                break;
-            }
-        }
+        let t = check_table(table, self.snapshot.table_count())?;
+        self.snapshot.scan(t, None, range, visit);
         Ok(())
     }
 }
@@ -106,30 +111,10 @@ impl ReadTx for BTreeReader {
 #[derive(Debug)]
 pub struct BTreeWriter<'s> {
     store: &'s BTreeStore,
-    _exclusive: MutexGuard<'s, ()>,
-    base: Arc<Tables>,
+    exclusive: MutexGuard<'s, Option<Spare>>,
+    base: Arc<Snapshot>,
     /// Pending changes per table.
     overlay: Vec<Pending>,
-}
-
-/// One table's pending changes: puts, and deletes of committed keys. A key is in at most one
-/// of the two, and only keys of the snapshot are in `deletes`. Keeping the puts in a map of
-/// their own lets a large commit merge them into the table as they are.
-#[derive(Debug, Default, Clone)]
-struct Pending {
-    puts: Map,
-    /// Value-less entries.
-    deletes: BTreeSet<Entry>,
-}
-
-impl Pending {
-    /// Puts `entry`, replacing a pending put of its key and cancelling a pending delete.
-    fn put(&mut self, entry: Entry) {
-        if !self.deletes.is_empty() {
-            self.deletes.remove(&entry);
-        }
-        self.puts.replace(entry);
-    }
 }
 
 impl Store for BTreeStore {
@@ -138,7 +123,7 @@ impl Store for BTreeStore {
 
     fn reader(&self) -> KvResult<BTreeReader> {
         Ok(BTreeReader {
-            tables: self.snapshot()?,
+            snapshot: self.snapshot()?,
         })
     }
 
@@ -146,7 +131,7 @@ impl Store for BTreeStore {
         let exclusive = self.writer_lock.lock().map_err(|_| poisoned())?;
         Ok(BTreeWriter {
             store: self,
-            _exclusive: exclusive,
+            exclusive,
             base: self.snapshot()?,
             overlay: vec![Pending::default(); self.names.len()],
         })
@@ -179,57 +164,28 @@ impl ReadTx for BTreeWriter<'_> {
         if !pending.deletes.is_empty() && pending.deletes.contains(probe.key()) {
             return Ok(None);
         }
-        Ok(self.base[i].get(probe.key()).map(|e| f(e.value())))
+        Ok(self.base.get(i, probe.key()).map(|e| f(e.value())))
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
         let i = self.index(table)?;
-        let base = &self.base[i];
         let pending = &self.overlay[i];
         // Deleted keys are all in the snapshot; new keys are the puts not in it.
-        let added = pending.puts.iter().filter(|e| !base.contains(*e)).count();
-        Ok((base.len() + added).saturating_sub(pending.deletes.len()) as u64)
+        let added = pending
+            .puts
+            .iter()
+            .filter(|e| self.base.get(i, (*e).borrow()).is_none())
+            .count() as u64;
+        Ok((self.base.len(i) + added).saturating_sub(pending.deletes.len() as u64))
     }
 
-    fn scan<F>(&self, table: Table, range: &KeyRange, mut visit: F) -> KvResult<()>
+    fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
     where
         F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
     {
         let i = self.index(table)?;
-        let mut base = self.base[i]
-            .range::<[u8], _>(range_bounds(range))
-            .peekable();
-        let deletes = &self.overlay[i].deletes;
-        let mut pending = self.overlay[i]
-            .puts
-            .range::<[u8], _>(range_bounds(range))
-            .peekable();
-        loop {
-            // Merge two ordered streams; on equal keys the pending change wins.
-            let take_pending = match (base.peek(), pending.peek()) {
-                (None, None) => return Ok(()),
-                (Some(_), None) => false,
-                (None, Some(_)) => true,
-                (Some(b), Some(p)) => p <= b,
-            };
-            let flow = if take_pending {
-                let e = pending.next().ok_or_else(poisoned)?;
-                if base.peek().is_some_and(|b| *b == e) {
-                    base.next();
-                }
-                visit(e.key(), e.value())
-            } else {
-                let e = base.next().ok_or_else(poisoned)?;
-                if !deletes.is_empty() && deletes.contains(e) {
-                    ControlFlow::Continue(())
-                } else {
-                    visit(e.key(), e.value())
-                }
-            };
-            if flow.is_break() {
-                return Ok(());
-            }
-        }
+        self.base.scan(i, Some(&self.overlay[i]), range, visit);
+        Ok(())
     }
 }
 
@@ -291,7 +247,7 @@ impl WriteTx for BTreeWriter<'_> {
         let pending = &mut self.overlay[i];
         let probe = Probe::new(key);
         pending.puts.remove(probe.key());
-        if self.base[i].contains(probe.key()) {
+        if self.base.get(i, probe.key()).is_some() {
             pending.deletes.insert(Entry::key_only(key));
         }
         Ok(())
@@ -300,56 +256,17 @@ impl WriteTx for BTreeWriter<'_> {
     fn commit(self) -> KvResult<()> {
         let BTreeWriter {
             store,
-            _exclusive,
+            mut exclusive,
             base,
             overlay,
         } = self;
-        // Release our handle on the snapshot so `make_mut` copies only if a reader holds it.
+        // Release our handle on the snapshot, so that only readers' handles keep it shared.
         drop(base);
         let mut committed = store.committed.write().map_err(|_| poisoned())?;
-        let tables = Arc::make_mut(&mut committed);
-        for (map, changes) in tables.iter_mut().zip(overlay) {
-            apply(map, changes);
-        }
+        // Copies the snapshot's handles (not its tables) if a reader holds it.
+        Arc::make_mut(&mut committed).commit(overlay, &mut exclusive);
         Ok(())
     }
-}
-
-/// Applies one table's pending changes to its committed map. Key by key costs a search per
-/// change; merging the puts in one ordered pass (`append`) costs a pass over both, which is
-/// cheaper once they are a sizeable fraction of the map (a bulk load). When the map is the far
-/// smaller side (a bulk load into a near-empty table), its entries go into the puts instead.
-fn apply(map: &mut Map, pending: Pending) {
-    let Pending { mut puts, deletes } = pending;
-    for key in &deletes {
-        map.remove(key);
-    }
-    if puts.len() < 16 || puts.len() < map.len() / 4 {
-        for e in puts {
-            map.replace(e);
-        }
-    } else if map.len() <= puts.len() / 16 {
-        absorb_small_table(map, puts);
-    } else {
-        // On equal keys a set's `append` keeps the receiver's element, so the pending puts
-        // receive the committed entries: the pending change wins.
-        puts.append(map);
-        std::mem::swap(map, &mut puts);
-    }
-}
-
-/// Makes `puts` the table, with the few entries `map` held beside them: each is inserted, which
-/// for a table a sixteenth the size of the puts costs less than merging both into a new tree.
-/// Kept out of line: single-key commits never come here, and their loop should not be laid out
-/// around it.
-#[cold]
-#[inline(never)]
-fn absorb_small_table(map: &mut Map, mut puts: Map) {
-    // A set's `insert` keeps the element it holds on equal keys: the pending put wins.
-    for e in std::mem::take(map) {
-        puts.insert(e);
-    }
-    *map = puts;
 }
 
 #[cfg(test)]
@@ -387,7 +304,185 @@ mod tests {
         }
     }
 
+    /// A commit while a reader holds the tables neither copies them nor changes what the reader
+    /// sees; once the reader is gone, the next commit folds the layer back in place.
+    #[test]
+    fn a_commit_under_a_reader_is_a_layer_not_a_copy() {
+        let store = BTreeStore::open(&["t"]).unwrap();
+        let t = store.table("t").unwrap();
+        let mut w = store.writer().unwrap();
+        w.put(t, b"a", b"1").unwrap();
+        w.put(t, b"b", b"1").unwrap();
+        w.commit().unwrap();
+        let reader = store.reader().unwrap();
+        let mut w = store.writer().unwrap();
+        w.put(t, b"a", b"2").unwrap();
+        w.delete(t, b"b").unwrap();
+        w.put(t, b"c", b"2").unwrap();
+        w.commit().unwrap();
+        let after = store.snapshot().unwrap();
+        assert_eq!(after.layer_count(), 1);
+        assert!(after.shares_tables_with(&reader.snapshot));
+        let all = |r: &BTreeReader| r.collect(t, &KeyRange::all()).unwrap();
+        assert_eq!(
+            all(&reader),
+            vec![
+                (b"a".to_vec(), b"1".to_vec()),
+                (b"b".to_vec(), b"1".to_vec())
+            ]
+        );
+        let latest = store.reader().unwrap();
+        assert_eq!(
+            all(&latest),
+            vec![
+                (b"a".to_vec(), b"2".to_vec()),
+                (b"c".to_vec(), b"2".to_vec())
+            ]
+        );
+        assert_eq!((reader.count(t).unwrap(), latest.count(t).unwrap()), (2, 2));
+        assert_eq!(latest.get(t, b"b").unwrap(), None);
+        drop((reader, latest, after));
+        let mut w = store.writer().unwrap();
+        w.put(t, b"d", b"3").unwrap();
+        w.commit().unwrap();
+        let folded = store.snapshot().unwrap();
+        assert_eq!(folded.layer_count(), 0);
+        assert_eq!(store.reader().unwrap().count(t).unwrap(), 3);
+    }
+
+    /// Under readers, the first fold copies the tables, and later ones catch the old tables up
+    /// in place once no reader holds them (the spare), while readers see what they opened on.
+    #[test]
+    fn folds_catch_up_the_spare_instead_of_copying() {
+        let store = BTreeStore::open_folding_at(&["t"], 1).unwrap();
+        let t = store.table("t").unwrap();
+        let commit = |key: &[u8]| {
+            let mut w = store.writer().unwrap();
+            w.put(t, key, b"v").unwrap();
+            w.commit().unwrap();
+        };
+        let address = || store.snapshot().unwrap().tables_address();
+        commit(b"a");
+        let first = address();
+        let r1 = store.reader().unwrap();
+        // Layered, then folded at once: a copy, since r1 holds the first tables.
+        commit(b"b");
+        let second = address();
+        assert_ne!(second, first);
+        assert_eq!(r1.count(t).unwrap(), 1);
+        drop(r1);
+        let r2 = store.reader().unwrap();
+        // The first tables, free again, catch up with "b" and take "c".
+        commit(b"c");
+        assert_eq!(address(), first);
+        let r3 = store.reader().unwrap();
+        // r2 holds the second tables: this fold copies again.
+        commit(b"d");
+        assert_ne!(address(), second);
+        assert_eq!(r2.count(t).unwrap(), 2);
+        assert_eq!(r3.count(t).unwrap(), 3);
+        let keys: Vec<Vec<u8>> = store
+            .reader()
+            .unwrap()
+            .collect(t, &KeyRange::all())
+            .unwrap()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(keys, [b"a", b"b", b"c", b"d"]);
+    }
+
+    /// One step of [`readers_keep_their_snapshots`]: a commit of puts (`Some`) and deletes, or
+    /// a reader opened, or the reader at an index dropped.
+    #[derive(Debug, Clone)]
+    enum Step {
+        Commit(Vec<(Vec<u8>, Option<u8>)>),
+        OpenReader,
+        DropReader(usize),
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        let key = proptest::collection::vec(0u8..4, 1..4);
+        prop_oneof![
+            3 => proptest::collection::vec((key, proptest::option::of(0u8..9)), 0..12)
+                .prop_map(Step::Commit),
+            1 => Just(Step::OpenReader),
+            1 => (0usize..8).prop_map(Step::DropReader),
+        ]
+    }
+
     proptest! {
+        /// Readers held across any mix of commits (layered, merged, folded in place or into a
+        /// copy) see exactly the model's map as it was when they opened: every scan, count and
+        /// lookup, while the newest reader sees every commit.
+        #[test]
+        fn readers_keep_their_snapshots(
+            steps in proptest::collection::vec(step(), 1..40),
+            fold_at in 1usize..40,
+        ) {
+            let store = BTreeStore::open_folding_at(&["t", "u"], fold_at).unwrap();
+            let (t, u) = (store.table("t").unwrap(), store.table("u").unwrap());
+            let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+            let mut readers: Vec<(BTreeReader, BTreeMap<Vec<u8>, Vec<u8>>)> = Vec::new();
+            for step in steps {
+                match step {
+                    Step::Commit(changes) => {
+                        let mut w = store.writer().unwrap();
+                        for (key, change) in changes {
+                            // Table `u` mirrors `t` with longer values: layers hold both.
+                            let long = [key.as_slice(), b"-long"].concat();
+                            match change {
+                                Some(v) => {
+                                    w.put(t, &key, &[v]).unwrap();
+                                    w.put(u, &key, &long).unwrap();
+                                    model.insert(key, vec![v]);
+                                }
+                                None => {
+                                    w.delete(t, &key).unwrap();
+                                    w.delete(u, &key).unwrap();
+                                    model.remove(&key);
+                                }
+                            }
+                        }
+                        // The writer sees the layers under its own changes.
+                        let want: Vec<_> = model.clone().into_iter().collect();
+                        prop_assert_eq!(w.collect(t, &KeyRange::all()).unwrap(), want);
+                        prop_assert_eq!(w.count(u).unwrap(), model.len() as u64);
+                        w.commit().unwrap();
+                    }
+                    Step::OpenReader => readers.push((store.reader().unwrap(), model.clone())),
+                    Step::DropReader(i) => {
+                        if i < readers.len() {
+                            readers.remove(i);
+                        }
+                    }
+                }
+                readers.push((store.reader().unwrap(), model.clone()));
+                for (reader, seen) in &readers {
+                    let want: Vec<_> = seen.clone().into_iter().collect();
+                    prop_assert_eq!(reader.collect(t, &KeyRange::all()).unwrap(), want);
+                    prop_assert_eq!(reader.count(t).unwrap(), seen.len() as u64);
+                    prop_assert_eq!(reader.count(u).unwrap(), seen.len() as u64);
+                    let from = KeyRange { start: vec![1], end: Some(vec![2, 1]) };
+                    let want: Vec<_> = seen
+                        .range(from.start.clone()..from.end.clone().unwrap())
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    prop_assert_eq!(reader.collect(t, &from).unwrap(), want);
+                    for key in [vec![0], vec![1, 2], vec![3, 3, 3]] {
+                        prop_assert_eq!(reader.get(t, &key).unwrap(), seen.get(&key).cloned());
+                        let long = seen.get(&key).map(|_| [key.as_slice(), b"-long"].concat());
+                        prop_assert_eq!(reader.get(u, &key).unwrap(), long);
+                    }
+                }
+                // The reader pushed above stays only every other step, so some commits find
+                // no reader and fold in place.
+                if readers.len() % 2 == 0 {
+                    readers.pop();
+                }
+            }
+        }
+
         /// `put_many` (sorted or not, duplicates or not, small or large, onto an empty or a
         /// filled overlay) is `put` one by one.
         #[test]

@@ -1,0 +1,312 @@
+//! [`Snapshot`]: the committed tables as one reader sees them, and how a commit makes the next
+//! one without copying the tables while readers hold them.
+//!
+//! While no reader has held the tables, a commit applies its changes to them in place (the path
+//! every benchmark without readers takes). Once readers hold them, a commit becomes a [`Layer`]
+//! on top instead: readers keep what they see, and the commit costs its own size, not the
+//! store's. Layers of similar size are merged (each change is copied O(log n) times), so a
+//! lookup looks through a handful of them. Every [`FOLD_AT_CHANGES`] changes the layers fold
+//! into a second copy of the tables that no reader sees (the [`Spare`]): it lacks only the
+//! layers of the fold before, so catching it up costs what they hold, and it becomes the new
+//! base while the old base becomes the spare. The spare is made by copying the tables once,
+//! at the first fold (and again if a reader still holds it when it is wanted); from then on the
+//! store holds its tables twice and every commit goes through a layer, readers or not. Layers
+//! made before the first fold go back into the tables in place once no reader holds them.
+
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::iter::Peekable;
+use std::ops::{Bound, ControlFlow};
+use std::sync::Arc;
+
+use super::entry::{Entry, KeyRef};
+use super::pending::{apply, Map, Pending};
+use crate::range::KeyRange;
+
+/// Every table's entries, in declaration order.
+pub(super) type Tables = Vec<Map>;
+
+/// Layers fold into the spare once they hold this many changes: a lookup then looks through
+/// a few small layers, and a fold applies at most twice this many.
+const FOLD_AT_CHANGES: usize = 4096;
+
+/// One commit's changes (or several merged), per table, seen on top of the tables below.
+#[derive(Debug, Clone)]
+pub(super) struct Layer {
+    tables: Vec<Pending>,
+    /// Per table, how many entries these changes add (negative: remove) to what is below.
+    added: Vec<i64>,
+    changes: usize,
+}
+
+/// The committed tables at one moment: the tables, then the layers of commits made on top of
+/// them while readers held them, oldest first.
+#[derive(Debug, Clone)]
+pub(super) struct Snapshot {
+    base: Arc<Tables>,
+    layers: Vec<Arc<Layer>>,
+    /// Changes in `layers` before they fold into the spare (see [`FOLD_AT_CHANGES`]).
+    fold_at: usize,
+}
+
+/// A second copy of the tables that only the writer holds (readers may still be finishing
+/// with it), lacking the layers `behind`, oldest first: what a fold catches up instead of
+/// copying the tables.
+#[derive(Debug)]
+pub(super) struct Spare {
+    tables: Arc<Tables>,
+    behind: Vec<Arc<Layer>>,
+}
+
+impl Snapshot {
+    /// `count` empty tables.
+    pub(super) fn empty(count: usize) -> Snapshot {
+        Snapshot::with_fold_at(count, FOLD_AT_CHANGES)
+    }
+
+    /// As [`empty`](Self::empty), folding layers from `fold_at` changes on (tests fold early).
+    pub(super) fn with_fold_at(count: usize, fold_at: usize) -> Snapshot {
+        Snapshot {
+            base: Arc::new(vec![Map::new(); count]),
+            layers: Vec::new(),
+            fold_at,
+        }
+    }
+
+    /// How many tables there are.
+    pub(super) fn table_count(&self) -> usize {
+        self.base.len()
+    }
+
+    /// The entry of `key` in table `t`, if any: the newest layer that mentions the key decides.
+    pub(super) fn get(&self, t: usize, key: &KeyRef) -> Option<&Entry> {
+        for layer in self.layers.iter().rev() {
+            if let Some(found) = layer.tables[t].find(key) {
+                return found;
+            }
+        }
+        self.base[t].get(key)
+    }
+
+    /// How many entries table `t` holds.
+    pub(super) fn len(&self, t: usize) -> u64 {
+        let added: i64 = self.layers.iter().map(|l| l.added[t]).sum();
+        (self.base[t].len() as i64 + added).max(0) as u64
+    }
+
+    /// Visits table `t`'s entries in `range` in key order, with `top` (a writer's overlay) on
+    /// top of the layers.
+    pub(super) fn scan<F>(&self, t: usize, top: Option<&Pending>, range: &KeyRange, visit: F)
+    where
+        F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
+    {
+        let layers = self.layers.iter().map(|l| &l.tables[t]).chain(top);
+        scan_layered(&self.base[t], layers, range, visit);
+    }
+
+    /// Commits `changes` (one [`Pending`] per table, made against this snapshot): in place
+    /// while no reader has held the tables, else as a layer on top, folded from time to time
+    /// into `spare` (see the module docs). Only the writer holds `spare`.
+    pub(super) fn commit(&mut self, changes: Vec<Pending>, spare: &mut Option<Spare>) {
+        if spare.is_none() {
+            if let Some(tables) = Arc::get_mut(&mut self.base) {
+                // Any layer is held only by snapshots on these tables, and none is left but
+                // this one.
+                for layer in self.layers.drain(..) {
+                    apply_layer(tables, Arc::unwrap_or_clone(layer));
+                }
+                for (map, pending) in tables.iter_mut().zip(changes) {
+                    apply(map, pending);
+                }
+                return;
+            }
+        }
+        let layer = self.layer_of(changes);
+        self.layers.push(Arc::new(layer));
+        self.merge_similar_layers();
+        let changes: usize = self.layers.iter().map(|l| l.changes).sum();
+        if changes >= self.fold_at {
+            self.fold(spare);
+        }
+    }
+
+    /// Makes the tables with every layer applied the new base: the spare caught up in place if
+    /// no reader holds it any more, else a copy of the tables (the first time readers show up,
+    /// or while one holds on to old tables). The old base becomes the spare, lacking exactly
+    /// the layers just applied.
+    fn fold(&mut self, spare: &mut Option<Spare>) {
+        let layers = std::mem::take(&mut self.layers);
+        let unheld = spare
+            .take()
+            .and_then(|Spare { tables, behind }| Some((Arc::try_unwrap(tables).ok()?, behind)));
+        let mut caught_up = match unheld {
+            Some((mut copy, behind)) => {
+                // No snapshot is left on the spare, so none holds the layers it lacks.
+                for layer in behind {
+                    apply_layer(&mut copy, Arc::unwrap_or_clone(layer));
+                }
+                copy
+            }
+            // A reader still holds the spare (it is freed when the reader is done), or there
+            // is none yet.
+            None => (*self.base).clone(),
+        };
+        for layer in &layers {
+            apply_layer(&mut caught_up, Layer::clone(layer));
+        }
+        let old = std::mem::replace(&mut self.base, Arc::new(caught_up));
+        *spare = Some(Spare {
+            tables: old,
+            behind: layers,
+        });
+    }
+
+    /// How many layers lie on the tables (none once a commit went in place).
+    #[cfg(test)]
+    pub(super) fn layer_count(&self) -> usize {
+        self.layers.len()
+    }
+
+    /// Whether both snapshots read the same tables (no copy was made between them).
+    #[cfg(test)]
+    pub(super) fn shares_tables_with(&self, other: &Snapshot) -> bool {
+        Arc::ptr_eq(&self.base, &other.base)
+    }
+
+    /// Where the tables' maps live: the same for a spare caught up in place, new for a copy.
+    #[cfg(test)]
+    pub(super) fn tables_address(&self) -> usize {
+        self.base.as_ptr() as usize
+    }
+
+    /// `changes` as a layer on this snapshot, counting what each table gains.
+    fn layer_of(&self, changes: Vec<Pending>) -> Layer {
+        let added = changes
+            .iter()
+            .enumerate()
+            .map(|(t, p)| {
+                // A writer deletes only keys its snapshot holds; a put adds a key it lacks.
+                let new = p
+                    .puts
+                    .iter()
+                    .filter(|e| self.get(t, (*e).borrow()).is_none());
+                new.count() as i64 - p.deletes.len() as i64
+            })
+            .collect();
+        Layer {
+            changes: changes.iter().map(Pending::len).sum(),
+            tables: changes,
+            added,
+        }
+    }
+
+    /// Merges the newest layer into the one below while that one is at most twice its size, so
+    /// sizes at least double downwards: few layers, each change copied O(log n) times.
+    fn merge_similar_layers(&mut self) {
+        while let [.., older, newer] = self.layers.as_slice() {
+            if older.changes > 2 * newer.changes {
+                break;
+            }
+            let (Some(newer), Some(older)) = (self.layers.pop(), self.layers.pop()) else {
+                break;
+            };
+            let Layer {
+                tables: newer_tables,
+                added: newer_added,
+                ..
+            } = Arc::unwrap_or_clone(newer);
+            let mut merged = Arc::unwrap_or_clone(older);
+            for (pending, newer) in merged.tables.iter_mut().zip(newer_tables) {
+                pending.absorb(newer);
+            }
+            for (a, b) in merged.added.iter_mut().zip(newer_added) {
+                *a += b;
+            }
+            merged.changes = merged.tables.iter().map(Pending::len).sum();
+            self.layers.push(Arc::new(merged));
+        }
+    }
+}
+
+/// Applies a layer's changes to the tables, oldest layer first.
+fn apply_layer(tables: &mut Tables, layer: Layer) {
+    for (map, pending) in tables.iter_mut().zip(layer.tables) {
+        apply(map, pending);
+    }
+}
+
+/// Visits, in key order, the entries of `base` in `range` overlaid by `layers` (oldest first):
+/// of the sources holding a key, the newest decides, a put showing its entry and a delete
+/// hiding it.
+fn scan_layered<'a, F>(
+    base: &'a Map,
+    layers: impl Iterator<Item = &'a Pending>,
+    range: &KeyRange,
+    mut visit: F,
+) where
+    F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
+{
+    /// One ordered stream of a table's puts or deletes; newer sources have higher ranks.
+    struct Source<'a> {
+        entries: Peekable<std::collections::btree_set::Range<'a, Entry>>,
+        rank: usize,
+        puts: bool,
+    }
+    let bounds = range_bounds(range);
+    let mut sources = vec![Source {
+        entries: base.range::<[u8], _>(bounds).peekable(),
+        rank: 0,
+        puts: true,
+    }];
+    for (i, pending) in layers.enumerate() {
+        for (set, puts) in [(&pending.puts, true), (&pending.deletes, false)] {
+            if !set.is_empty() {
+                sources.push(Source {
+                    entries: set.range::<[u8], _>(bounds).peekable(),
+                    rank: i + 1,
+                    puts,
+                });
+            }
+        }
+    }
+    loop {
+        // The smallest key next in any source, and the newest source holding it.
+        let mut next: Option<(&'a Entry, &Source<'a>)> = None;
+        for source in &mut sources {
+            let Some(e) = source.entries.peek().copied() else {
+                continue;
+            };
+            let newer = match next {
+                None => true,
+                Some((best, holder)) => match e.cmp(best) {
+                    Ordering::Less => true,
+                    Ordering::Equal => source.rank > holder.rank,
+                    Ordering::Greater => false,
+                },
+            };
+            if newer {
+                next = Some((e, source));
+            }
+        }
+        let Some((entry, holder)) = next else {
+            return;
+        };
+        let shown = holder.puts;
+        for source in &mut sources {
+            if source.entries.peek().is_some_and(|e| *e == entry) {
+                source.entries.next();
+            }
+        }
+        if shown && visit(entry.key(), entry.value()).is_break() {
+            return;
+        }
+    }
+}
+
+fn range_bounds(range: &KeyRange) -> (Bound<&[u8]>, Bound<&[u8]>) {
+    let end = match &range.end {
+        Some(end) => Bound::Excluded(end.as_slice()),
+        None => Bound::Unbounded,
+    };
+    (Bound::Included(range.start.as_slice()), end)
+}
