@@ -1,11 +1,13 @@
 //! Opening a connection: every connection the store opens gets the mode's pragmas, the busy
-//! timeout and the page cache size, and reads the durability pragmas back, so a filesystem that
-//! cannot honour them fails at open instead of silently changing durability.
+//! timeout, the page cache size and in the WAL modes the store's checkpoint hook (`checkpoint`),
+//! and reads the durability pragmas back, so a filesystem that cannot honour them fails at open
+//! instead of silently changing durability.
 
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
+use super::checkpoint;
 use super::error::{sql_err, BACKEND};
 use super::mode::{SqliteMode, BUSY_TIMEOUT};
 use crate::error::{KvError, KvResult};
@@ -53,6 +55,11 @@ pub(super) fn connect(
                 path.display()
             ),
         ));
+    }
+
+    if mode.snapshot_reads() {
+        // Replaces SQLite's auto-checkpoint with the same plus a cure for starvation.
+        conn.wal_hook(Some(checkpoint::after_commit));
     }
 
     let (sync_name, sync_value) = mode.synchronous();

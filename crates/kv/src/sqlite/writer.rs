@@ -8,6 +8,7 @@ use std::sync::{MutexGuard, PoisonError};
 
 use rusqlite::{ffi, Connection};
 
+use super::checkpoint;
 use super::error::BACKEND;
 use super::query::{contains_on, control, count_on, get_with_on, scan_on};
 use super::store::SqliteStore;
@@ -134,6 +135,8 @@ impl WriteTx for SqliteWriter<'_> {
 
     fn commit(self) -> KvResult<()> {
         // On failure the transaction is still open and `drop` rolls it back.
-        control(self.conn()?, "COMMIT").map_err(|e| self.store.err(e))
+        let conn = self.conn()?;
+        control(conn, "COMMIT").map_err(|e| self.store.err(e))?;
+        checkpoint::restart_if_starved(conn).map_err(|e| self.store.err(e))
     }
 }
