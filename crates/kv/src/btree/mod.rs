@@ -51,8 +51,8 @@ impl BTreeStore {
         })
     }
 
-    /// As [`open`](Self::open), folding commits layered under readers into a copy of the
-    /// tables from `fold_at` changes on (tests fold early).
+    /// As [`open`](Self::open), folding the layers of commits made under readers every
+    /// `fold_at` changes instead of every 4096 (tests fold early).
     #[cfg(test)]
     fn open_folding_at(tables: &[&str], fold_at: usize) -> KvResult<Self> {
         let store = BTreeStore::open(tables)?;
@@ -401,6 +401,8 @@ mod tests {
         DropReader(usize),
     }
 
+    type Model = BTreeMap<Vec<u8>, Vec<u8>>;
+
     fn step() -> impl Strategy<Value = Step> {
         let key = proptest::collection::vec(0u8..4, 1..4);
         prop_oneof![
@@ -423,7 +425,8 @@ mod tests {
             let store = BTreeStore::open_folding_at(&["t", "u"], fold_at).unwrap();
             let (t, u) = (store.table("t").unwrap(), store.table("u").unwrap());
             let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
-            let mut readers: Vec<(BTreeReader, BTreeMap<Vec<u8>, Vec<u8>>)> = Vec::new();
+            // Each open reader with the model's map as it was when it opened.
+            let mut readers: Vec<(BTreeReader, Model)> = Vec::new();
             for step in steps {
                 match step {
                     Step::Commit(changes) => {
@@ -477,7 +480,7 @@ mod tests {
                 }
                 // The reader pushed above stays only every other step, so some commits find
                 // no reader and fold in place.
-                if readers.len() % 2 == 0 {
+                if readers.len().is_multiple_of(2) {
                     readers.pop();
                 }
             }
