@@ -49,10 +49,10 @@
 //!
 //! **Layout**, each module using only those before it: `mode` (the pragmas and busy timeout
 //! per profile), `error` (rusqlite errors as [`KvError`](crate::KvError)), `checkpoint` (the
-//! WAL hook), `connect` (opening a connection with its pragmas checked), `schema` (table names, `CREATE TABLE`, per-table
-//! statements), `store` ([`SqliteStore`]: the file, the writer connection, the reader pool),
-//! `query` (transaction control and the reads both transactions share), then `reader` and
-//! `writer`; this module hands them out through [`Store`].
+//! WAL hook), `connect` (opening a connection with its pragmas checked), `schema` (table
+//! names, `CREATE TABLE`, per-table statements), `store` ([`SqliteStore`]: the file, the writer
+//! connection, the reader pool), `query` (transaction control and the reads both transactions
+//! share), then `reader` and `writer`; this module hands them out through [`Store`].
 
 mod checkpoint;
 mod connect;
