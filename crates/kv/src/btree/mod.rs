@@ -392,6 +392,40 @@ mod tests {
         assert_eq!(keys, [b"a", b"b", b"c", b"d"]);
     }
 
+    /// Once readers are gone for 64 commits in a row, the store drops its spare and commits
+    /// apply in place again; a reader back in between restarts the count.
+    #[test]
+    fn commits_go_back_in_place_once_readers_are_gone() {
+        let store = BTreeStore::open_folding_at(&["t"], 1).unwrap();
+        let t = store.table("t").unwrap();
+        let commit = |i: u32| {
+            let mut w = store.writer().unwrap();
+            w.put(t, &i.to_be_bytes(), b"v").unwrap();
+            w.commit().unwrap();
+        };
+        let has_spare = || store.writer_lock.lock().unwrap().is_some();
+        commit(0);
+        let reader = store.reader().unwrap();
+        commit(1);
+        assert!(has_spare(), "a commit under a reader folds into a spare");
+        drop(reader);
+        for i in 2..40 {
+            commit(i);
+        }
+        // A reader across one commit: the quiet run starts over.
+        let reader = store.reader().unwrap();
+        commit(40);
+        drop(reader);
+        for i in 41..104 {
+            commit(i);
+            assert!(has_spare(), "commit {i} came before 64 quiet ones");
+        }
+        commit(104);
+        assert!(!has_spare(), "64 quiet commits drop the spare");
+        assert_eq!(store.snapshot().unwrap().layer_count(), 0);
+        assert_eq!(store.reader().unwrap().count(t).unwrap(), 105);
+    }
+
     /// One step of [`readers_keep_their_snapshots`]: a commit of puts (`Some`) and deletes, or
     /// a reader opened, or the reader at an index dropped.
     #[derive(Debug, Clone)]

@@ -10,8 +10,10 @@
 //! layers of the fold before, so catching it up costs what they hold, and it becomes the new
 //! base while the old base becomes the spare. The spare is made by copying the tables once,
 //! at the first fold (and again if a reader still holds it when it is wanted); from then on the
-//! store holds its tables twice and every commit goes through a layer, readers or not. Layers
-//! made before the first fold go back into the tables in place once no reader holds them.
+//! store holds its tables twice and every commit goes through a layer, until [`QUIET_COMMITS`]
+//! commits in a row find no reader: then the layers go back into the tables in place, the spare
+//! is dropped and commits apply in place again. Layers made before the first fold go back in
+//! place as soon as no reader holds the tables.
 
 use std::borrow::Borrow;
 use std::cmp::Ordering;
@@ -29,6 +31,12 @@ pub(super) type Tables = Vec<Map>;
 /// Layers fold into the spare once they hold this many changes: a lookup then looks through
 /// a few small layers, and a fold applies at most twice this many.
 const FOLD_AT_CHANGES: usize = 4096;
+
+/// After this many commits in a row with no reader on the tables or the spare, the readers
+/// are taken to be gone: the layers go back into the tables in place and the spare is dropped,
+/// so commits apply in place again. Readers running back to back leave no such run, and a
+/// brief lull does not cost the copy a new spare would take.
+const QUIET_COMMITS: u32 = 64;
 
 /// One commit's changes (or several merged), per table, seen on top of the tables below.
 #[derive(Debug, Clone)]
@@ -56,6 +64,9 @@ pub(super) struct Snapshot {
 pub(super) struct Spare {
     tables: Arc<Tables>,
     behind: Vec<Arc<Layer>>,
+    /// Commits in a row that found no reader on the tables or the spare (see
+    /// [`QUIET_COMMITS`]).
+    quiet: u32,
 }
 
 impl Snapshot {
@@ -105,11 +116,22 @@ impl Snapshot {
     }
 
     /// Commits `changes` (one [`Pending`] per table, made against this snapshot): in place
-    /// while no reader has held the tables, else as a layer on top, folded from time to time
-    /// into `spare` (see the module docs). Only the writer holds `spare`.
+    /// when no reader holds the tables (and, once a spare exists, none has for
+    /// [`QUIET_COMMITS`] commits), else as a layer on top, folded from time to time into
+    /// `spare` (see the module docs). Only the writer holds `spare`.
     pub(super) fn commit(&mut self, changes: Vec<Pending>, spare: &mut Option<Spare>) {
-        if spare.is_none() {
+        let unheld = Arc::get_mut(&mut self.base).is_some();
+        let readers_gone = match spare {
+            None => unheld,
+            Some(kept) => {
+                let quiet = unheld && Arc::strong_count(&kept.tables) == 1;
+                kept.quiet = if quiet { kept.quiet + 1 } else { 0 };
+                kept.quiet >= QUIET_COMMITS
+            }
+        };
+        if readers_gone {
             if let Some(tables) = Arc::get_mut(&mut self.base) {
+                *spare = None;
                 // Any layer is held only by snapshots on these tables, and none is left but
                 // this one.
                 for layer in self.layers.drain(..) {
@@ -136,9 +158,10 @@ impl Snapshot {
     /// the layers just applied.
     fn fold(&mut self, spare: &mut Option<Spare>) {
         let layers = std::mem::take(&mut self.layers);
+        let quiet = spare.as_ref().map_or(0, |kept| kept.quiet);
         let unheld = spare
             .take()
-            .and_then(|Spare { tables, behind }| Some((Arc::try_unwrap(tables).ok()?, behind)));
+            .and_then(|Spare { tables, behind, .. }| Some((Arc::try_unwrap(tables).ok()?, behind)));
         let mut caught_up = match unheld {
             Some((mut copy, behind)) => {
                 // No snapshot is left on the spare, so none holds the layers it lacks.
@@ -158,6 +181,7 @@ impl Snapshot {
         *spare = Some(Spare {
             tables: old,
             behind: layers,
+            quiet,
         });
     }
 
