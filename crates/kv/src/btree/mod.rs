@@ -19,7 +19,6 @@ mod entry;
 mod pending;
 mod snapshot;
 
-use std::borrow::Borrow;
 use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
@@ -154,29 +153,18 @@ impl ReadTx for BTreeWriter<'_> {
         F: FnOnce(&[u8]) -> R,
     {
         let i = self.index(table)?;
-        let pending = &self.overlay[i];
         let probe = Probe::new(key);
-        if !pending.puts.is_empty() {
-            if let Some(e) = pending.puts.get(probe.key()) {
-                return Ok(Some(f(e.value())));
-            }
-        }
-        if !pending.deletes.is_empty() && pending.deletes.contains(probe.key()) {
-            return Ok(None);
-        }
-        Ok(self.base.get(i, probe.key()).map(|e| f(e.value())))
+        let found = match self.overlay[i].find(probe.key()) {
+            Some(found) => found,
+            None => self.base.get(i, probe.key()),
+        };
+        Ok(found.map(|e| f(e.value())))
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
         let i = self.index(table)?;
-        let pending = &self.overlay[i];
-        // Deleted keys are all in the snapshot; new keys are the puts not in it.
-        let added = pending
-            .puts
-            .iter()
-            .filter(|e| self.base.get(i, (*e).borrow()).is_none())
-            .count() as u64;
-        Ok((self.base.len(i) + added).saturating_sub(pending.deletes.len() as u64))
+        let added = self.base.added_by(i, &self.overlay[i]);
+        Ok((self.base.len(i) as i64 + added).max(0) as u64)
     }
 
     fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>

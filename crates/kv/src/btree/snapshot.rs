@@ -135,11 +135,9 @@ impl Snapshot {
                 // Any layer is held only by snapshots on these tables, and none is left but
                 // this one.
                 for layer in self.layers.drain(..) {
-                    apply_layer(tables, Arc::unwrap_or_clone(layer));
+                    apply_all(tables, Arc::unwrap_or_clone(layer).tables);
                 }
-                for (map, pending) in tables.iter_mut().zip(changes) {
-                    apply(map, pending);
-                }
+                apply_all(tables, changes);
                 return;
             }
         }
@@ -166,7 +164,7 @@ impl Snapshot {
             Some((mut copy, behind)) => {
                 // No snapshot is left on the spare, so none holds the layers it lacks.
                 for layer in behind {
-                    apply_layer(&mut copy, Arc::unwrap_or_clone(layer));
+                    apply_all(&mut copy, Arc::unwrap_or_clone(layer).tables);
                 }
                 copy
             }
@@ -175,7 +173,7 @@ impl Snapshot {
             None => (*self.base).clone(),
         };
         for layer in &layers {
-            apply_layer(&mut caught_up, Layer::clone(layer));
+            apply_all(&mut caught_up, layer.tables.clone());
         }
         let old = std::mem::replace(&mut self.base, Arc::new(caught_up));
         *spare = Some(Spare {
@@ -203,19 +201,21 @@ impl Snapshot {
         self.base.as_ptr() as usize
     }
 
+    /// How many entries `changes` (made against this snapshot) add to table `t` (negative:
+    /// remove). A writer deletes only keys its snapshot holds; a put adds a key it lacks.
+    pub(super) fn added_by(&self, t: usize, changes: &Pending) -> i64 {
+        let new = changes
+            .puts
+            .iter()
+            .filter(|e| self.get(t, (*e).borrow()).is_none())
+            .count();
+        new as i64 - changes.deletes.len() as i64
+    }
+
     /// `changes` as a layer on this snapshot, counting what each table gains.
     fn layer_of(&self, changes: Vec<Pending>) -> Layer {
-        let added = changes
-            .iter()
-            .enumerate()
-            .map(|(t, p)| {
-                // A writer deletes only keys its snapshot holds; a put adds a key it lacks.
-                let new = p
-                    .puts
-                    .iter()
-                    .filter(|e| self.get(t, (*e).borrow()).is_none());
-                new.count() as i64 - p.deletes.len() as i64
-            })
+        let added = (changes.iter().enumerate())
+            .map(|(t, p)| self.added_by(t, p))
             .collect();
         Layer {
             changes: changes.iter().map(Pending::len).sum(),
@@ -252,9 +252,10 @@ impl Snapshot {
     }
 }
 
-/// Applies a layer's changes to the tables, oldest layer first.
-fn apply_layer(tables: &mut Tables, layer: Layer) {
-    for (map, pending) in tables.iter_mut().zip(layer.tables) {
+/// Applies one set of changes (a commit's or a layer's, one per table) to the tables; sets
+/// go in oldest first.
+fn apply_all(tables: &mut Tables, changes: Vec<Pending>) {
+    for (map, pending) in tables.iter_mut().zip(changes) {
         apply(map, pending);
     }
 }

@@ -57,7 +57,7 @@ pub(super) fn connect(
         ));
     }
 
-    if mode.snapshot_reads() {
+    if wanted == "wal" {
         // Replaces SQLite's auto-checkpoint with the same plus a cure for starvation.
         conn.wal_hook(Some(checkpoint::after_commit));
     }
