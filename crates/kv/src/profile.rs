@@ -42,6 +42,8 @@ pub enum Profile {
     SqliteWalFull,
     /// SQLite, `journal_mode=DELETE`, `synchronous=FULL`: rollback journal, several fsyncs.
     SqliteRollback,
+    /// `sqlite-wal` reading the database file through a memory map (`mmap_size` 1 GiB).
+    SqliteWalMmap,
     /// redis-server without persistence.
     Redis,
     /// redis-server with `appendonly yes`, `appendfsync always`, files in the directory under test.
@@ -56,13 +58,14 @@ pub enum Profile {
 
 impl Profile {
     /// Every profile, in the order tables list them.
-    pub const ALL: [Profile; 11] = [
+    pub const ALL: [Profile; 12] = [
         Profile::Btree,
         Profile::Lmdb,
         Profile::LmdbAsync,
         Profile::SqliteWal,
         Profile::SqliteWalFull,
         Profile::SqliteRollback,
+        Profile::SqliteWalMmap,
         Profile::Redis,
         Profile::RedisAof,
         Profile::RedisUncached,
@@ -79,6 +82,7 @@ impl Profile {
             Profile::SqliteWal => "sqlite-wal",
             Profile::SqliteWalFull => "sqlite-wal-full",
             Profile::SqliteRollback => "sqlite-rollback",
+            Profile::SqliteWalMmap => "sqlite-wal-mmap",
             Profile::Redis => "redis",
             Profile::RedisAof => "redis-aof",
             Profile::RedisUncached => "redis-uncached",
@@ -92,9 +96,10 @@ impl Profile {
         match self {
             Profile::Btree => None,
             Profile::Lmdb | Profile::LmdbAsync => Some("lmdb"),
-            Profile::SqliteWal | Profile::SqliteWalFull | Profile::SqliteRollback => {
-                Some("sqlite-db")
-            }
+            Profile::SqliteWal
+            | Profile::SqliteWalFull
+            | Profile::SqliteRollback
+            | Profile::SqliteWalMmap => Some("sqlite-db"),
             Profile::Redis | Profile::RedisAof | Profile::RedisUncached => Some("redis-db"),
             Profile::Postgres | Profile::PostgresAsync => Some("postgres-db"),
         }
@@ -124,9 +129,10 @@ impl Profile {
     pub fn durability(self) -> Durability {
         match self {
             Profile::Btree | Profile::Redis | Profile::RedisUncached => Durability::Volatile,
-            Profile::LmdbAsync | Profile::SqliteWal | Profile::PostgresAsync => {
-                Durability::ProcessCrash
-            }
+            Profile::LmdbAsync
+            | Profile::SqliteWal
+            | Profile::SqliteWalMmap
+            | Profile::PostgresAsync => Durability::ProcessCrash,
             Profile::Lmdb
             | Profile::Postgres
             | Profile::SqliteWalFull
@@ -152,6 +158,9 @@ impl Profile {
             Profile::SqliteWalFull => "SQLite WAL, synchronous=FULL; WAL fsynced per commit",
             Profile::SqliteRollback => {
                 "SQLite rollback journal (DELETE), synchronous=FULL; several fsyncs per commit"
+            }
+            Profile::SqliteWalMmap => {
+                "SQLite WAL, synchronous=NORMAL, reads through a 1 GiB mmap; fsync at checkpoints only"
             }
             Profile::Redis => "redis-server, no persistence; reads of what it wrote or read cached",
             Profile::RedisUncached => "redis-server, no persistence; every read a round trip",

@@ -112,10 +112,14 @@ impl BackendSpec {
                 Ok(visitor.visit(store))
             }
             #[cfg(feature = "sqlite-db")]
-            Profile::SqliteWal | Profile::SqliteWalFull | Profile::SqliteRollback => {
+            Profile::SqliteWal
+            | Profile::SqliteWalFull
+            | Profile::SqliteRollback
+            | Profile::SqliteWalMmap => {
                 let mode = match self.profile {
                     Profile::SqliteWal => crate::sqlite::SqliteMode::Wal,
                     Profile::SqliteWalFull => crate::sqlite::SqliteMode::WalFull,
+                    Profile::SqliteWalMmap => crate::sqlite::SqliteMode::WalMmap,
                     _ => crate::sqlite::SqliteMode::Rollback,
                 };
                 let store = crate::sqlite::SqliteStore::open(self.require_dir()?, tables, mode)?;

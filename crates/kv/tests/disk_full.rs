@@ -135,6 +135,7 @@ fn a_full_disk_is_a_clear_error_naming_the_directory() {
         Profile::SqliteWal,
         Profile::SqliteWalFull,
         Profile::SqliteRollback,
+        Profile::SqliteWalMmap,
         #[cfg(feature = "redis-db")]
         Profile::RedisAof,
     ] {

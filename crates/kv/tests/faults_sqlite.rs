@@ -9,7 +9,12 @@ use triebench_kv::conformance::TABLES;
 use triebench_kv::sqlite::{SqliteMode, SqliteStore, DB_FILE};
 use triebench_kv::{KvError, KvResult, ReadTx, Store, WriteTx};
 
-const MODES: [SqliteMode; 3] = [SqliteMode::Wal, SqliteMode::WalFull, SqliteMode::Rollback];
+const MODES: [SqliteMode; 4] = [
+    SqliteMode::Wal,
+    SqliteMode::WalFull,
+    SqliteMode::Rollback,
+    SqliteMode::WalMmap,
+];
 
 fn open(dir: &Path, mode: SqliteMode) -> KvResult<SqliteStore> {
     SqliteStore::open(dir, TABLES, mode)

@@ -1,7 +1,8 @@
 //! Opening a connection: every connection the store opens gets the mode's pragmas, the busy
-//! timeout, the page cache size and in the WAL modes the store's checkpoint hook (`checkpoint`),
-//! and reads the durability pragmas back, so a filesystem that cannot honour them fails at open
-//! instead of silently changing durability.
+//! timeout, the page cache size, the memory map of `sqlite-wal-mmap` and in the WAL modes the
+//! store's checkpoint hook (`checkpoint`), and reads the durability and mmap pragmas back, so a
+//! filesystem or build that cannot honour them fails at open instead of silently changing what
+//! the profile measures.
 
 use std::path::Path;
 
@@ -55,6 +56,23 @@ pub(super) fn connect(
                 path.display()
             ),
         ));
+    }
+
+    if let Some(bytes) = mode.mmap_bytes() {
+        let mapped: i64 = conn
+            .query_row(&format!("PRAGMA mmap_size = {bytes}"), [], |row| row.get(0))
+            .map_err(|e| sql_err(path, e))?;
+        if mapped != bytes {
+            return Err(KvError::backend(
+                BACKEND,
+                format!(
+                    "{}: mmap_size={bytes} did not take effect (SQLite reports {mapped}); this \
+                     SQLite was built without memory-mapped I/O or with a smaller \
+                     SQLITE_MAX_MMAP_SIZE; use profile sqlite-wal",
+                    path.display()
+                ),
+            ));
+        }
     }
 
     if wanted == "wal" {

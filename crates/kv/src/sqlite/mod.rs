@@ -16,6 +16,7 @@
 //! | [`SqliteMode::Wal`] (`sqlite-wal`) | `journal_mode=WAL`, `synchronous=NORMAL` | a process crash; fsync happens only at checkpoints, so power loss can drop the latest commits (never corrupts) | a snapshot |
 //! | [`SqliteMode::WalFull`] (`sqlite-wal-full`) | `journal_mode=WAL`, `synchronous=FULL` | power loss: the WAL is fsynced at every commit | a snapshot |
 //! | [`SqliteMode::Rollback`] (`sqlite-rollback`) | `journal_mode=DELETE`, `synchronous=FULL` | power loss: journal and database are fsynced at every commit | committed data, per statement |
+//! | [`SqliteMode::WalMmap`] (`sqlite-wal-mmap`) | `sqlite-wal`'s, plus `mmap_size` = [`MMAP_BYTES`] | as `sqlite-wal` (writes never go through the map) | a snapshot |
 //!
 //! The pragmas are applied to, and read back from, every connection the store opens (Transact
 //! 0.3.7 set them on one pooled connection only), and every connection has a busy timeout of
@@ -64,7 +65,7 @@ mod schema;
 mod store;
 mod writer;
 
-pub use mode::{SqliteMode, BUSY_TIMEOUT};
+pub use mode::{SqliteMode, BUSY_TIMEOUT, MMAP_BYTES};
 pub use reader::SqliteReader;
 pub use store::{SqliteStore, DB_FILE};
 pub use writer::SqliteWriter;
@@ -96,22 +97,34 @@ mod tests {
     use super::*;
     use crate::store::{ReadTx, WriteTx};
 
-    fn pragmas(conn: &Connection) -> (String, i64) {
+    fn pragmas(conn: &Connection) -> (String, i64, i64) {
         let journal = conn
             .query_row("PRAGMA journal_mode", [], |row| row.get(0))
             .expect("journal_mode");
         let sync = conn
             .query_row("PRAGMA synchronous", [], |row| row.get(0))
             .expect("synchronous");
-        (journal, sync)
+        let mmap = conn
+            .query_row("PRAGMA mmap_size", [], |row| row.get(0))
+            .expect("mmap_size");
+        (journal, sync, mmap)
     }
 
     #[test]
     fn every_connection_gets_the_modes_pragmas() {
-        for mode in [SqliteMode::Wal, SqliteMode::WalFull, SqliteMode::Rollback] {
+        for mode in [
+            SqliteMode::Wal,
+            SqliteMode::WalFull,
+            SqliteMode::Rollback,
+            SqliteMode::WalMmap,
+        ] {
             let dir = tempfile::tempdir().expect("temp dir");
             let store = SqliteStore::open(dir.path(), &["main"], mode).expect("open");
-            let expected = (mode.journal_mode().to_string(), mode.synchronous().1);
+            let expected = (
+                mode.journal_mode().to_string(),
+                mode.synchronous().1,
+                mode.mmap_bytes().unwrap_or(0),
+            );
             // Three readers at once: the pooled connection and two new ones.
             let readers: Vec<_> = (0..3).map(|_| store.reader().expect("reader")).collect();
             for reader in &readers {
@@ -166,6 +179,42 @@ mod tests {
             "the reader got another connection than the writer's"
         );
         assert_eq!(reader.get(table, b"k").expect("get"), Some(b"v".to_vec()));
+    }
+
+    /// Whether this process maps `file` (a line of `/proc/self/maps` ends with its path).
+    #[cfg(target_os = "linux")]
+    fn mapped(file: &std::path::Path) -> bool {
+        let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
+        let path = file.to_string_lossy();
+        maps.lines().any(|line| line.ends_with(path.as_ref()))
+    }
+
+    /// A `sqlite-wal-mmap` reader reads the database file through a mapping of it, and a
+    /// `sqlite-wal` reader does not (both map the `-shm` file, which a path ending in the
+    /// database file's name does not match).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn only_the_mmap_mode_maps_the_database_file() {
+        for (mode, maps) in [(SqliteMode::WalMmap, true), (SqliteMode::Wal, false)] {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let store = SqliteStore::open(dir.path(), &["main"], mode).expect("open");
+            let table = store.table("main").expect("table");
+            let mut writer = store.writer().expect("writer");
+            writer.put(table, b"k", &[5u8; 20_000]).expect("put");
+            writer.commit().expect("commit");
+            let db = std::fs::canonicalize(dir.path().join(DB_FILE)).expect("db path");
+            // Before the first read nothing of the file is mapped; a checkpoint moves the
+            // commit from the WAL into the file, where the reader finds it.
+            assert!(!mapped(&db), "{mode:?}: mapped before any read");
+            Connection::open(&db)
+                .expect("open")
+                .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+                .expect("checkpoint");
+            let reader = store.reader().expect("reader");
+            let read = reader.get_with(table, b"k", |v| v.len()).expect("get");
+            assert_eq!(read, Some(20_000));
+            assert_eq!(mapped(&db), maps, "{mode:?}");
+        }
     }
 
     /// Readers running back to back starve SQLite's own auto-checkpoint (the WAL grows with
