@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use triebench_report::model::load::RerunRule;
 use triebench_report::read::load_runs::{load_dir, read_all, read_load_file};
 use triebench_report::render::load_files::{compare_markdown, matrix_markdown, timeseries_csv};
 use triebench_report::render::load_section;
@@ -70,7 +71,7 @@ fn bench_fs_layout_feeds_the_sustained_section_and_plot() {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::copy(fixture("saturate-lmdb.json"), dir.join("load.json")).unwrap();
     }
-    let entries = read_all(crit.path(), &["tmpfs".to_string(), "disk".to_string()]).unwrap();
+    let mut entries = read_all(crit.path(), &["tmpfs".to_string(), "disk".to_string()]).unwrap();
     assert_eq!(entries.len(), 2);
     assert_eq!(entries[0].run, "tmpfs");
     let mut md = String::new();
@@ -78,6 +79,18 @@ fn bench_fs_layout_feeds_the_sustained_section_and_plot() {
     assert!(md.contains("## Sustained commits/s"), "{md}");
     assert!(md.contains("| `lmdb` | **yes** (fsync/commit) |"), "{md}");
     assert!(md.contains("/s (p99 "), "{md}");
+    // The fixture predates re-run rates; a search that re-ran them says so.
+    assert!(!md.contains("ran again"), "{md}");
+    entries[0].file.config.rerun_below = Some(RerunRule {
+        min_commits: 400,
+        max_runs: 3,
+    });
+    let mut rerun = String::new();
+    load_section::render(&mut rerun, &entries);
+    assert!(
+        rerun.contains("fewer than 400 commits ran again (up to 3 runs)"),
+        "{rerun}"
+    );
     let out = tempfile::tempdir().unwrap();
     let plot = load_section::write_plot(&entries, out.path()).unwrap();
     assert!(plot.is_some() && out.path().join("sustained.png").is_file());

@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
 use triebench_report::model::cpu_idle::{CpuIdle, CpuIdleRecord};
 use triebench_report::model::load::{
-    LoadConfig, LoadEnv, LoadFile, RunSummary, Saturation, LOAD_FILE,
+    LoadConfig, LoadEnv, LoadFile, RerunRule, RunSummary, Saturation, LOAD_FILE,
 };
 use triebench_report::read::cpu_idle::CpuIdleGuard;
 use triebench_report::read::load_runs::{capture_env, read_load_file};
@@ -21,7 +21,8 @@ use triebench_report::read::proc_monitor::ProcMonitor;
 use triebench_report::render::load_files::{self, latency, rate};
 use triebench_workloads::load::saturate::{search, sustained, SearchPlan};
 use triebench_workloads::load::{
-    preload, run_load, LoadError, LoadState, Mix, RunConfig, RunResult, StateShape, SystemClock,
+    judge, preload, run_load, Judged, LoadError, LoadState, Mix, OpStats, RunConfig, RunResult,
+    StateShape, StepRule, SystemClock,
 };
 
 use crate::commands::phase_tally::PhaseTally;
@@ -59,7 +60,8 @@ pub struct LoadArgs {
     #[arg(long, value_name = "DIR", default_value = "load-out")]
     pub out: PathBuf,
     /// Search the highest rate that holds the p99 bound (grow, then bisect), with the first
-    /// --readers entry, instead of running the matrix.
+    /// --readers entry, instead of running the matrix. A rate that fails on its p99 alone over
+    /// fewer than 400 commits runs again (3 runs at most) and is judged over all its runs.
     #[arg(long)]
     pub saturate: bool,
     /// A run holds when commit p99 stays within this bound (and it achieves 95% of the rate).
@@ -100,6 +102,11 @@ pub struct LoadArgs {
 
 /// Share of the offered rate a run must achieve to hold.
 const MIN_FRACTION: f64 = 0.95;
+/// Commits a search step's failing p99 must rest on before it counts; fewer, and the rate runs
+/// again (`triebench_workloads::load::verdict`).
+const MIN_P99_COMMITS: u64 = 400;
+/// Runs of one rate at most in a search.
+const MAX_RUNS_PER_RATE: usize = 3;
 const RUN_DEFAULT: Duration = Duration::from_secs(10);
 const STEP_DEFAULT: Duration = Duration::from_secs(5);
 
@@ -326,19 +333,39 @@ impl StoreVisitor for LoadVisitor<'_> {
             let readers = self.readers[0];
             let started = Instant::now();
             let plan = SearchPlan::default();
+            let rule = StepRule {
+                p99_bound: a.p99_bound,
+                min_fraction: MIN_FRACTION,
+                min_commits: MIN_P99_COMMITS,
+                max_runs: MAX_RUNS_PER_RATE,
+            };
+            // The commits of each rate tried, pooled over its runs.
+            let mut judged_at: Vec<(f64, OpStats)> = Vec::new();
             let steps = search(&plan, |rate| {
-                if self.stop.load(Ordering::Relaxed) || started.elapsed() + duration > a.budget {
+                let judged = judge(&rule, rate, || {
+                    if self.stop.load(Ordering::Relaxed) || started.elapsed() + duration > a.budget
+                    {
+                        return Ok(None);
+                    }
+                    one(readers, rate).map(Some)
+                })?;
+                let Some(judged) = judged else {
                     return Ok(None);
+                };
+                if judged.runs.len() > 1 {
+                    print_pooled(&judged, bound_us);
                 }
-                let run = one(readers, rate)?;
-                let holds = run.holds(a.p99_bound, MIN_FRACTION);
-                let stopped = run.stopped;
-                runs.push(run);
-                Ok::<_, LoadError>(if stopped { None } else { Some(holds) })
+                let stopped = judged.runs.iter().any(|r| r.stopped);
+                judged_at.push((rate, judged.commits));
+                runs.extend(judged.runs);
+                Ok::<_, LoadError>(if stopped { None } else { Some(judged.holds) })
             })?;
             if let Some(best) = sustained(&steps) {
-                let run = runs.iter().find(|r| r.config.rate == best);
-                let s = run.map(|r| r.commit_stats()).unwrap_or_default();
+                let s = judged_at
+                    .iter()
+                    .find(|(rate, _)| *rate == best)
+                    .map(|(_, s)| *s)
+                    .unwrap_or_default();
                 saturation = Some(Saturation {
                     commits_per_sec: best,
                     p99_us: s.p99_us,
@@ -412,6 +439,10 @@ impl StoreVisitor for LoadVisitor<'_> {
                 duration_s: duration.as_secs_f64(),
                 p99_bound_us: bound_us,
                 min_fraction: MIN_FRACTION,
+                rerun_below: a.saturate.then_some(RerunRule {
+                    min_commits: MIN_P99_COMMITS,
+                    max_runs: MAX_RUNS_PER_RATE,
+                }),
                 seed: a.seed,
                 preload_s,
             },
@@ -436,6 +467,21 @@ impl StoreVisitor for LoadVisitor<'_> {
 
 fn rate_text(r: f64) -> String {
     rate(r)
+}
+
+/// One line for a rate the search ran more than once: what its pooled commits decided.
+fn print_pooled(judged: &Judged, bound_us: u64) {
+    let c = &judged.commits;
+    println!(
+        "  -> over its {} runs: {} commits, {} commits/s, p99 {} ({} {}){}",
+        judged.runs.len(),
+        c.count,
+        rate_text(c.per_sec),
+        latency(c.p99_us),
+        if judged.holds { "within" } else { "over" },
+        latency(bound_us),
+        if judged.holds { "" } else { "  [saturated]" },
+    );
 }
 
 fn print_run(s: &RunSummary) {

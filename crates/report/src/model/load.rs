@@ -71,10 +71,24 @@ pub struct LoadConfig {
     pub p99_bound_us: u64,
     /// The share of the offered rate a run must achieve.
     pub min_fraction: f64,
+    /// In a search, the commits a failing p99 had to rest on, and the runs of one rate at most:
+    /// a rate that failed on its p99 alone over fewer commits ran again and was judged over
+    /// all its runs. `None` in files from before searches did so (each rate ran once).
+    #[serde(default)]
+    pub rerun_below: Option<RerunRule>,
     /// Seed of keys and values.
     pub seed: u64,
     /// How long the (untimed) preload took, seconds.
     pub preload_s: f64,
+}
+
+/// When a search ran a rate again (see [`LoadConfig::rerun_below`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RerunRule {
+    /// Commits a failing p99 had to rest on.
+    pub min_commits: u64,
+    /// Runs of one rate at most.
+    pub max_runs: usize,
 }
 
 /// Where a load run ran.

@@ -118,14 +118,19 @@ pub fn render(out: &mut String, entries: &[LoadEntry]) {
          ({} changes per commit over {} preloaded leaves, values {}–{} B) with {} reader \
          thread(s) reading random keys at the latest root. The highest offered rate that \
          still achieved {:.0}% of itself with commit p99 ≤ {} (latency from each commit's \
-         intended start, so queueing counts); cells give that rate and its p99.\n",
+         intended start, so queueing counts); cells give that rate and its p99.{}\n",
         c.commit_size,
         c.state_size,
         c.value_bytes[0],
         c.value_bytes[1],
         c.readers.first().copied().unwrap_or(0),
         c.min_fraction * 100.0,
-        latency(c.p99_bound_us)
+        latency(c.p99_bound_us),
+        c.rerun_below.map_or(String::new(), |r| format!(
+            " A rate that failed on its p99 alone over fewer than {} commits ran again (up to \
+             {} runs) and was judged, like its cell, over all its runs.",
+            r.min_commits, r.max_runs
+        ))
     );
     let mut cells = vec!["profile".to_string(), "durable".to_string()];
     cells.extend(runs.iter().map(|r| esc(r)));

@@ -10,6 +10,8 @@
 //! - [`open_loop`]: the writer's loop, latency from the intended start (coordinated omission).
 //! - [`monitor`]: what is sampled once per second besides latency (RSS, CPU, store size).
 //! - [`run`]: one run (writer, readers, sampler on scoped threads).
+//! - [`verdict`]: whether one rate holds, run again while a failing p99 rests on too few
+//!   commits.
 //! - [`saturate`]: the highest rate that holds a latency bound (grow, then bisect).
 //! - [`error`](mod@error): [`LoadError`], why a run could not start or stopped.
 //!
@@ -24,6 +26,7 @@ pub mod saturate;
 pub mod schedule;
 pub mod state;
 pub mod stats;
+pub mod verdict;
 
 pub use clock::{Clock, FakeClock, SystemClock};
 pub use error::LoadError;
@@ -33,3 +36,4 @@ pub use saturate::{SearchPlan, SearchStep};
 pub use schedule::Schedule;
 pub use state::{preload, KeyWindow, Mix, StateShape};
 pub use stats::{OpStats, Recorder};
+pub use verdict::{judge, Judged, StepRule, Verdict};

@@ -1,8 +1,10 @@
 //! The saturation search: the highest offered rate that still holds (achieved >= 95% of it and
-//! commit p99 within the bound). Grow geometrically from a start rate until a step fails (or
+//! commit p99 within the bound; `verdict` decides, running a rate again while a failing p99
+//! rests on too few commits). Grow geometrically from a start rate until a step fails (or
 //! shrink until one holds), then bisect between the last rate that held and the first that
 //! failed. Every phase has a step limit, so the search's length is bounded by
-//! `(max_grow_steps + bisect_steps) × step duration`.
+//! `(max_grow_steps + bisect_steps) × runs per rate × step duration`, and the caller's budget
+//! stops it sooner.
 
 /// How the search proceeds.
 #[derive(Debug, Clone, Copy, PartialEq)]
