@@ -140,3 +140,39 @@ fn bad_arguments_are_one_clear_error() {
         assert!(err.contains(expect), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_search_names_the_rate_it_sustains_and_records_its_rerun_rule() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let out = work.path().join("out");
+    let o = triebench(&[
+        "load",
+        "--backend",
+        "btree",
+        "--state-size",
+        "200",
+        "--readers",
+        "1",
+        "--saturate",
+        "--duration",
+        "500ms",
+        "--budget",
+        "3s",
+        "--no-plots",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&o.stdout);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(stdout.contains("btree sustains "), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("load.json")).unwrap()).unwrap();
+    let best = json["saturation"]["commits_per_sec"].as_f64().unwrap();
+    assert!(best >= 50.0, "{json}");
+    assert_eq!(json["config"]["rerun_below"]["min_commits"], 400);
+    assert_eq!(json["config"]["rerun_below"]["max_runs"], 3);
+    let runs = json["runs"].as_array().unwrap();
+    let steps = json["saturation"]["steps"].as_u64().unwrap() as usize;
+    assert!(runs.len() >= steps && steps > 0, "{json}");
+    assert!(runs.iter().any(|r| r["rate"].as_f64() == Some(best)));
+}
