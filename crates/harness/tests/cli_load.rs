@@ -167,12 +167,24 @@ fn a_search_names_the_rate_it_sustains_and_records_its_rerun_rule() {
     assert!(stdout.contains("btree sustains "), "{stdout}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("load.json")).unwrap()).unwrap();
-    let best = json["saturation"]["commits_per_sec"].as_f64().unwrap();
-    assert!(best >= 50.0, "{json}");
     assert_eq!(json["config"]["rerun_below"]["min_commits"], 400);
     assert_eq!(json["config"]["rerun_below"]["max_runs"], 3);
     let runs = json["runs"].as_array().unwrap();
-    let steps = json["saturation"]["steps"].as_u64().unwrap() as usize;
-    assert!(runs.len() >= steps && steps > 0, "{json}");
-    assert!(runs.iter().any(|r| r["rate"].as_f64() == Some(best)));
+    assert!(!runs.is_empty(), "{json}");
+    // Which rate holds depends on the machine (a debug build among parallel tests may hold
+    // none within the budget); whatever the search names must be a rate it ran, with the
+    // pooled p99 within the bound.
+    let saturation = &json["saturation"];
+    if saturation.is_null() {
+        assert!(stdout.contains("btree sustains no rate tried"), "{stdout}");
+    } else {
+        let best = saturation["commits_per_sec"].as_f64().unwrap();
+        assert!(
+            runs.iter().any(|r| r["rate"].as_f64() == Some(best)),
+            "{json}"
+        );
+        assert!(saturation["p99_us"].as_u64().unwrap() <= 100_000, "{json}");
+        let steps = saturation["steps"].as_u64().unwrap() as usize;
+        assert!(runs.len() >= steps && steps > 0, "{json}");
+    }
 }
