@@ -100,10 +100,8 @@ impl RunResult {
     /// Whether the run held: achieved at least `min_fraction` of the offered rate with the
     /// commits' p99 within `p99_bound`.
     pub fn holds(&self, p99_bound: Duration, min_fraction: f64) -> bool {
-        let c = self.commit_stats();
-        c.count > 0
-            && c.per_sec >= min_fraction * self.config.rate
-            && u128::from(c.p99_us) <= p99_bound.as_micros()
+        self.commit_stats()
+            .holds(self.config.rate, p99_bound, min_fraction)
     }
 
     /// One row per second of the run.

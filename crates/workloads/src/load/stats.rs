@@ -40,6 +40,19 @@ pub struct OpStats {
     pub max_us: u64,
 }
 
+impl OpStats {
+    /// Whether these operations kept up with `offered` per second, to within `min_fraction`.
+    pub fn achieves(&self, offered: f64, min_fraction: f64) -> bool {
+        self.count > 0 && self.per_sec >= min_fraction * offered
+    }
+
+    /// Whether they kept up with `offered` with their p99 within `p99_bound`: what a load run
+    /// (or a rate of the saturation search) must do to hold.
+    pub fn holds(&self, offered: f64, p99_bound: Duration, min_fraction: f64) -> bool {
+        self.achieves(offered, min_fraction) && u128::from(self.p99_us) <= p99_bound.as_micros()
+    }
+}
+
 /// The latencies of one operation kind.
 #[derive(Debug, Clone)]
 pub struct Recorder {

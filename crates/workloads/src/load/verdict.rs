@@ -42,14 +42,12 @@ pub enum Verdict {
 impl StepRule {
     /// The verdict on a rate from its pooled commits, after `runs` runs of it.
     pub fn verdict(&self, offered: f64, commits: &OpStats, runs: usize) -> Verdict {
-        let bound = self.p99_bound.as_micros();
-        if commits.count == 0 || commits.per_sec < self.min_fraction * offered {
-            return Verdict::Fails;
-        }
-        if u128::from(commits.p99_us) <= bound {
+        if commits.holds(offered, self.p99_bound, self.min_fraction) {
             return Verdict::Holds;
         }
-        let unsure = commits.count < self.min_commits && u128::from(commits.p50_us) <= bound;
+        let unsure = commits.achieves(offered, self.min_fraction)
+            && commits.count < self.min_commits
+            && u128::from(commits.p50_us) <= self.p99_bound.as_micros();
         if unsure && runs < self.max_runs {
             Verdict::RunAgain
         } else {
@@ -80,7 +78,9 @@ pub fn judge<E>(
     let mut pooled = Recorder::new();
     let mut elapsed = Duration::ZERO;
     let mut runs = Vec::new();
-    loop {
+    let mut commits = OpStats::default();
+    let mut verdict = Verdict::RunAgain;
+    while verdict == Verdict::RunAgain {
         let Some(run) = run_once()? else {
             break;
         };
@@ -88,24 +88,18 @@ pub fn judge<E>(
         elapsed += run.elapsed;
         let stopped = run.stopped;
         runs.push(run);
-        let commits = pooled.summary(elapsed);
-        match rule.verdict(rate, &commits, runs.len()) {
-            Verdict::RunAgain if !stopped => continue,
-            verdict => {
-                return Ok(Some(Judged {
-                    holds: verdict == Verdict::Holds,
-                    commits,
-                    runs,
-                }))
-            }
+        commits = pooled.summary(elapsed);
+        verdict = rule.verdict(rate, &commits, runs.len());
+        if stopped {
+            break;
         }
     }
     if runs.is_empty() {
         return Ok(None);
     }
     Ok(Some(Judged {
-        holds: false,
-        commits: pooled.summary(elapsed),
+        holds: verdict == Verdict::Holds,
+        commits,
         runs,
     }))
 }
@@ -150,9 +144,11 @@ mod tests {
         }
     }
 
+    /// Judges the rate of `runs` (25/s when there are none), offering them one by one.
     fn judged(runs: Vec<RunResult>) -> (Option<bool>, usize) {
+        let rate = runs.first().map_or(25.0, |r| r.config.rate);
         let mut left = runs.into_iter();
-        let j = judge::<()>(&RULE, 25.0, || Ok(left.next())).expect("judge");
+        let j = judge::<()>(&RULE, rate, || Ok(left.next())).expect("judge");
         (j.as_ref().map(|j| j.holds), j.map_or(0, |j| j.runs.len()))
     }
 
@@ -186,9 +182,7 @@ mod tests {
         // Median over the bound.
         assert_eq!(judged(vec![run(25.0, 100, 120, 0)]), (Some(false), 1));
         // Enough commits already: 800 at 200/s, 10 of them stalled.
-        let mut left = vec![run(200.0, 800, 20, 10)].into_iter();
-        let j = judge::<()>(&RULE, 200.0, || Ok(left.next())).expect("judge");
-        assert_eq!(j.map(|j| (j.holds, j.runs.len())), Some((false, 1)));
+        assert_eq!(judged(vec![run(200.0, 800, 20, 10)]), (Some(false), 1));
     }
 
     #[test]
