@@ -91,9 +91,8 @@ impl ReadTx for BTreeReader {
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
-        Ok(self
-            .snapshot
-            .len(check_table(table, self.snapshot.table_count())?))
+        let t = check_table(table, self.snapshot.table_count())?;
+        Ok(self.snapshot.len(t, None))
     }
 
     fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
@@ -163,8 +162,7 @@ impl ReadTx for BTreeWriter<'_> {
 
     fn count(&self, table: Table) -> KvResult<u64> {
         let i = self.index(table)?;
-        let added = self.base.added_by(i, &self.overlay[i]);
-        Ok((self.base.len(i) as i64 + added).max(0) as u64)
+        Ok(self.base.len(i, Some(&self.overlay[i])))
     }
 
     fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>

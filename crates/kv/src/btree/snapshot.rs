@@ -99,9 +99,10 @@ impl Snapshot {
         self.base[t].get(key)
     }
 
-    /// How many entries table `t` holds.
-    pub(super) fn len(&self, t: usize) -> u64 {
-        let added: i64 = self.layers.iter().map(|l| l.added[t]).sum();
+    /// How many entries table `t` holds, with `top` (a writer's overlay) on top of the layers.
+    pub(super) fn len(&self, t: usize, top: Option<&Pending>) -> u64 {
+        let layered: i64 = self.layers.iter().map(|l| l.added[t]).sum();
+        let added = layered + top.map_or(0, |changes| self.added_by(t, changes));
         (self.base[t].len() as i64 + added).max(0) as u64
     }
 
@@ -203,7 +204,7 @@ impl Snapshot {
 
     /// How many entries `changes` (made against this snapshot) add to table `t` (negative:
     /// remove). A writer deletes only keys its snapshot holds; a put adds a key it lacks.
-    pub(super) fn added_by(&self, t: usize, changes: &Pending) -> i64 {
+    fn added_by(&self, t: usize, changes: &Pending) -> i64 {
         let new = changes
             .puts
             .iter()
