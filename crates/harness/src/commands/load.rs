@@ -130,16 +130,25 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// A comma-separated list; blank entries are skipped, a bad one is an error naming it.
-fn parse_list<T: std::str::FromStr>(flag: &str, text: &str) -> Result<Vec<T>, CliError> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(|t| {
-            t.parse()
-                .map_err(|_| usage(format!("{flag}: `{t}` is not a number")))
-        })
-        .collect()
+/// A comma-separated list; blank entries are skipped, a bad one is an error naming it, and so is
+/// an entry given twice (each entry is a row or column of the matrix, found by its value).
+fn parse_list<T: std::str::FromStr + PartialEq>(
+    flag: &str,
+    text: &str,
+) -> Result<Vec<T>, CliError> {
+    let mut list: Vec<T> = Vec::new();
+    for t in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let v: T = t
+            .parse()
+            .map_err(|_| usage(format!("{flag}: `{t}` is not a number")))?;
+        if list.contains(&v) {
+            return Err(usage(format!(
+                "{flag}: `{t}` is given twice; each entry is one row or column of the matrix"
+            )));
+        }
+        list.push(v);
+    }
+    Ok(list)
 }
 
 fn usage(msg: impl Into<String>) -> CliError {
