@@ -176,9 +176,51 @@ fn a_search_names_the_rate_it_sustains_and_records_its_rerun_rule() {
     // Which rate holds depends on the machine (a debug build among parallel tests may hold
     // none within the budget); whatever the search names must be a rate it ran, with the
     // pooled p99 within the bound.
+    // The search's record: every run belongs to one rate tried, and the verdicts on the pooled
+    // commits decide the answer.
+    let search = json["search"].as_array().unwrap();
+    let runs_of = |rate: f64| {
+        runs.iter()
+            .filter(|r| r["rate"].as_f64() == Some(rate))
+            .count()
+    };
+    for s in search {
+        let rate = s["rate"].as_f64().unwrap();
+        let tried: u64 = search
+            .iter()
+            .filter(|t| t["rate"].as_f64() == Some(rate))
+            .map(|t| t["runs"].as_u64().unwrap())
+            .sum();
+        assert_eq!(tried as usize, runs_of(rate), "{json}");
+        let commits: u64 = runs
+            .iter()
+            .filter(|r| r["rate"].as_f64() == Some(rate))
+            .map(|r| r["commit"]["count"].as_u64().unwrap())
+            .sum();
+        if tried == s["runs"].as_u64().unwrap() {
+            assert_eq!(s["commit"]["count"].as_u64(), Some(commits), "{json}");
+        }
+    }
+    let held = search
+        .iter()
+        .filter(|s| s["holds"] == true)
+        .map(|s| s["rate"].as_f64().unwrap())
+        .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+    assert_eq!(
+        held,
+        json["saturation"]["commits_per_sec"].as_f64(),
+        "{json}"
+    );
+    let table = std::fs::read_to_string(out.join("search.md")).unwrap();
+    assert_eq!(
+        table.lines().filter(|l| l.starts_with("| ")).count(),
+        2 + search.len(),
+        "{table}"
+    );
     let saturation = &json["saturation"];
     if saturation.is_null() {
         assert!(stdout.contains("btree sustains no rate tried"), "{stdout}");
+        assert!(table.contains("No rate held."), "{table}");
     } else {
         let best = saturation["commits_per_sec"].as_f64().unwrap();
         assert!(

@@ -1,12 +1,14 @@
 //! Load folders as the report reads them: `load.json` files captured from real `triebench load`
-//! runs (fixtures/load/) parse, render as the matrix and the comparison, and bench-fs.sh's
+//! runs (fixtures/load/) parse, render as the matrix, the search and the comparison, and bench-fs.sh's
 //! layout under the criterion directory feeds the "Sustained commits/s" section and its plot.
 
 use std::path::PathBuf;
 
 use triebench_report::model::load::RerunRule;
 use triebench_report::read::load_runs::{load_dir, read_all, read_load_file};
-use triebench_report::render::load_files::{compare_markdown, matrix_markdown, timeseries_csv};
+use triebench_report::render::load_files::{
+    compare_markdown, matrix_markdown, search_markdown, timeseries_csv,
+};
 use triebench_report::render::load_section;
 use triebench_workloads::load::SecondSample;
 
@@ -28,6 +30,33 @@ fn the_matrix_has_a_row_per_reader_count_and_a_column_per_rate() {
         "{md}"
     );
     assert!(md.contains("**sat**"), "{md}");
+}
+
+#[test]
+fn a_search_lists_each_rate_tried_with_its_pooled_verdict() {
+    // A real search (lmdb on tmpfs) in which 50/s ran twice: its first run's p99 was over the
+    // bound, the pooled 200 commits held.
+    let f = read_load_file(&fixture("search-lmdb.json")).unwrap();
+    let md = search_markdown(&f);
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(rows.len(), 2 + f.search.len(), "{md}");
+    assert_eq!(f.search.iter().map(|s| s.runs).sum::<usize>(), f.runs.len());
+    let twice = f
+        .search
+        .iter()
+        .find(|s| s.runs == 2)
+        .expect("a rate run twice");
+    assert!(twice.holds && f.runs.iter().any(|r| r.rate == twice.rate && r.saturated));
+    assert!(
+        rows[2].starts_with("| 50 | 2 | 200 |") && rows[2].ends_with("| holds |"),
+        "{md}"
+    );
+    let best = f.saturation.expect("a rate held").commits_per_sec;
+    assert!(md.contains(&format!("Sustained: **{best}/s**")), "{md}");
+    assert!(md.contains("fewer than 400 commits ran again"), "{md}");
+    // Files from before the search was recorded still read, with nothing to list.
+    let old = read_load_file(&fixture("saturate-lmdb.json")).unwrap();
+    assert!(old.search.is_empty() && search_markdown(&old).is_empty());
 }
 
 #[test]

@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
 use triebench_report::model::cpu_idle::{CpuIdle, CpuIdleRecord};
 use triebench_report::model::load::{
-    LoadConfig, LoadEnv, LoadFile, RerunRule, RunSummary, Saturation, LOAD_FILE,
+    LoadConfig, LoadEnv, LoadFile, RerunRule, RunSummary, Saturation, SearchedRate, LOAD_FILE,
 };
 use triebench_report::read::cpu_idle::CpuIdleGuard;
 use triebench_report::read::load_runs::{capture_env, read_load_file};
@@ -21,8 +21,8 @@ use triebench_report::read::proc_monitor::ProcMonitor;
 use triebench_report::render::load_files::{self, latency, rate};
 use triebench_workloads::load::saturate::{search, sustained, SearchPlan};
 use triebench_workloads::load::{
-    judge, preload, run_load, Judged, LoadError, LoadState, Mix, OpStats, RunConfig, RunResult,
-    StateShape, StepRule, SystemClock,
+    judge, preload, run_load, Judged, LoadError, LoadState, Mix, RunConfig, RunResult, StateShape,
+    StepRule, SystemClock,
 };
 
 use crate::commands::phase_tally::PhaseTally;
@@ -337,6 +337,7 @@ impl StoreVisitor for LoadVisitor<'_> {
             Ok(run)
         };
         let mut runs: Vec<RunResult> = Vec::new();
+        let mut searched: Vec<SearchedRate> = Vec::new();
         let mut saturation = None;
         if a.saturate {
             let readers = self.readers[0];
@@ -348,8 +349,7 @@ impl StoreVisitor for LoadVisitor<'_> {
                 min_commits: MIN_P99_COMMITS,
                 max_runs: MAX_RUNS_PER_RATE,
             };
-            // The commits of each rate tried, pooled over its runs.
-            let mut judged_at: Vec<(f64, OpStats)> = Vec::new();
+            // Each rate tried, with the verdict on its pooled commits.
             let steps = search(&plan, |rate| {
                 let judged = judge(&rule, rate, || {
                     if self.stop.load(Ordering::Relaxed) || started.elapsed() + duration > a.budget
@@ -365,15 +365,20 @@ impl StoreVisitor for LoadVisitor<'_> {
                     print_pooled(&judged, bound_us);
                 }
                 let stopped = judged.runs.iter().any(|r| r.stopped);
-                judged_at.push((rate, judged.commits));
+                searched.push(SearchedRate {
+                    rate,
+                    runs: judged.runs.len(),
+                    commit: judged.commits,
+                    holds: judged.holds,
+                });
                 runs.extend(judged.runs);
                 Ok::<_, LoadError>(if stopped { None } else { Some(judged.holds) })
             })?;
             if let Some(best) = sustained(&steps) {
-                let s = judged_at
+                let s = searched
                     .iter()
-                    .find(|(rate, _)| *rate == best)
-                    .map(|(_, s)| *s)
+                    .find(|s| s.rate == best)
+                    .map(|s| s.commit)
                     .unwrap_or_default();
                 saturation = Some(Saturation {
                     commits_per_sec: best,
@@ -464,10 +469,13 @@ impl StoreVisitor for LoadVisitor<'_> {
             headline: RunSummary::of(headline, bound_us, MIN_FRACTION),
             saturation,
             runs: summaries,
+            search: searched,
         };
         load_files::write_load_folder(&a.out, &file, &headline.seconds(), !a.no_plots)?;
         if !a.saturate && runs.len() > 1 {
             print!("\n{}", load_files::matrix_markdown(&file));
+        } else if a.saturate {
+            print!("\n{}", load_files::search_markdown(&file));
         }
         println!("load: wrote {}", a.out.join(LOAD_FILE).display());
         Ok(())

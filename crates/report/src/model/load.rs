@@ -17,6 +17,8 @@ pub const LOAD_FILE: &str = "load.json";
 pub const TIMESERIES_FILE: &str = "timeseries.csv";
 /// The c × r matrix as markdown.
 pub const MATRIX_FILE: &str = "matrix.md";
+/// The rates a saturation search tried, with their verdicts, as markdown.
+pub const SEARCH_FILE: &str = "search.md";
 /// Where `scripts/bench-fs.sh` keeps load folders, under the criterion directory:
 /// `<criterion-dir>/triebench-runs/load/<run>/<profile>/`.
 pub const LOAD_RUNS_DIR: [&str; 2] = ["triebench-runs", "load"];
@@ -40,8 +42,28 @@ pub struct LoadFile {
     /// The saturation point, when `--saturate` searched for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saturation: Option<Saturation>,
-    /// Every run made, in order (matrix cells or search steps).
+    /// Every run made, in order (matrix cells or search steps). A rate the search ran more than
+    /// once appears once per run, each with its own `saturated` flag; [`LoadFile::search`] has
+    /// the verdict on its pooled commits.
     pub runs: Vec<RunSummary>,
+    /// The rates a `--saturate` search tried, in order, each judged over all its runs; empty for
+    /// a matrix and in files from before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub search: Vec<SearchedRate>,
+}
+
+/// One rate of a saturation search and its verdict over the pooled commits of its runs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SearchedRate {
+    /// Offered commits/s.
+    pub rate: f64,
+    /// Runs of this rate (more than one when a failing p99 rested on too few commits; see
+    /// [`LoadConfig::rerun_below`]).
+    pub runs: usize,
+    /// The commits of those runs, pooled.
+    pub commit: OpStats,
+    /// Whether the rate held on the pooled commits.
+    pub holds: bool,
 }
 
 /// What a load run was asked to do.

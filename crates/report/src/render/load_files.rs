@@ -1,5 +1,6 @@
-//! A load folder's files: `load.json`, `timeseries.csv`, `matrix.md` and the plots; plus the
-//! text the CLI prints (the c × r matrix, the side-by-side comparison of two `load.json`).
+//! A load folder's files: `load.json`, `timeseries.csv`, `matrix.md` (a matrix), `search.md` (a
+//! saturation search) and the plots; plus the text the CLI prints (the matrix, the search's
+//! steps, the side-by-side comparison of two `load.json`).
 
 use std::fmt::Write as _;
 use std::fs;
@@ -8,7 +9,9 @@ use std::path::Path;
 use triebench_workloads::load::{OpStats, SecondSample};
 
 use crate::error::ReportError;
-use crate::model::load::{LoadFile, RunSummary, LOAD_FILE, MATRIX_FILE, TIMESERIES_FILE};
+use crate::model::load::{
+    LoadFile, RunSummary, LOAD_FILE, MATRIX_FILE, SEARCH_FILE, TIMESERIES_FILE,
+};
 use crate::render::fmt;
 use crate::render::load_plots;
 use crate::render::plots::PlotFile;
@@ -81,6 +84,58 @@ pub fn matrix_markdown(file: &LoadFile) -> String {
         file.config.min_fraction * 100.0,
         latency(file.config.p99_bound_us)
     );
+    out
+}
+
+/// The rates a saturation search tried, in order, as a markdown table: each rate's runs and its
+/// pooled commits (achieved rate, p50, p99) with the verdict they gave. Empty for a matrix.
+pub fn search_markdown(file: &LoadFile) -> String {
+    if file.search.is_empty() {
+        return String::new();
+    }
+    let mut out = header(&[
+        "offered commits/s".into(),
+        "runs".into(),
+        "commits".into(),
+        "achieved/s".into(),
+        "p50".into(),
+        "p99".into(),
+        "verdict".into(),
+    ]);
+    for s in &file.search {
+        let c = &s.commit;
+        out.push_str(&row(&[
+            rate(s.rate),
+            s.runs.to_string(),
+            c.count.to_string(),
+            rate(c.per_sec),
+            latency(c.p50_us),
+            latency(c.p99_us),
+            if s.holds { "holds" } else { "**fails**" }.to_string(),
+        ]));
+    }
+    let _ = write!(
+        out,
+        "
+A rate holds when its commits, pooled over its runs, achieve {:.0}% of it with p99 \
+         within {}.",
+        file.config.min_fraction * 100.0,
+        latency(file.config.p99_bound_us)
+    );
+    if let Some(r) = file.config.rerun_below {
+        let _ = write!(
+            out,
+            " A rate failing on its p99 alone over fewer than {} commits ran again, up to {} \
+             runs.",
+            r.min_commits, r.max_runs
+        );
+    }
+    match &file.saturation {
+        Some(s) => {
+            let _ = writeln!(out, " Sustained: **{}/s**.", rate(s.commits_per_sec));
+        }
+        None => out.push_str(" No rate held.\n"),
+    }
     out
 }
 
@@ -167,7 +222,8 @@ fn write(path: &Path, text: &str) -> Result<(), ReportError> {
 }
 
 /// Writes a load folder: `load.json`, `timeseries.csv` (the headline run's seconds), the three
-/// plots when `plots`, and `matrix.md` when more than one cell ran. Returns the plots.
+/// plots when `plots`, `matrix.md` when more than one cell ran and `search.md` after a
+/// search. Returns the plots.
 pub fn write_load_folder(
     dir: &Path,
     file: &LoadFile,
@@ -183,6 +239,9 @@ pub fn write_load_folder(
     write(&dir.join(TIMESERIES_FILE), &timeseries_csv(samples))?;
     if file.config.rates.len() * file.config.readers.len() > 1 {
         write(&dir.join(MATRIX_FILE), &matrix_markdown(file))?;
+    }
+    if !file.search.is_empty() {
+        write(&dir.join(SEARCH_FILE), &search_markdown(file))?;
     }
     if !plots {
         return Ok(Vec::new());
