@@ -42,7 +42,7 @@ pub struct LoadArgs {
     /// Changes per commit (80% updates, 10% inserts, 10% deletes).
     #[arg(long, value_name = "K", default_value_t = 10)]
     pub commit_size: usize,
-    /// Reader threads; a comma-separated list runs a matrix row per entry.
+    /// Reader threads (1024 at most); a comma-separated list runs a matrix row per entry.
     #[arg(long, value_name = "C,..", default_value = "2")]
     pub readers: String,
     /// Offered commits per second; a list runs a matrix column per entry.
@@ -107,6 +107,8 @@ const MIN_FRACTION: f64 = 0.95;
 const MIN_P99_COMMITS: u64 = 400;
 /// Runs of one rate at most in a search.
 const MAX_RUNS_PER_RATE: usize = 3;
+/// Reader threads a run may ask for (`--readers 100000` took 14 GiB before it was refused).
+const MAX_READERS: usize = 1024;
 const RUN_DEFAULT: Duration = Duration::from_secs(10);
 const STEP_DEFAULT: Duration = Duration::from_secs(5);
 
@@ -187,6 +189,12 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
         return Err(usage(
             "the readers × rate matrix is empty: give --readers and --rate",
         ));
+    }
+    if let Some(c) = readers.iter().find(|&&c| c > MAX_READERS) {
+        return Err(usage(format!(
+            "--readers {c} is more than {MAX_READERS} reader threads; each is a closed loop on \
+             its own thread, so more would measure the scheduler, not the store"
+        )));
     }
     if let Some(r) = rates.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
         return Err(usage(format!("--rate must be above 0 commits/s, got {r}")));
