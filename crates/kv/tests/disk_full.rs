@@ -4,7 +4,8 @@
 //! to end in SIGBUS, which would kill this test binary; its writer now reserves blocks first.
 //! `redis-aof`'s managed server exits when it cannot write its append-only file; that too is
 //! a DiskFull. After the error, the store reopens and every batch acknowledged before it reads
-//! back.
+//! back. A store opened on a disk that is already full is a DiskFull too (LMDB used to die of
+//! SIGBUS writing its lock file's map).
 #![cfg(all(feature = "lmdb", feature = "sqlite-db", target_os = "linux"))]
 
 use std::path::Path;
@@ -143,5 +144,56 @@ fn a_full_disk_is_a_clear_error_naming_the_directory() {
             return;
         };
         check(profile, disk.dir.path());
+    }
+}
+
+/// Fills `dir`'s filesystem with one file until a write fails for want of space.
+fn fill(dir: &Path) {
+    use std::io::Write;
+    let mut file = std::fs::File::create(dir.join("filler")).expect("filler");
+    let chunk = [0u8; 4096];
+    loop {
+        match file.write_all(&chunk) {
+            Ok(()) => {}
+            Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => return,
+            Err(e) => panic!("filling {}: {e}", dir.display()),
+        }
+    }
+}
+
+/// Opens the store and reports how the open went.
+struct OpenOnly;
+
+impl StoreVisitor for OpenOnly {
+    type Output = ();
+
+    fn visit<S: Store>(self, _store: S) {}
+}
+
+#[test]
+fn opening_a_store_on_a_full_disk_is_a_clear_error() {
+    for profile in [
+        Profile::Lmdb,
+        Profile::LmdbAsync,
+        Profile::SqliteWal,
+        Profile::SqliteRollback,
+    ] {
+        let Some(disk) = SmallDisk::mount("2m") else {
+            return;
+        };
+        fill(disk.dir.path());
+        let dir = disk.dir.path().join(profile.name());
+        let spec = BackendSpec::new(profile, Some(dir.clone())).expect("spec");
+        match spec.open(TABLES, OpenOnly) {
+            Err(KvError::DiskFull { dir: named, .. }) => {
+                assert!(
+                    dir.starts_with(&named),
+                    "{profile}: names {}",
+                    named.display()
+                )
+            }
+            Err(other) => panic!("{profile}: not a DiskFull error: {other}"),
+            Ok(()) => panic!("{profile}: opened a store on a full disk"),
+        }
     }
 }

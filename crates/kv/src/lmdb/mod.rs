@@ -18,7 +18,8 @@
 //! cut before its first sync leaves one): LMDB initialises it as a new store.
 //!
 //! With WRITEMAP (`lmdb-async`) a writer first reserves disk blocks for the pages it may dirty
-//! ([`space`]), so a full disk is [`KvError::DiskFull`] rather than a SIGBUS.
+//! ([`space`]), so a full disk is [`KvError::DiskFull`] rather than a SIGBUS; both profiles
+//! reserve the lock file's blocks before LMDB maps it, for the same reason.
 //!
 //! Opening is serialised between processes by an exclusive `flock` on the store's directory,
 //! held from measuring the data file to the end of the truncation check: without it, a process
@@ -69,20 +70,21 @@ impl LmdbStore {
         let names = validate_tables(tables)?;
         std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
         let mut flags = EnvironmentFlags::NO_TLS;
-        let (env_path, data_file) = if options.transact_flags {
+        let (env_path, data_file, lock_file) = if options.transact_flags {
             flags |= EnvironmentFlags::WRITE_MAP
                 | EnvironmentFlags::MAP_ASYNC
                 | EnvironmentFlags::NO_READAHEAD
                 | EnvironmentFlags::NO_SUB_DIR;
             let file = dir.join("triebench.lmdb");
-            (file.clone(), file)
+            (file.clone(), file, dir.join("triebench.lmdb-lock"))
         } else {
             let sub = dir.join("lmdb");
             std::fs::create_dir_all(&sub).map_err(|e| KvError::io("create directory", &sub, e))?;
-            (sub.clone(), sub.join("data.mdb"))
+            (sub.clone(), sub.join("data.mdb"), sub.join("lock.mdb"))
         };
         // Held until the truncation check is done (see the module docs).
         let _creating = DirLock::exclusive(dir)?;
+        space::reserve_lock_file(&lock_file, dir)?;
         // Measured before LMDB opens it: with WRITEMAP, opening extends the file to the map size.
         let existing_len = match std::fs::metadata(&data_file) {
             Ok(meta) => Some(meta.len()),
@@ -174,6 +176,10 @@ fn open_error(err: lmdb::Error, path: &Path) -> KvError {
             path: path.to_path_buf(),
             detail: err.to_string(),
         },
+        lmdb::Error::Other(libc::ENOSPC) => KvError::disk_full(
+            path.parent().unwrap_or(path),
+            "cannot write the new store's first pages: no space left on device",
+        ),
         lmdb::Error::Other(errno) => KvError::io(
             "open LMDB environment",
             path,

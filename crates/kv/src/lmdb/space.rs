@@ -12,6 +12,11 @@
 //! Reserved blocks stay allocated (the file only grows, as LMDB's own files do), so the store
 //! occupies up to [`HEADROOM`] more on disk than its pages. A filesystem without `fallocate`
 //! (some FUSE mounts) gets no reservation, and a full disk there can still end in SIGBUS.
+//!
+//! Both profiles share one more such trap: LMDB sizes its lock file with `ftruncate` (sparse)
+//! and writes its reader table through a shared map, so opening a store on a full disk died of
+//! SIGBUS before any error could be returned. [`reserve_lock_file`] gives the lock file its
+//! blocks before LMDB opens it.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -78,6 +83,36 @@ impl Reservation {
     /// What one write of `bytes` (key and value) may add to a transaction's pages, at most.
     pub fn grow(bytes: usize, page_size: u64) -> u64 {
         bytes as u64 + PAGES_PER_WRITE * page_size
+    }
+}
+
+/// Blocks reserved for LMDB's lock file: its reader table for the default 126 readers is
+/// under 10 KiB on 64-bit systems; the rest is margin for a larger page or cache line.
+pub const LOCK_FILE_BYTES: u64 = 64 << 10;
+
+/// Creates LMDB's lock file at `lock_file` if needed and reserves [`LOCK_FILE_BYTES`] of blocks
+/// for it (its length stays LMDB's to set), so the map LMDB writes its reader table through is
+/// backed: a full disk is [`KvError::DiskFull`] here instead of a SIGBUS inside LMDB. `dir`
+/// names the store in errors. Without `fallocate` (some FUSE mounts) it reserves nothing.
+pub fn reserve_lock_file(lock_file: &Path, dir: &Path) -> KvResult<()> {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(lock_file)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENOSPC) => {
+                KvError::disk_full(dir, format!("cannot create the lock file: {e}"))
+            }
+            _ => KvError::io("create the lock file", lock_file, e),
+        })?;
+    match allocate(&file, LOCK_FILE_BYTES) {
+        Ok(()) => Ok(()),
+        Err(e) if is_unsupported(&e) => Ok(()),
+        Err(e) => Err(KvError::disk_full(
+            dir,
+            format!("cannot reserve {LOCK_FILE_BYTES} bytes for the lock file: {e}"),
+        )),
     }
 }
 

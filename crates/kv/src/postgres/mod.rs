@@ -101,6 +101,31 @@ impl PgStore {
     pub(crate) fn lock(&self) -> MutexGuard<'_, Conn> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    /// Maps a client error of this store onto [`KvError`]. A closed connection to a managed
+    /// server says what happened to the server (exited, or its backend process gone) and where
+    /// its log is, as the client's "error communicating with the server" does not.
+    pub(crate) fn error(&self, action: &str, e: postgres::Error) -> KvError {
+        match &self.server {
+            Some(server) if e.is_closed() || !server.is_running() => KvError::backend(
+                "postgres",
+                format!(
+                    "{action}: {e}; {} (see its log {})",
+                    if server.is_running() {
+                        format!(
+                            "the managed server (pid {}) runs, but this connection's backend \
+                             process is gone",
+                            server.pid()
+                        )
+                    } else {
+                        format!("the managed server (pid {}) has exited", server.pid())
+                    },
+                    server.log_path().display()
+                ),
+            ),
+            _ => pg_err(action, e),
+        }
+    }
 }
 
 impl Store for PgStore {

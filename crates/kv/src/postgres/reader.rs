@@ -2,7 +2,7 @@
 
 use std::ops::ControlFlow;
 
-use super::{pg_err, PgStore};
+use super::PgStore;
 use crate::error::KvResult;
 use crate::range::KeyRange;
 use crate::store::{check_table, ReadTx, Table};
@@ -19,7 +19,7 @@ pub(crate) fn get(store: &PgStore, index: usize, key: &[u8]) -> KvResult<Option<
     let row = conn
         .client
         .query_opt(&conn.stmts.get[index], &[&key])
-        .map_err(|e| pg_err("get", e))?;
+        .map_err(|e| store.error("get", e))?;
     Ok(row.map(|r| r.get::<_, Vec<u8>>(0)))
 }
 
@@ -39,7 +39,7 @@ pub(crate) fn entries(
             .client
             .query(&conn.stmts.scan_from[index], &[&range.start]),
     }
-    .map_err(|e| pg_err("scan", e))?;
+    .map_err(|e| store.error("scan", e))?;
     Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
@@ -50,7 +50,7 @@ pub(crate) fn count(store: &PgStore, index: usize) -> KvResult<u64> {
     let row = conn
         .client
         .query_one(&conn.stmts.count[index], &[])
-        .map_err(|e| pg_err("count", e))?;
+        .map_err(|e| store.error("count", e))?;
     Ok(row.get::<_, i64>(0).max(0) as u64)
 }
 

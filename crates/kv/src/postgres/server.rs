@@ -227,6 +227,11 @@ impl PgServer {
         &self.data_dir
     }
 
+    /// The server's log file.
+    pub fn log_path(&self) -> &Path {
+        &self.log
+    }
+
     /// The directory holding the server's unix socket.
     pub fn socket_dir(&self) -> &Path {
         &self.socket_dir

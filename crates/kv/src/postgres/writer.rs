@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use std::sync::MutexGuard;
 
 use super::reader::{count, entries, get};
-use super::{pg_err, PgStore};
+use super::PgStore;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
 use crate::store::{check_table, ReadTx, Table, WriteTx};
@@ -43,7 +43,7 @@ impl<'s> PgWriter<'s> {
         let rows = conn
             .client
             .query(&conn.stmts.existing[index], &[&keys])
-            .map_err(|e| pg_err("lookup", e))?;
+            .map_err(|e| self.store.error("lookup", e))?;
         Ok(rows.into_iter().map(|r| r.get(0)).collect())
     }
 }
@@ -140,7 +140,10 @@ impl WriteTx for PgWriter<'_> {
         }
         let mut conn = self.store.lock();
         let conn = &mut *conn;
-        let mut tx = conn.client.transaction().map_err(|e| pg_err("begin", e))?;
+        let mut tx = conn
+            .client
+            .transaction()
+            .map_err(|e| self.store.error("begin", e))?;
         for (index, pending) in self.pending.iter().enumerate() {
             let deleted: Vec<&[u8]> = pending
                 .iter()
@@ -149,7 +152,7 @@ impl WriteTx for PgWriter<'_> {
                 .collect();
             if !deleted.is_empty() {
                 tx.execute(&conn.stmts.delete[index], &[&deleted])
-                    .map_err(|e| pg_err("commit (delete)", e))?;
+                    .map_err(|e| self.store.error("commit (delete)", e))?;
             }
             let (keys, values): (Vec<&[u8]>, Vec<&[u8]>) = pending
                 .iter()
@@ -157,9 +160,9 @@ impl WriteTx for PgWriter<'_> {
                 .unzip();
             if !keys.is_empty() {
                 tx.execute(&conn.stmts.upsert[index], &[&keys, &values])
-                    .map_err(|e| pg_err("commit (write)", e))?;
+                    .map_err(|e| self.store.error("commit (write)", e))?;
             }
         }
-        tx.commit().map_err(|e| pg_err("commit", e))
+        tx.commit().map_err(|e| self.store.error("commit", e))
     }
 }
