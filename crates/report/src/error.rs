@@ -43,6 +43,19 @@ pub enum ReportError {
         reason: String,
     },
 
+    /// A `load.json` could not be read, or is of a layout this version does not know.
+    #[error(
+        "cannot read load file {}: {reason}; it is written by `triebench load --out DIR` \
+         (pass that DIR or its load.json)",
+        path.display()
+    )]
+    LoadFile {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+
     /// A filesystem sidecar (`triebench-runs/NAME.json`) could not be parsed.
     #[error(
         "cannot read filesystem sidecar {}: {reason}; re-create it with \
@@ -79,7 +92,10 @@ pub enum ReportError {
     },
 
     /// A run name that cannot be used as a file name.
-    #[error("invalid run name `{0}`: use letters, digits, `.`, `_` and `-` only")]
+    #[error(
+        "invalid run name `{0}`: use letters, digits, `.`, `_` and `-` only, not starting with \
+         `.`, and not `new` or `base` (criterion's own)"
+    )]
     InvalidRunName(String),
 
     /// Writing an output file failed.
@@ -117,5 +133,16 @@ impl ReportError {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// Maps a plotters error to [`ReportError::Plot`] for `path`, with plotters' message (its
+/// `Display`, which names the OS error when the file cannot be written).
+pub(crate) fn plot_error<E: std::fmt::Display>(
+    path: &std::path::Path,
+) -> impl Fn(E) -> ReportError + '_ {
+    move |e| ReportError::Plot {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
     }
 }

@@ -31,6 +31,7 @@
 //! reads (`<criterion-dir>/triebench-runs/<NAME>.json`).
 
 pub mod analysis;
+pub mod atomic_file;
 pub mod error;
 pub mod io_error;
 pub mod merged;
@@ -159,7 +160,7 @@ fn command_line(args: &ReportArgs, criterion_dir: &Path, runs: &[String], label:
 }
 
 fn write(path: &Path, text: &str) -> Result<(), ReportError> {
-    fs::write(path, text).map_err(|e| ReportError::write(path, e))
+    atomic_file::write_atomically(path, text.as_bytes()).map_err(|e| ReportError::write(path, e))
 }
 
 fn to_json<T: serde::Serialize>(what: &'static str, value: &T) -> Result<String, ReportError> {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use triebench_report::model::load::RerunRule;
 use triebench_report::read::load_runs::{load_dir, read_all, read_load_file};
 use triebench_report::render::load_files::{
-    compare_markdown, matrix_markdown, search_markdown, timeseries_csv,
+    compare_markdown, matrix_markdown, search_markdown, timeseries_csv, write_load_folder,
 };
 use triebench_report::render::load_section;
 use triebench_workloads::load::SecondSample;
@@ -57,6 +57,22 @@ fn a_search_lists_each_rate_tried_with_its_pooled_verdict() {
     // Files from before the search was recorded still read, with nothing to list.
     let old = read_load_file(&fixture("saturate-lmdb.json")).unwrap();
     assert!(old.search.is_empty() && search_markdown(&old).is_empty());
+}
+
+#[test]
+fn a_folder_written_again_keeps_nothing_of_the_run_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = read_load_file(&fixture("matrix-sqlite-wal.json")).unwrap();
+    let search = read_load_file(&fixture("search-lmdb.json")).unwrap();
+    write_load_folder(dir.path(), &matrix, &[], false).unwrap();
+    std::fs::write(dir.path().join("latency.svg"), "<svg/>").unwrap();
+    assert!(dir.path().join("matrix.md").is_file());
+    write_load_folder(dir.path(), &search, &[], false).unwrap();
+    assert!(!dir.path().join("matrix.md").exists());
+    assert!(!dir.path().join("latency.svg").exists());
+    assert!(dir.path().join("search.md").is_file());
+    let back = read_load_file(&dir.path().join("load.json")).unwrap();
+    assert_eq!(back, search);
 }
 
 #[test]

@@ -24,7 +24,9 @@ use triebench_workloads::rng::XorShift64Star;
 
 use crate::commands::crash_power::{PowerMount, POWER_LIMITS};
 use crate::commands::crash_round::{adopt_orphans, reap_leftovers, RunningChild};
+use crate::commands::outputs::writable_dir;
 use crate::error::CliError;
+use triebench_report::atomic_file::write_atomically;
 
 #[derive(Debug, Args)]
 pub struct CrashTestArgs {
@@ -35,8 +37,8 @@ pub struct CrashTestArgs {
     /// --power-loss it is the backing directory of the slowfs mount.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// Crash rounds.
-    #[arg(long, default_value_t = 10)]
+    /// Crash rounds (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub rounds: u64,
     /// Cut power (slowfs drops every write not yet fsynced) before each kill.
     #[arg(long)]
@@ -48,7 +50,7 @@ pub struct CrashTestArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// The latest crash moment, in milliseconds after the child's first commit.
-    #[arg(long, default_value_t = 400, value_name = "MS")]
+    #[arg(long, default_value_t = 400, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_crash_ms: u64,
 }
 
@@ -88,6 +90,12 @@ impl StoreVisitor for CheckVisitor<'_> {
 
 pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
     let profile: Profile = args.backend.parse()?;
+    if let Some(out) = &args.out {
+        // Before the rounds, not after: the folder takes the counts, and a crash.json that is
+        // there already must be one this run can add to.
+        writable_dir("--out", out)?;
+        read_crash_file(&out.join(CRASH_FILE))?;
+    }
     let _temp;
     let dir = match &args.dir {
         Some(dir) => {
@@ -295,23 +303,38 @@ pub fn summary(run: &CrashRun) -> String {
     line
 }
 
+/// The counts `path` holds from earlier runs; none when there is no such file.
+fn read_crash_file(path: &Path) -> Result<CrashFile, CliError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| {
+            CliError::CrashTest(format!(
+                "{} is not a crash file this version can add to ({e}); move it away or choose \
+                 another --out",
+                path.display()
+            ))
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(CrashFile::default()),
+        Err(e) => Err(CliError::CrashTest(format!(
+            "cannot read {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
 fn write_out(out: &Option<PathBuf>, run: &CrashRun) -> Result<(), CliError> {
     let Some(dir) = out else { return Ok(()) };
     let fail = |e: String| CliError::CrashTest(format!("cannot write {}: {e}", dir.display()));
     std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
     let path = dir.join(CRASH_FILE);
-    let mut file: CrashFile = match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| fail(e.to_string()))?,
-        Err(_) => CrashFile::default(),
-    };
+    let mut file = read_crash_file(&path)?;
     file.merge(run.clone());
     let text = serde_json::to_string_pretty(&file).map_err(|e| fail(e.to_string()))?;
-    std::fs::write(&path, text + "\n").map_err(|e| fail(e.to_string()))?;
+    write_atomically(&path, (text + "\n").as_bytes()).map_err(|e| fail(e.to_string()))?;
     let table = format!(
         "# What each profile loses\n\n{}",
         triebench_report::render::crash_section::table(&file)
     );
-    std::fs::write(dir.join("crash.md"), table).map_err(|e| fail(e.to_string()))?;
+    write_atomically(&dir.join("crash.md"), table.as_bytes()).map_err(|e| fail(e.to_string()))?;
     // The machine and software the counts come from (rewritten with each run).
     let env = serde_json::json!({
         "generated_at": triebench_report::model::naming::now(),
@@ -320,7 +343,8 @@ fn write_out(out: &Option<PathBuf>, run: &CrashRun) -> Result<(), CliError> {
         "command": std::env::args().collect::<Vec<_>>().join(" "),
     });
     let env = serde_json::to_string_pretty(&env).map_err(|e| fail(e.to_string()))?;
-    std::fs::write(dir.join("env.json"), env + "\n").map_err(|e| fail(e.to_string()))
+    write_atomically(&dir.join("env.json"), (env + "\n").as_bytes())
+        .map_err(|e| fail(e.to_string()))
 }
 
 fn clock_seed() -> u64 {

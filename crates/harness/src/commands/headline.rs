@@ -37,7 +37,8 @@ pub struct HeadlineArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 4.0)]
     pub budget: f64,
     /// Most rounds per profile: each gives every scenario (and the suite) ten more samples.
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(long, value_name = "N", default_value_t = 3,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_rounds: usize,
     /// What idle CPUs do while measuring: `poll` holds /dev/cpu_dma_latency at 0 µs (root
     /// only; otherwise the run says why and goes on as `os`), so a server's reply does not pay a
@@ -80,37 +81,26 @@ fn save_small(baseline: &Baseline, criterion_dir: &Path, run: &str) -> Result<()
 }
 
 pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
-    let valid_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-    if args.run.is_empty() || !args.run.chars().all(valid_name) || args.run.starts_with('.') {
+    triebench_report::read::fs_info::validate_run_name(&args.run)?;
+    let Some(budget) = (args.budget >= 0.0)
+        .then(|| Duration::try_from_secs_f64(args.budget).ok())
+        .flatten()
+    else {
         return Err(CliError::Usage(format!(
-            "--run {:?}: a run name is a baseline directory name, so it may only use letters, \
-             digits, '.', '_' and '-' (and not start with '.')",
-            args.run
-        )));
-    }
-    if !(args.budget.is_finite() && args.budget >= 0.0) {
-        return Err(CliError::Usage(format!(
-            "--budget {} is not a number of seconds",
+            "--budget {} is not a number of seconds a run can take",
             args.budget
         )));
-    }
+    };
     let profiles = chosen_profiles(&args.profiles, &args.dir)?;
     let criterion_dir = args
         .criterion_dir
         .unwrap_or_else(triebench_report::default_criterion_dir);
     let plan = Plan {
-        budget: Duration::from_secs_f64(args.budget),
+        budget,
         max_rounds: args.max_rounds,
     };
     // Fail before minutes of measuring, not after, when the results cannot be saved.
-    std::fs::create_dir_all(&criterion_dir)
-        .and_then(|()| tempfile::tempfile_in(&criterion_dir))
-        .map_err(|e| {
-            CliError::Usage(format!(
-                "cannot write to the criterion directory {}: {e}",
-                criterion_dir.display()
-            ))
-        })?;
+    crate::commands::outputs::writable_dir("--criterion-dir", &criterion_dir)?;
     let start = Instant::now();
     eprintln!(
         "headline: {} profile(s) on {} (run '{}'), up to {:.0} s each",

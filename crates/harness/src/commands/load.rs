@@ -25,6 +25,7 @@ use triebench_workloads::load::{
     StepRule, SystemClock,
 };
 
+use crate::commands::outputs::{writable_dir, writable_file};
 use crate::commands::phase_tally::PhaseTally;
 use crate::error::CliError;
 
@@ -114,7 +115,8 @@ const STEP_DEFAULT: Duration = Duration::from_secs(5);
 
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
-    let (num, unit) = t.split_at(t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len()));
+    // The unit is the trailing letters, so `1e3s` is a thousand seconds.
+    let (num, unit) = t.split_at(t.trim_end_matches(char::is_alphabetic).len());
     let v: f64 = num
         .trim()
         .parse()
@@ -129,7 +131,7 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     if !(secs.is_finite() && secs > 0.0) {
         return Err(format!("`{text}` must be above zero"));
     }
-    Ok(Duration::from_secs_f64(secs))
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("`{text}` is too long"))
 }
 
 /// A comma-separated list; blank entries are skipped, a bad one is an error naming it, and so is
@@ -197,7 +199,9 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
         )));
     }
     if let Some(r) = rates.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
-        return Err(usage(format!("--rate must be above 0 commits/s, got {r}")));
+        return Err(usage(format!(
+            "--rate must be a finite number above 0 commits/s, got {r}"
+        )));
     }
     if args.phases.is_some() && readers.iter().any(|&r| r > 0) {
         // The collector listens on the writer's thread only, and with readers running its
@@ -216,7 +220,15 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
         seed: args.seed,
     };
     shape.validate()?;
-    let mut _temp = None;
+    // Fail before the preload and the runs, not after, when the results cannot be saved.
+    writable_dir("--out", &args.out)?;
+    if let Some(path) = &args.phases {
+        writable_file("--phases", path)?;
+    }
+    if let Some(path) = &args.flamegraph {
+        writable_file("--flamegraph", path)?;
+    }
+    let mut temp_dir = None;
     let dir = match &args.dir {
         Some(d) => Some(d.clone()),
         None if profile.needs_dir() => {
@@ -225,7 +237,7 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
                 .tempdir()
                 .map_err(CliError::TempDir)?;
             let p = t.path().to_path_buf();
-            _temp = Some(t);
+            temp_dir = Some(t);
             Some(p)
         }
         None => None,
@@ -257,7 +269,20 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
         stop: &stop,
         cpu_idle: idle.record(),
     };
-    spec.open(triebench_merkle::TABLES, visitor)?
+    let result = spec
+        .open(triebench_merkle::TABLES, visitor)
+        .map_err(CliError::from)
+        .and_then(|run| run);
+    if result.is_err() {
+        if let Some(temp) = temp_dir.take() {
+            // The error may name a file in it (a server's log): keep it to be read.
+            eprintln!(
+                "load: kept the temporary store directory {} for inspection",
+                temp.keep().display()
+            );
+        }
+    }
+    result
 }
 
 struct LoadVisitor<'a> {

@@ -10,6 +10,7 @@ pub mod flamegraph;
 pub mod headline;
 pub mod io_profile;
 pub mod load;
+pub mod outputs;
 pub mod phase_tally;
 pub mod phases;
 pub mod profile_choice;

@@ -11,6 +11,7 @@ use triebench_report::read::cpu_idle::CpuIdleGuard;
 use triebench_report::read::phases_run;
 
 use crate::commands::flamegraph::profiled;
+use crate::commands::outputs::writable_file;
 use crate::commands::profile_choice::chosen_profiles;
 use crate::error::CliError;
 
@@ -75,6 +76,7 @@ pub fn describe(row: &PhaseRow) -> String {
 }
 
 pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
+    triebench_report::read::fs_info::validate_run_name(&args.run)?;
     let profiles = chosen_profiles(&args.profiles, &args.dir)?;
     let out = args.out.unwrap_or_else(|| {
         let dir = args
@@ -82,6 +84,10 @@ pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
             .unwrap_or_else(triebench_report::default_criterion_dir);
         phases_run::path(&dir, &args.run)
     });
+    writable_file("--out", &out)?;
+    if let Some(svg) = &args.flamegraph {
+        writable_file("--flamegraph", svg)?;
+    }
     // Held while the phases are measured; dropping it lifts the bound.
     let idle = CpuIdleGuard::hold(args.cpu_idle);
     eprintln!("phases: {}", idle.record().describe());

@@ -125,7 +125,8 @@ impl IoProfileFile {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|e| bad(e.to_string()))?;
         }
-        fs::write(path, text + "\n").map_err(|e| bad(e.to_string()))
+        crate::atomic_file::write_atomically(path, (text + "\n").as_bytes())
+            .map_err(|e| bad(e.to_string()))
     }
 
     /// Reads a file written by [`IoProfileFile::save`]; `None` when there is none.

@@ -118,5 +118,6 @@ pub fn save_json<T: Serialize>(value: &T, path: &Path) -> Result<(), IoLabError>
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(|e| bad(e.to_string()))?;
     }
-    fs::write(path, text + "\n").map_err(|e| bad(e.to_string()))
+    crate::atomic_file::write_atomically(path, (text + "\n").as_bytes())
+        .map_err(|e| bad(e.to_string()))
 }

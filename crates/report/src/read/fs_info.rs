@@ -180,11 +180,12 @@ pub fn fs_info_for_dir(name: &str, dir: &Path) -> Result<FsInfo, ReportError> {
     })
 }
 
-/// Checks that a run name is usable as a file name (`[A-Za-z0-9._-]+`, not `.`/`..`).
+/// Checks that a run name is usable as a file name and a criterion baseline
+/// (`[A-Za-z0-9._-]+`, not starting with `.`, nor `new`/`base`, the directories criterion
+/// keeps its own last runs in).
 pub fn validate_run_name(name: &str) -> Result<(), ReportError> {
-    let ok = !name.is_empty()
-        && name != "."
-        && name != ".."
+    let ok = !matches!(name, "" | "new" | "base")
+        && !name.starts_with('.')
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
@@ -241,7 +242,8 @@ pub(crate) fn write_json_sidecar<T: Serialize>(
     }
     let text =
         serde_json::to_string_pretty(value).map_err(|source| ReportError::Json { what, source })?;
-    fs::write(path, text + "\n").map_err(|e| ReportError::write(path, e))
+    crate::atomic_file::write_atomically(path, (text + "\n").as_bytes())
+        .map_err(|e| ReportError::write(path, e))
 }
 
 /// Reads the JSON sidecar file `path`, `None` when there is none; an unreadable or unparsable

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::ReportError;
-use crate::model::load::{LoadFile, LOAD_FILE, LOAD_RUNS_DIR};
+use crate::model::load::{LoadFile, LOAD_FILE, LOAD_RUNS_DIR, SCHEMA_VERSION};
 
 /// One load folder found: which run (filesystem), which profile, what it measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,12 +28,20 @@ pub fn load_dir(criterion_dir: &Path, run: &str, profile: &str) -> PathBuf {
 
 /// Reads one `load.json`.
 pub fn read_load_file(path: &Path) -> Result<LoadFile, ReportError> {
-    let bad = |reason: String| ReportError::Sidecar {
+    let bad = |reason: String| ReportError::LoadFile {
         path: path.to_path_buf(),
         reason,
     };
     let text = fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
-    serde_json::from_str(&text).map_err(|e| bad(e.to_string()))
+    let file: LoadFile = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    if file.schema_version > SCHEMA_VERSION {
+        return Err(bad(format!(
+            "schema_version {} is newer than this version's {SCHEMA_VERSION}; use the triebench \
+             that wrote it",
+            file.schema_version
+        )));
+    }
+    Ok(file)
 }
 
 fn sorted_dirs(dir: &Path) -> Vec<(String, PathBuf)> {

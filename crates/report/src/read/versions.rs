@@ -57,13 +57,12 @@ fn redis_server() -> String {
         .unwrap_or_else(|| "not found".to_string())
 }
 
-/// Captures the versions; git is asked in the current directory, then in the crate's source
-/// directory.
+/// Captures the versions. Git is asked in the checkout this binary was built from (the
+/// crate's source directory), never in the current directory: run from inside another
+/// repository, that one's commit would be recorded. `unknown` when the checkout is gone.
 pub fn capture() -> Versions {
     let source_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let git = |args: &[&str]| {
-        command_output("git", args, None).or_else(|| command_output("git", args, Some(source_dir)))
-    };
+    let git = |args: &[&str]| command_output("git", args, Some(source_dir));
     let commit = git(&["rev-parse", "HEAD"]);
     let dirty = commit
         .as_ref()

@@ -8,6 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use crate::error::plot_error as err;
 use crate::error::ReportError;
 use crate::render::axes::{CategoryAxis, LogAxis};
 use crate::render::font::{ensure_registered, FAMILY};
@@ -121,13 +122,6 @@ fn value_range(chart: &DotChart) -> (f64, f64) {
         1.6
     };
     (lo / 1.6, hi * room)
-}
-
-fn err<E: std::fmt::Debug>(path: &Path) -> impl Fn(E) -> ReportError + '_ {
-    move |e| ReportError::Plot {
-        path: path.to_path_buf(),
-        reason: format!("{e:?}"),
-    }
 }
 
 /// Draws `chart` on `root`.

@@ -218,7 +218,8 @@ pub fn compare_markdown(a: &LoadFile, a_name: &str, b: &LoadFile, b_name: &str) 
 }
 
 fn write(path: &Path, text: &str) -> Result<(), ReportError> {
-    fs::write(path, text).map_err(|e| ReportError::write(path, e))
+    crate::atomic_file::write_atomically(path, text.as_bytes())
+        .map_err(|e| ReportError::write(path, e))
 }
 
 /// Writes a load folder: `load.json`, `timeseries.csv` (the headline run's seconds), the three
@@ -231,6 +232,28 @@ pub fn write_load_folder(
     plots: bool,
 ) -> Result<Vec<PlotFile>, ReportError> {
     fs::create_dir_all(dir).map_err(|e| ReportError::write(dir, e))?;
+    // A folder written before by another run keeps none of that run's files beside this one's.
+    let mut stale: Vec<String> = Vec::new();
+    if file.config.rates.len() * file.config.readers.len() <= 1 {
+        stale.push(MATRIX_FILE.to_string());
+    }
+    if file.search.is_empty() {
+        stale.push(SEARCH_FILE.to_string());
+    }
+    if !plots {
+        for stem in load_plots::PLOT_STEMS {
+            stale.extend([format!("{stem}.svg"), format!("{stem}.png")]);
+        }
+    }
+    for name in stale {
+        let path = dir.join(name);
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(ReportError::write(&path, e))
+            }
+            _ => {}
+        }
+    }
     let json = serde_json::to_string_pretty(file).map_err(|source| ReportError::Json {
         what: "load",
         source,

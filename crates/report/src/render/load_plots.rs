@@ -7,6 +7,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use crate::error::plot_error as err;
 use crate::error::ReportError;
 use crate::render::axes::LogAxis;
 use crate::render::chart::color;
@@ -16,6 +17,8 @@ use crate::render::plots::PlotFile;
 use triebench_workloads::load::SecondSample;
 
 const SIZE: (u32, u32) = (1400, 560);
+/// The plots of a load folder, each as `<stem>.svg` and `<stem>.png`.
+pub const PLOT_STEMS: [&str; 3] = ["latency", "throughput", "resources"];
 const LEGEND_WIDTH: u32 = 330;
 
 /// One line: legend text and its (x, y) points.
@@ -40,13 +43,6 @@ pub struct LineChart {
     pub lines: Vec<Line>,
     /// Formats y-axis labels.
     pub format: fn(f64) -> String,
-}
-
-fn err<E: std::fmt::Debug>(path: &Path) -> impl Fn(E) -> ReportError + '_ {
-    move |e| ReportError::Plot {
-        path: path.to_path_buf(),
-        reason: format!("{e:?}"),
-    }
 }
 
 fn ranges(chart: &LineChart) -> (f64, f64, f64) {
@@ -212,7 +208,7 @@ pub fn write_all(
                 ],
                 format: axis_us,
             },
-            "latency",
+            PLOT_STEMS[0],
         ),
         (
             LineChart {
@@ -225,7 +221,7 @@ pub fn write_all(
                 ],
                 format: axis_count,
             },
-            "throughput",
+            PLOT_STEMS[1],
         ),
         (
             LineChart {
@@ -238,7 +234,7 @@ pub fn write_all(
                 ],
                 format: axis_mib,
             },
-            "resources",
+            PLOT_STEMS[2],
         ),
     ];
     charts

@@ -10,6 +10,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use crate::error::plot_error as err;
 use crate::error::ReportError;
 use crate::render::axes::CategoryAxis;
 use crate::render::chart::{color, write_both, Drawable};
@@ -43,13 +44,6 @@ fn size(chart: &StackedChart) -> (u32, u32) {
         WIDTH,
         (170 + chart.categories.len().max(1) as u32 * 46).max(420),
     )
-}
-
-fn err<E: std::fmt::Debug>(path: &Path) -> impl Fn(E) -> ReportError + '_ {
-    move |e| ReportError::Plot {
-        path: path.to_path_buf(),
-        reason: format!("{e:?}"),
-    }
 }
 
 fn draw<DB: DrawingBackend>(

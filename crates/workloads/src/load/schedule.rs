@@ -31,7 +31,9 @@ impl Schedule {
 
     /// When commit `i` (from 0) is intended to start.
     pub fn intended(&self, i: u64) -> Duration {
-        self.start + Duration::from_secs_f64(i as f64 / self.rate)
+        // A rate so low that commit `i` is due past what a Duration holds is due never.
+        let after = Duration::try_from_secs_f64(i as f64 / self.rate).unwrap_or(Duration::MAX);
+        self.start.saturating_add(after)
     }
 
     /// How many commits are intended to start before `t` (those with `intended(i) < t`).
@@ -65,6 +67,14 @@ mod tests {
         assert_eq!(s.due_before(Duration::from_millis(1001)), 1);
         assert_eq!(s.due_before(Duration::from_secs(2)), 4);
         assert_eq!(s.due_before(Duration::from_millis(2001)), 5);
+    }
+
+    #[test]
+    fn a_rate_too_low_to_schedule_a_second_commit_schedules_only_the_first() {
+        let s = Schedule::new(1e-300, Duration::from_secs(1)).unwrap();
+        assert_eq!(s.intended(0), Duration::from_secs(1));
+        assert_eq!(s.intended(1), Duration::MAX);
+        assert_eq!(s.due_before(Duration::from_secs(3600)), 1);
     }
 
     #[test]
