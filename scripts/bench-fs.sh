@@ -80,7 +80,7 @@ phases_default=1
 case $TRIEBENCH_SCALE in
   quick) headline_plan=(--budget 1 --max-rounds 1) phases_default=0 ;;
   full) headline_plan=(--budget 30 --max-rounds 30) ;;
-  *) headline_plan=(--budget 5 --max-rounds 10) ;;
+  *) headline_plan=(--budget 5 --max-rounds 30) ;;
 esac
 # Whether criterion runs at all: with the headline taken by `triebench headline` (the scenario
 # groups, the floors, the span cost) and no other groups asked for, nothing is left for it, and
