@@ -128,8 +128,14 @@ fn a_one_second_run_on_every_profile_writes_the_folder() {
 #[test]
 fn bad_arguments_are_one_clear_error() {
     let cases: [(&[&str], &str); 7] = [
-        (&["load", "--rate", "0"], "--rate must be a finite number above 0"),
-        (&["load", "--rate=-5"], "--rate must be a finite number above 0"),
+        (
+            &["load", "--rate", "0"],
+            "--rate must be a finite number above 0",
+        ),
+        (
+            &["load", "--rate=-5"],
+            "--rate must be a finite number above 0",
+        ),
         (&["load", "--backend", "nosuch"], "nosuch"),
         (&["load", "--readers", ""], "matrix is empty"),
         (&["load", "--rate", "40,40"], "`40` is given twice"),

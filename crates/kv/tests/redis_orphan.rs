@@ -71,3 +71,44 @@ fn orphan_child() {
         Err(e) => println!("skipped: {e}"),
     }
 }
+
+/// A socket file in /tmp with nobody listening, its modification time set `age_s` seconds back.
+fn dead_socket(name: &str, age_s: i64) -> std::path::PathBuf {
+    let path = std::path::Path::new("/tmp").join(name);
+    let _ = std::fs::remove_file(&path);
+    drop(std::os::unix::net::UnixListener::bind(&path).expect("bind"));
+    let stamp = format!("@{}", unix_now() - age_s);
+    let ok = Command::new("touch")
+        .args(["-h", "-d", &stamp])
+        .arg(&path)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "touch {}", path.display());
+    path
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_killed_servers_socket_file_is_removed_by_the_next_server() {
+    // Ports above 65535 are never a real server's, so these names are this test's alone.
+    let stale = dead_socket("triebench-redis-99001.sock", 3600);
+    let young = dead_socket("triebench-redis-99002.sock", 0);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = RedisServer::start(dir.path(), false).expect("start");
+    assert!(
+        !stale.exists(),
+        "an hour-old socket nobody answers on was kept"
+    );
+    assert!(
+        young.exists(),
+        "a socket bound moments ago may be a server starting"
+    );
+    assert!(server.is_running());
+    let _ = std::fs::remove_file(young);
+}

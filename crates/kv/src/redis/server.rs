@@ -11,7 +11,9 @@
 //!   use ([`RedisServer::url`]): on the project's VM a round trip over the Unix socket took
 //!   ~20% less than over loopback TCP, for the same commands. The socket is not in the
 //!   directory under test, whose filesystem (FUSE, NFS) may not hold sockets and which no byte
-//!   of a round trip touches; without a writable `/tmp` clients use the TCP port.
+//!   of a round trip touches; without a writable `/tmp` clients use the TCP port. A server
+//!   killed with its owner (a crash test's child) leaves its socket file behind; the next server
+//!   started removes such files (older than a minute, refusing connections).
 //! - `--dir <dir> --save ""` (never writes RDB snapshots)
 //! - `--appendonly no` (`redis`), or `--appendonly yes --appendfsync always` (`redis-aof`; Redis 7
 //!   keeps the AOF in `<dir>/appendonlydir/`, and a server started again on the same directory
@@ -145,6 +147,7 @@ impl RedisServer {
             .arg("");
         let socket = socket_path(port);
         if let Some(socket) = &socket {
+            remove_stale_sockets(socket.parent().unwrap_or(Path::new("/tmp")));
             command
                 .arg("--unixsocket")
                 .arg(socket)
@@ -358,6 +361,46 @@ fn socket_path(port: u16) -> Option<PathBuf> {
         .metadata()
         .is_ok_and(|m| m.is_dir() && !m.permissions().readonly());
     writable.then(|| dir.join(format!("triebench-redis-{port}.sock")))
+}
+
+/// How old a socket file nobody answers on must be before it is taken for a killed server's:
+/// a server that is starting has bound its socket moments ago.
+const STALE_SOCKET_AGE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the socket files in `dir` left by managed servers that were killed with their owner
+/// (a crash test's child, whose `Drop` never ran): a `triebench-redis-*.sock` older than
+/// [`STALE_SOCKET_AGE`] that refuses connections. Best effort: what cannot be read or removed
+/// is left.
+fn remove_stale_sockets(dir: &Path) {
+    #[cfg(unix)]
+    {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if !(name.starts_with("triebench-redis-") && name.ends_with(".sock")) {
+                continue;
+            }
+            let path = entry.path();
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > STALE_SOCKET_AGE);
+            let refused = matches!(
+                std::os::unix::net::UnixStream::connect(&path),
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused
+            );
+            if old && refused {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
 }
 
 /// Makes the spawned server receive SIGKILL when the spawning thread (its parent, to the kernel)
