@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use triebench_kv::{BackendSpec, Durability, Profile, Store, StoreVisitor};
 use triebench_merkle::MerkleTrie;
+use triebench_report::atomic_file::write_atomically;
 use triebench_report::model::crash::{
     CrashFile, CrashRound, CrashRun, CRASH_FILE, MODE_POWER, MODE_PROCESS,
 };
@@ -26,7 +27,6 @@ use crate::commands::crash_power::{PowerMount, POWER_LIMITS};
 use crate::commands::crash_round::{adopt_orphans, reap_leftovers, RunningChild};
 use crate::commands::outputs::writable_dir;
 use crate::error::CliError;
-use triebench_report::atomic_file::write_atomically;
 
 #[derive(Debug, Args)]
 pub struct CrashTestArgs {

@@ -370,6 +370,7 @@ impl StoreVisitor for LoadVisitor<'_> {
             Ok(run)
         };
         let mut runs: Vec<RunResult> = Vec::new();
+        // Each rate a search tried, with the verdict on its pooled commits.
         let mut searched: Vec<SearchedRate> = Vec::new();
         let mut saturation = None;
         if a.saturate {
@@ -382,7 +383,6 @@ impl StoreVisitor for LoadVisitor<'_> {
                 min_commits: MIN_P99_COMMITS,
                 max_runs: MAX_RUNS_PER_RATE,
             };
-            // Each rate tried, with the verdict on its pooled commits.
             let steps = search(&plan, |rate| {
                 let judged = judge(&rule, rate, || {
                     if self.stop.load(Ordering::Relaxed) || started.elapsed() + duration > a.budget
