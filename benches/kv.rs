@@ -14,7 +14,7 @@ mod support;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use sha2::{Digest, Sha512};
 use std::hint::black_box;
 use support::{announce_filesystem, configure, extra_selected, fresh_dir, profiles, Scale};
@@ -190,4 +190,9 @@ criterion_group! {
     config = support::flamegraph::criterion();
     targets = bench_floors, bench_backends
 }
-criterion_main!(benches);
+/// `criterion_main!` with idle CPUs held as `TRIEBENCH_CPU_IDLE` asks (`support::idle`).
+fn main() {
+    let _idle = support::idle::hold();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -14,7 +14,7 @@ mod support;
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, Criterion};
 use triebench_kv::phase::HASH;
 use triebench_kv::phase_span;
 
@@ -45,4 +45,9 @@ criterion_group! {
     config = support::flamegraph::criterion();
     targets = bench_spans
 }
-criterion_main!(benches);
+/// `criterion_main!` with idle CPUs held as `TRIEBENCH_CPU_IDLE` asks (`support::idle`).
+fn main() {
+    let _idle = support::idle::hold();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
+use criterion::{criterion_group, Criterion, SamplingMode};
 use support::{announce_filesystem, configure, selected, Scale};
 use triebench_kv::Profile;
 use triebench_workloads::SCENARIOS;
@@ -219,4 +219,9 @@ fn bench_transact(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench_transact);
-criterion_main!(benches);
+/// `criterion_main!` with idle CPUs held as `TRIEBENCH_CPU_IDLE` asks (`support::idle`).
+fn main() {
+    let _idle = support::idle::hold();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -35,8 +35,9 @@
 # scale and profile), TRIEBENCH_FILTER (a criterion filter regex, e.g. 'scenario/suite|floor'),
 # TRIEBENCH_PLOTS=1 (criterion's HTML plots, off by default), TRIEBENCH_IOLAB (slowfs mount for the I/O profile; `none` skips it), TRIEBENCH_OUT (report
 # folder; default results/<date>-<host>-<label>), TRIEBENCH_CPU_IDLE=poll|os (what idle CPUs do
-# during the headline, phases and load runs, default poll: as root, /dev/cpu_dma_latency is held
-# at 0 µs so a server's reply does not pay a halted CPU's wake-up; README, "Idle CPUs").
+# during the headline, phases, load runs and criterion's benches, default poll: as root,
+# /dev/cpu_dma_latency is held at 0 µs so a server's reply does not pay a halted CPU's wake-up;
+# README, "Idle CPUs").
 #
 # TRIEBENCH_LOAD=1 also runs `triebench load --saturate` for every profile on every filesystem
 # (TRIEBENCH_LOAD_STATE leaves, default 10000; TRIEBENCH_LOAD_READERS, default 2) into

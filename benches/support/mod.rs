@@ -5,6 +5,7 @@
 
 pub mod flamegraph;
 pub mod fresh_stores;
+pub mod idle;
 
 use std::path::PathBuf;
 use std::sync::{Once, OnceLock};
