@@ -6,6 +6,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::error::ReportError;
+
 /// Writes `bytes` to `path`, replacing it atomically; on error `path` is untouched and the
 /// temporary file is removed. The file is readable by everyone (mode 0644 on Unix), as a file
 /// written with `std::fs::write` under the usual umask would be.
@@ -27,6 +29,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// [`write_atomically`] for the report's own files, a failure being [`ReportError::Write`]
+/// naming `path`.
+pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), ReportError> {
+    write_atomically(path, text.as_bytes()).map_err(|e| ReportError::write(path, e))
 }
 
 #[cfg(test)]

@@ -51,6 +51,7 @@ pub use read::fs_info::fs_info_for_dir;
 pub use triebench_slowfs::{OpClass, PerClass};
 
 use analysis::{lab, missing, ratios, stats};
+use atomic_file::write_text;
 use model::{naming, results};
 use read::{cpu_idle, env, fs_info, io_profile_run, versions};
 use render::{export, lab_csv, markdown, plots};
@@ -159,10 +160,6 @@ fn command_line(args: &ReportArgs, criterion_dir: &Path, runs: &[String], label:
     cmd
 }
 
-fn write(path: &Path, text: &str) -> Result<(), ReportError> {
-    atomic_file::write_atomically(path, text.as_bytes()).map_err(|e| ReportError::write(path, e))
-}
-
 fn to_json<T: serde::Serialize>(what: &'static str, value: &T) -> Result<String, ReportError> {
     serde_json::to_string_pretty(value)
         .map(|s| s + "\n")
@@ -247,8 +244,8 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         phases: &phases,
         span_cost: span_cost.as_ref(),
     });
-    write(&out_dir.join("report.md"), &report)?;
-    write(
+    write_text(&out_dir.join("report.md"), &report)?;
+    write_text(
         &out_dir.join("ratios.csv"),
         &export::to_csv(&ratios.rows, stats::CONFIDENCE),
     )?;
@@ -263,29 +260,29 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         rows: ratios.rows.clone(),
         missing,
     };
-    write(
+    write_text(
         &out_dir.join("ratios.json"),
         &to_json("ratios", &ratios_file)?,
     )?;
-    write(
+    write_text(
         &out_dir.join("env.json"),
         &to_json("environment", &env_info)?,
     )?;
-    write(&out_dir.join("SCHEMA.md"), &export::schema_markdown())?;
+    write_text(&out_dir.join("SCHEMA.md"), &export::schema_markdown())?;
     for file in &phases {
         let path = out_dir.join(format!("phases-{}.json", file.run));
-        write(&path, &to_json("phase run", file)?)?;
+        write_text(&path, &to_json("phase run", file)?)?;
     }
     if let Some(io) = &io {
-        write(
+        write_text(
             &out_dir.join(model::io_profile::FILE_NAME),
             &to_json("I/O profile", io)?,
         )?;
-        write(
+        write_text(
             &out_dir.join("io-profile.csv"),
             &lab_csv::io_profile_csv(io),
         )?;
-        write(
+        write_text(
             &out_dir.join("predictions.json"),
             &to_json("predictions", &predictions)?,
         )?;

@@ -61,8 +61,7 @@ pub fn run_merged_report(args: &MergedArgs) -> Result<PathBuf, ReportError> {
         std::fs::read_to_string(&report_md).map_err(|e| ReportError::write(&report_md, e))?;
     text.push('\n');
     text.push_str(&render::machines_section::render(&merged));
-    crate::atomic_file::write_atomically(&report_md, text.as_bytes())
-        .map_err(|e| ReportError::write(&report_md, e))?;
+    crate::atomic_file::write_text(&report_md, &text)?;
     Ok(report_dir)
 }
 

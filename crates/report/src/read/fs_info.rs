@@ -242,8 +242,7 @@ pub(crate) fn write_json_sidecar<T: Serialize>(
     }
     let text =
         serde_json::to_string_pretty(value).map_err(|source| ReportError::Json { what, source })?;
-    crate::atomic_file::write_atomically(path, (text + "\n").as_bytes())
-        .map_err(|e| ReportError::write(path, e))
+    crate::atomic_file::write_text(path, &(text + "\n"))
 }
 
 /// Reads the JSON sidecar file `path`, `None` when there is none; an unreadable or unparsable

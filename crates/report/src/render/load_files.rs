@@ -8,6 +8,7 @@ use std::path::Path;
 
 use triebench_workloads::load::{OpStats, SecondSample};
 
+use crate::atomic_file::write_text;
 use crate::error::ReportError;
 use crate::model::load::{
     LoadFile, RunSummary, LOAD_FILE, MATRIX_FILE, SEARCH_FILE, TIMESERIES_FILE,
@@ -217,11 +218,6 @@ pub fn compare_markdown(a: &LoadFile, a_name: &str, b: &LoadFile, b_name: &str) 
     out
 }
 
-fn write(path: &Path, text: &str) -> Result<(), ReportError> {
-    crate::atomic_file::write_atomically(path, text.as_bytes())
-        .map_err(|e| ReportError::write(path, e))
-}
-
 /// Writes a load folder: `load.json`, `timeseries.csv` (the headline run's seconds), the three
 /// plots when `plots`, `matrix.md` when more than one cell ran and `search.md` after a
 /// search. Returns the plots.
@@ -258,13 +254,13 @@ pub fn write_load_folder(
         what: "load",
         source,
     })?;
-    write(&dir.join(LOAD_FILE), &(json + "\n"))?;
-    write(&dir.join(TIMESERIES_FILE), &timeseries_csv(samples))?;
+    write_text(&dir.join(LOAD_FILE), &(json + "\n"))?;
+    write_text(&dir.join(TIMESERIES_FILE), &timeseries_csv(samples))?;
     if file.config.rates.len() * file.config.readers.len() > 1 {
-        write(&dir.join(MATRIX_FILE), &matrix_markdown(file))?;
+        write_text(&dir.join(MATRIX_FILE), &matrix_markdown(file))?;
     }
     if !file.search.is_empty() {
-        write(&dir.join(SEARCH_FILE), &search_markdown(file))?;
+        write_text(&dir.join(SEARCH_FILE), &search_markdown(file))?;
     }
     if !plots {
         return Ok(Vec::new());
