@@ -106,25 +106,28 @@ impl PgStore {
     /// server says what happened to the server (exited, or its backend process gone) and where
     /// its log is, as the client's "error communicating with the server" does not.
     pub(crate) fn error(&self, action: &str, e: postgres::Error) -> KvError {
-        match &self.server {
-            Some(server) if e.is_closed() || !server.is_running() => KvError::backend(
-                "postgres",
-                format!(
-                    "{action}: {e}; {} (see its log {})",
-                    if server.is_running() {
-                        format!(
-                            "the managed server (pid {}) runs, but this connection's backend \
-                             process is gone",
-                            server.pid()
-                        )
-                    } else {
-                        format!("the managed server (pid {}) has exited", server.pid())
-                    },
-                    server.log_path().display()
-                ),
-            ),
-            _ => pg_err(action, e),
+        let Some(server) = &self.server else {
+            return pg_err(action, e);
+        };
+        let running = server.is_running();
+        if running && !e.is_closed() {
+            return pg_err(action, e);
         }
+        let what = if running {
+            format!(
+                "the managed server (pid {}) runs, but this connection's backend process is gone",
+                server.pid()
+            )
+        } else {
+            format!("the managed server (pid {}) has exited", server.pid())
+        };
+        KvError::backend(
+            "postgres",
+            format!(
+                "{action}: {e}; {what} (see its log {})",
+                server.log_path().display()
+            ),
+        )
     }
 }
 

@@ -383,18 +383,22 @@ fn remove_stale_sockets(dir: &Path) {
             if !(name.starts_with("triebench-redis-") && name.ends_with(".sock")) {
                 continue;
             }
-            let path = entry.path();
             let old = entry
                 .metadata()
                 .and_then(|m| m.modified())
                 .ok()
                 .and_then(|t| t.elapsed().ok())
                 .is_some_and(|age| age > STALE_SOCKET_AGE);
+            if !old {
+                continue;
+            }
+            // Only an old file is tried: a connection to a live server is a client it serves.
+            let path = entry.path();
             let refused = matches!(
                 std::os::unix::net::UnixStream::connect(&path),
                 Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused
             );
-            if old && refused {
+            if refused {
                 let _ = std::fs::remove_file(&path);
             }
         }
