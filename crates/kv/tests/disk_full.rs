@@ -14,17 +14,6 @@ use std::process::Command;
 use triebench_kv::conformance::TABLES;
 use triebench_kv::{BackendSpec, KvError, Profile, ReadTx, Store, StoreVisitor, WriteTx};
 
-/// Held by each test for its whole body, so the tests of this file run one at a time: a test
-/// that forks `mount`/`umount` while another has a store open on its own small disk can hand
-/// that store's file descriptors (those a C library opened without close-on-exec) to the child
-/// for a moment, and the other test's unmount then fails as busy (seen once in CI: two mounts
-/// left behind).
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// A tmpfs of `size` mounted on a fresh temporary directory, unmounted on drop.
 struct SmallDisk {
     dir: tempfile::TempDir,
@@ -141,7 +130,6 @@ fn check(profile: Profile, root: &Path) {
 
 #[test]
 fn a_full_disk_is_a_clear_error_naming_the_directory() {
-    let _alone = one_at_a_time();
     for profile in [
         Profile::Lmdb,
         Profile::LmdbAsync,
@@ -184,7 +172,6 @@ impl StoreVisitor for OpenOnly {
 
 #[test]
 fn opening_a_store_on_a_full_disk_is_a_clear_error() {
-    let _alone = one_at_a_time();
     for profile in [
         Profile::Lmdb,
         Profile::LmdbAsync,

@@ -139,3 +139,27 @@ fn truncated_file_is_reported_corrupt_not_sigbus() {
         assert!(err.to_string().contains("truncated"), "{err}");
     }
 }
+
+/// A process spawned while a store is open does not inherit its files: LMDB leaves the data
+/// file's descriptor inheritable, and a child holding it kept the filesystem under test busy.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_child_process_does_not_inherit_the_store_files() {
+    for (transact_flags, data_file) in [(false, "data.mdb"), (true, "triebench.lmdb")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = open(tmp.path(), transact_flags, 1 << 24).unwrap();
+        // The shell lists the descriptors it was started with.
+        let out = std::process::Command::new("sh")
+            .args(["-c", "ls -l /proc/$$/fd"])
+            .output()
+            .expect("sh runs");
+        let fds = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && fds.contains(" 1 -> "), "{fds}");
+        let store_path = tmp.path().display().to_string();
+        assert!(
+            !fds.lines().any(|l| l.contains(&store_path)),
+            "{data_file}: the child holds a file of the store:\n{fds}"
+        );
+        drop(store);
+    }
+}

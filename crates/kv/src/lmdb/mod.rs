@@ -98,6 +98,7 @@ impl LmdbStore {
             .set_map_size(options.map_size)
             .open(&env_path)
             .map_err(|e| open_error(e, &env_path))?;
+        close_data_file_on_exec(&env, &data_file)?;
         if let Some(len) = existing_len.filter(|&len| len > 0) {
             check_not_truncated(&env, len, &data_file)?;
         }
@@ -163,6 +164,41 @@ impl LmdbStore {
             other => KvError::backend(BACKEND, other),
         }
     }
+}
+
+/// Sets the data file's descriptor close-on-exec. LMDB opens its other files so, but leaves the
+/// data file inheritable on purpose (callers may keep it across `fork`): every process spawned
+/// while a store is open (a server, `mount`) would otherwise hold the file open until it exits,
+/// and with it the filesystem under test (an unmount then fails as busy).
+#[cfg(unix)]
+fn close_data_file_on_exec(env: &Environment, data_file: &Path) -> KvResult<()> {
+    let mut fd: lmdb_sys::mdb_filehandle_t = -1;
+    // SAFETY: `env.env()` is the live environment `env` owns; mdb_env_get_fd only writes the
+    // descriptor into `fd`.
+    let rc = unsafe { lmdb_sys::mdb_env_get_fd(env.env(), &mut fd) };
+    if rc != 0 {
+        return Err(open_error(lmdb::Error::from_err_code(rc), data_file));
+    }
+    // SAFETY: fcntl on a descriptor the environment keeps open; only FD_CLOEXEC changes.
+    let set = unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFD);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) == 0
+    };
+    if set {
+        Ok(())
+    } else {
+        Err(KvError::io(
+            "set close-on-exec on",
+            data_file,
+            std::io::Error::last_os_error(),
+        ))
+    }
+}
+
+/// Elsewhere (Windows) handles are not inherited unless asked for.
+#[cfg(not(unix))]
+fn close_data_file_on_exec(_env: &Environment, _data_file: &Path) -> KvResult<()> {
+    Ok(())
 }
 
 /// Maps an error from opening the environment: not-an-LMDB-file is corruption, errno is I/O.
