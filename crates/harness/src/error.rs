@@ -45,6 +45,10 @@ pub enum CliError {
     /// Arguments that cannot work together.
     #[error("{0}")]
     Usage(String),
+    /// A run stopped by Ctrl-C or SIGTERM: it wrote what it had (the message says where), and
+    /// the command exits with status 130, as a shell reports a process ended by SIGINT.
+    #[error("{0}")]
+    Interrupted(String),
     /// A flamegraph could not be taken or written.
     #[error("cannot write the flamegraph {}: {reason}", path.display())]
     Flamegraph {

@@ -2,7 +2,8 @@
 //!
 //! `triebench root` replays a JSON Lines commit file on a backend and prints each state root;
 //! `triebench profiles` lists the backend profiles; `report`, `capture-fs` and `io-profile` make
-//! result folders (see their `--help`). Errors print as `error: {message}` and exit with status 1.
+//! result folders (see their `--help`). Errors print as `error: {message}` and exit with status 1;
+//! a `load` stopped by Ctrl-C prints `stopped: {where its results are}` and exits with 130.
 //!
 //! Each subcommand is one file in [`commands`]: its arguments and a short function wiring the
 //! crates that do the work (`triebench-workloads`, `triebench-report`, `triebench-kv`).
@@ -13,6 +14,8 @@ mod error;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+use error::CliError;
 
 use commands::{
     capture_fs, crash_child, crash_mount, crash_test, headline, io_profile, load, phases, profiles,
@@ -103,6 +106,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err @ CliError::Interrupted(_)) => {
+            eprintln!("stopped: {err}");
+            ExitCode::from(130)
+        }
         Err(err) => {
             eprintln!("error: {err}");
             ExitCode::FAILURE

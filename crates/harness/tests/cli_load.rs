@@ -154,6 +154,51 @@ fn bad_arguments_are_one_clear_error() {
 }
 
 #[test]
+fn ctrl_c_keeps_the_runs_made_and_exits_130() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let work = tempfile::tempdir().expect("temp dir");
+    let out = work.path().join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_triebench"))
+        .args(["load", "--backend", "btree", "--state-size", "300"])
+        .args(["--readers", "0", "--rate", "20,40", "--duration", "60s"])
+        .args(["--no-plots", "--out", out.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("triebench starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    // The preload's line comes after the signal handlers are in place; the first run follows.
+    let mut line = String::new();
+    while !line.contains("preloaded") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).expect("stderr") > 0,
+            "exited early"
+        );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: `kill` only sends a signal to the child this test spawned.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).expect("stderr");
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(
+        rest.contains("stopped: load was stopped;") && rest.contains("cut short"),
+        "{rest}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("load.json")).unwrap()).unwrap();
+    let runs = json["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 1, "the second rate never started");
+    assert_eq!(runs[0]["stopped"], true);
+    assert!(json["commit"]["count"].as_u64().unwrap() > 0);
+}
+
+#[test]
 fn a_search_names_the_rate_it_sustains_and_records_its_rerun_rule() {
     let work = tempfile::tempdir().expect("temp dir");
     let out = work.path().join("out");

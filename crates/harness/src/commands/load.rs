@@ -273,7 +273,7 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
         .open(triebench_merkle::TABLES, visitor)
         .map_err(CliError::from)
         .and_then(|run| run);
-    if result.is_err() {
+    if matches!(&result, Err(e) if !matches!(e, CliError::Interrupted(_))) {
         if let Some(temp) = temp_dir.take() {
             // The error may name a file in it (a server's log): keep it to be read.
             eprintln!(
@@ -453,8 +453,9 @@ impl StoreVisitor for LoadVisitor<'_> {
             None => runs.len().checked_sub(1),
         };
         let Some(headline) = headline_idx.and_then(|i| runs.get(i)) else {
-            eprintln!("load: stopped before any run completed; nothing written");
-            return Ok(());
+            return Err(CliError::Interrupted(
+                "load was stopped before any run completed; nothing was written".to_string(),
+            ));
         };
         let summaries: Vec<RunSummary> = runs
             .iter()
@@ -511,6 +512,15 @@ impl StoreVisitor for LoadVisitor<'_> {
             print!("\n{}", load_files::search_markdown(&file));
         }
         println!("load: wrote {}", a.out.join(LOAD_FILE).display());
+        if self.stop.load(Ordering::Relaxed) {
+            let cut = runs.last().is_some_and(|r| r.stopped);
+            return Err(CliError::Interrupted(format!(
+                "load was stopped; {} holds the {} run(s) made before it{}",
+                a.out.join(LOAD_FILE).display(),
+                runs.len(),
+                if cut { ", the last one cut short" } else { "" }
+            )));
+        }
         Ok(())
     }
 }
