@@ -135,3 +135,41 @@ fn crash_test_refuses_zero_rounds_and_a_crash_file_it_cannot_add_to() {
         b"[1, 2"
     );
 }
+
+#[test]
+fn a_report_reads_every_file_before_it_writes_one() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let criterion = tmp.path().join("criterion");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/criterion");
+    let copied = Command::new("cp")
+        .args(["-r", path(&fixtures), path(&criterion)])
+        .status()
+        .expect("cp runs");
+    assert!(copied.success());
+    let out = tmp.path().join("out");
+    let report = [
+        "report",
+        "--baseline",
+        "tmpfs",
+        "--runs",
+        "disk",
+        "--criterion-dir",
+        path(&criterion),
+        "--out",
+        path(&out),
+    ];
+    let made = triebench(&report);
+    assert!(made.status.success(), "{made:?}");
+    let plot = out.join("slowdown.svg");
+    let written = std::fs::metadata(&plot).and_then(|m| m.modified());
+    let phases = criterion.join("triebench-runs/phases");
+    std::fs::create_dir_all(&phases).expect("mkdir");
+    std::fs::write(phases.join("disk.json"), "{ not json").expect("write");
+    let err = fails(&report);
+    assert!(err.contains("disk.json"), "{err}");
+    // The phase file is read after the plots are made, but before any is written.
+    assert_eq!(
+        std::fs::metadata(&plot).and_then(|m| m.modified()).ok(),
+        written.ok()
+    );
+}

@@ -38,6 +38,25 @@ fn rename_run(dir: &Path, from: &str, to: &str) {
     }
 }
 
+/// The first file called `name` below `dir`, in name order.
+fn first_file_named(dir: &Path, name: &str) -> Option<PathBuf> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    entries.sort();
+    if let Some(found) = entries
+        .iter()
+        .find(|p| p.file_name().is_some_and(|f| f == name))
+    {
+        return Some(found.clone());
+    }
+    entries
+        .iter()
+        .filter(|p| p.is_dir())
+        .find_map(|p| first_file_named(p, name))
+}
+
 /// Runs scripts/export-run.sh as host `host`; returns the run folder it made.
 fn export(host: &str, name: &str, criterion: &Path, parent: &Path) -> PathBuf {
     let out = Command::new("bash")
@@ -178,6 +197,28 @@ fn two_hosts_with_the_same_filesystem_name_merge_into_one_report() {
             "{bench}: {ratio} vs {want}"
         );
     }
+
+    // A bad file in a run folder fails the report naming that file (not its merged copy), and
+    // the report made before, merged runs included, stays as it was.
+    let report_before = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    let sample = first_file_named(&folder_b.join("criterion"), "sample.json").expect("a sample");
+    std::fs::write(&sample, "garbage").expect("corrupt sample.json");
+    let failed = triebench(&[
+        "report",
+        "--runs",
+        &folder_a.display().to_string(),
+        &folder_b.display().to_string(),
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(!failed.status.success());
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert!(err.contains(&sample.display().to_string()), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("report.md")).expect("report.md"),
+        report_before
+    );
+    assert!(out.join("criterion/triebench-runs").is_dir());
 
     // Mixing names and folders is refused with one clear message.
     let mixed = triebench(&["report", "--runs", &folder_a.display().to_string(), "tmpfs"]);

@@ -14,7 +14,8 @@
 //!   plots.
 //! - [`error`]: [`ReportError`]; [`io_error`]: [`IoLabError`], the lab's measurement errors.
 //!
-//! [`run_report`] wires the stages and writes the folder:
+//! [`run_report`] wires the stages, reading every input before it writes anything (a bad file
+//! leaves an existing folder as it was), and writes the folder:
 //!
 //! ```text
 //! results/<date>-<host>-<label>/
@@ -166,10 +167,44 @@ fn to_json<T: serde::Serialize>(what: &'static str, value: &T) -> Result<String,
         .map_err(|source| ReportError::Json { what, source })
 }
 
+/// What a report reads from a criterion directory for its runs.
+struct Inputs {
+    results: ResultSet,
+    io: Option<model::io_profile::IoProfileFile>,
+    crash: Option<model::crash::CrashFile>,
+    load: Vec<read::load_runs::LoadEntry>,
+    phases: Vec<model::phases::PhaseRunFile>,
+}
+
+/// Reads everything the report of `runs` needs, before anything is written: a bad file fails
+/// the report naming that file, and leaves a result folder written before as it was.
+fn read_inputs(index: &CriterionIndex, runs: &[String]) -> Result<Inputs, ReportError> {
+    let dir = index.root();
+    Ok(Inputs {
+        results: load_results(index, runs)?,
+        io: io_profile_run::load_io_profile(dir)?,
+        crash: read::crash::load_crash(dir)?,
+        load: read::load_runs::read_all(dir, runs)?,
+        phases: read::phases_run::load_all(dir, runs).map_err(|e| ReportError::Sidecar {
+            path: dir.join(read::fs_info::SIDECAR_DIR),
+            reason: e.to_string(),
+        })?,
+    })
+}
+
+/// Reads what a report of run `run` in `criterion_dir` would read, and writes nothing: how a
+/// merged report checks each run folder's own files before copying them, so an error names
+/// the user's file rather than its copy.
+pub(crate) fn check_run(criterion_dir: &Path, run: &str) -> Result<(), ReportError> {
+    let index = CriterionIndex::open(criterion_dir)?;
+    read_inputs(&index, &[run.to_string()]).map(drop)
+}
+
 /// Writes the report folder for `args` and returns its path.
 ///
 /// Errors when the criterion directory or the baseline does not exist (listing the baselines
-/// that do); runs, cells and floors that are absent are reported as missing, not errors.
+/// that do), or when a file it reads is unreadable, before anything is written; runs, cells
+/// and floors that are absent are reported as missing, not errors.
 pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
     let criterion_dir = args
         .criterion_dir
@@ -184,11 +219,15 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         });
     }
     let runs = resolve_runs(args, &index);
-    let results = load_results(&index, &runs)?;
+    let Inputs {
+        results,
+        io,
+        crash,
+        load,
+        phases,
+    } = read_inputs(&index, &runs)?;
     let ratios = ratios::compute(&results, stats::RESAMPLES);
     let missing = missing::find(&results);
-    let io = io_profile_run::load_io_profile(&criterion_dir)?;
-    let crash = read::crash::load_crash(&criterion_dir)?;
     let predictions = io
         .as_ref()
         .map(|io| lab::predictions(&results, io))
@@ -219,13 +258,7 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         runs: runs.clone(),
     };
     let plot_files = plots::write_all(&results, &ratios, &out_dir)?;
-    let load = read::load_runs::read_all(&criterion_dir, &runs)?;
     render::load_section::write_plot(&load, &out_dir)?;
-    let phases =
-        read::phases_run::load_all(&criterion_dir, &runs).map_err(|e| ReportError::Sidecar {
-            path: criterion_dir.join(read::fs_info::SIDECAR_DIR),
-            reason: e.to_string(),
-        })?;
     render::phase_section::write_plots(&phases, &out_dir)?;
     let span_cost = analysis::phases::span_cost(&results);
 

@@ -1,13 +1,15 @@
 //! A report over run folders from several machines (`triebench report --runs DIR...`).
 //!
-//! Data flow: the folders are merged ([`crate::read::run_folders::merge`]) into
-//! `<out>/criterion`, each run renamed `<host>.<filesystem>`; [`run_report`] then writes the
-//! usual report from that directory, and a "Machines" section
-//! ([`crate::render::machines_section`]) is added to `report.md`. The merged criterion directory
+//! Data flow: each folder's own files are read first, as a report of it alone would read them
+//! (so an error names the user's file, and nothing is written yet). The folders are then merged
+//! ([`crate::read::run_folders::merge`]) into `<out>/criterion`, each run renamed
+//! `<host>.<filesystem>`; [`run_report`] writes the usual report from that directory, and a
+//! "Machines" section ([`crate::render::machines_section`]) is added to `report.md`. The merged
+//! criterion directory (removed again if the report fails)
 //! stays in the result folder, so the report can be re-made from it alone
 //! (`triebench report --criterion-dir <out>/criterion --baseline ...`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::error::ReportError;
 use crate::model::naming;
@@ -41,18 +43,39 @@ pub fn run_merged_report(args: &MergedArgs) -> Result<PathBuf, ReportError> {
             &label,
         )),
     };
-    let criterion_dir = out_dir.join("criterion");
+    // Each folder's own files are read first, as its report would read them: an error names
+    // the user's file (not its merged copy), and nothing has been written yet.
+    for folder in &args.folders {
+        let manifest = run_folders::read_manifest(folder)?;
+        crate::check_run(&folder.join(run_folders::CRITERION), &manifest.filesystem)?;
+    }
+    let criterion_dir = out_dir.join(run_folders::CRITERION);
     if criterion_dir.exists() {
         std::fs::remove_dir_all(&criterion_dir)
             .map_err(|e| ReportError::write(&criterion_dir, e))?;
     }
-    let merged = run_folders::merge(&args.folders, &criterion_dir)?;
+    let made = merge_and_report(args, label, out_dir, &criterion_dir);
+    if made.is_err() {
+        // A half-made merged directory is no use to re-run the report from.
+        let _ = std::fs::remove_dir_all(&criterion_dir);
+    }
+    made
+}
+
+/// Merges the folders into `criterion_dir` and writes the report into `out_dir`.
+fn merge_and_report(
+    args: &MergedArgs,
+    label: String,
+    out_dir: PathBuf,
+    criterion_dir: &Path,
+) -> Result<PathBuf, ReportError> {
+    let merged = run_folders::merge(&args.folders, criterion_dir)?;
     let baseline = pick_baseline(args, &merged)?;
     let report_dir = run_report(&ReportArgs {
         baseline,
         runs: merged.iter().map(|m| m.label.clone()).collect(),
         out: Some(out_dir),
-        criterion_dir: Some(criterion_dir),
+        criterion_dir: Some(criterion_dir.to_path_buf()),
         label: Some(label),
         results_root: args.results_root.clone(),
     })?;

@@ -27,7 +27,7 @@ pub fn is_run_folder(dir: &Path) -> bool {
 pub fn merge(folders: &[PathBuf], into: &Path) -> Result<Vec<MergedRun>, ReportError> {
     let mut merged: Vec<MergedRun> = Vec::new();
     for folder in folders {
-        let manifest: Manifest = read_json(&folder.join(MANIFEST))?;
+        let manifest = read_manifest(folder)?;
         let machine: Machine = read_json(&folder.join("env.json")).unwrap_or_default();
         let label = format!("{}.{}", file_safe(&manifest.host), manifest.filesystem);
         if let Some(same) = merged.iter().find(|m| m.label == label) {
@@ -39,10 +39,7 @@ pub fn merge(folders: &[PathBuf], into: &Path) -> Result<Vec<MergedRun>, ReportE
                 ),
             ));
         }
-        let criterion = folder.join("criterion");
-        if !criterion.is_dir() {
-            return Err(bad(folder, "it has no criterion/ directory".into()));
-        }
+        let criterion = folder.join(CRITERION);
         copy_run(&criterion, into, &manifest.filesystem, &label).map_err(|e| {
             bad(
                 folder,
@@ -57,6 +54,18 @@ pub fn merge(folders: &[PathBuf], into: &Path) -> Result<Vec<MergedRun>, ReportE
         });
     }
     Ok(merged)
+}
+
+/// A run folder's own criterion directory.
+pub const CRITERION: &str = "criterion";
+
+/// The manifest of run folder `folder`, once it is seen to hold a criterion directory.
+pub fn read_manifest(folder: &Path) -> Result<Manifest, ReportError> {
+    let manifest = read_json(&folder.join(MANIFEST))?;
+    if !folder.join(CRITERION).is_dir() {
+        return Err(bad(folder, "it has no criterion/ directory".into()));
+    }
+    Ok(manifest)
 }
 
 /// Copies `from` (a run folder's `criterion/`) into `into`, renaming every directory named
