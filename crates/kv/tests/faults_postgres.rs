@@ -1,5 +1,6 @@
 //! Fault tests of the PostgreSQL backend: no PostgreSQL installed, the server killed mid-run,
-//! an unreachable `POSTGRES_URL`. Each fails with an error, quickly, never a hang.
+//! an unreachable `POSTGRES_URL`, a statement the server refuses. Each fails with an error that
+//! says why, quickly, never a hang.
 #![cfg(feature = "postgres-db")]
 
 use std::time::{Duration, Instant};
@@ -97,4 +98,32 @@ fn cluster_lives_in_the_directory_under_test_and_stops_on_drop() {
     // SAFETY: kill with signal 0 only probes.
     let alive = unsafe { libc::kill(pid as libc::pid_t, 0) } == 0;
     assert!(!alive, "postgres {pid} still runs after drop");
+}
+
+#[test]
+fn a_server_error_is_quoted_not_just_called_a_db_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = PgStore::open(dir.path(), TABLES, PgOptions::default()).expect("open");
+    let t = store.table("main").expect("t");
+    let r = store.reader().expect("reader");
+    assert_eq!(r.get(t, b"k").expect("get"), None);
+    // Another client drops the store's tables: the server refuses the next read with an error
+    // of its own (42P01, undefined table) while the connection stays up.
+    let url = store.server().expect("managed").url();
+    let mut other = postgres::Client::connect(&url, postgres::NoTls).expect("second client");
+    let schemas = other
+        .query(
+            "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg_%' \
+             AND nspname NOT IN ('public', 'information_schema')",
+            &[],
+        )
+        .expect("list schemas");
+    for row in schemas {
+        let name: String = row.get(0);
+        other
+            .batch_execute(&format!("DROP SCHEMA \"{name}\" CASCADE"))
+            .expect("drop schema");
+    }
+    let msg = r.get(t, b"k").expect_err("its table is gone").to_string();
+    assert!(msg.contains("42P01") && !msg.contains("db error"), "{msg}");
 }

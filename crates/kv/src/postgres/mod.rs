@@ -124,7 +124,8 @@ impl PgStore {
         KvError::backend(
             "postgres",
             format!(
-                "{action}: {e}; {what} (see its log {})",
+                "{action}: {}; {what} (see its log {})",
+                describe(&e),
                 server.log_path().display()
             ),
         )
@@ -168,5 +169,18 @@ pub fn drop_store(dir: &Path, url: &str) -> KvResult<()> {
 
 /// Maps a client error onto [`KvError`].
 pub(crate) fn pg_err(action: &str, e: postgres::Error) -> KvError {
-    KvError::backend("postgres", format!("{action}: {e}"))
+    KvError::backend("postgres", format!("{action}: {}", describe(&e)))
+}
+
+/// The client's error with what it wraps: the server's own message for a database error
+/// (`FATAL 57P01: terminating connection due to administrator command`), where the client's
+/// `Display` says only "db error", or the I/O error under a failed connection.
+fn describe(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{} {}: {}", db.severity(), db.code().code(), db.message());
+    }
+    match std::error::Error::source(e) {
+        Some(cause) if !e.to_string().contains(&cause.to_string()) => format!("{e}: {cause}"),
+        _ => e.to_string(),
+    }
 }

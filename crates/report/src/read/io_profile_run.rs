@@ -65,7 +65,7 @@ pub fn collect(
                 profile,
                 mount,
             };
-            let (commits, counts) = stores.run(triebench_merkle::TABLES, counted)??;
+            let (commits, counts) = stores.try_run(triebench_merkle::TABLES, counted)??;
             let row = IoRow {
                 profile: profile.name().to_string(),
                 scenario: scenario.name().to_string(),

@@ -67,7 +67,7 @@ pub fn collect(
         let (mut suite_commits, mut suite_wall) = (0, 0);
         for scenario in SCENARIOS {
             let timed = Timed { scenario, profile };
-            let (commits, totals, wall) = stores.run(triebench_merkle::TABLES, timed)??;
+            let (commits, totals, wall) = stores.try_run(triebench_merkle::TABLES, timed)??;
             let r = row(profile, scenario.name(), commits, &totals, wall);
             progress(&r);
             rows.push(r);
