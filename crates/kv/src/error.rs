@@ -77,10 +77,11 @@ pub enum KvError {
         source: std::io::Error,
     },
 
-    /// The filesystem holding the store is full: the commit failed and was rolled back.
+    /// The filesystem holding the store is full: the commit (or the store's opening) failed
+    /// and left nothing half-written.
     #[error(
         "the disk holding {} is full ({}): {detail}; free space there or use another \
-         directory; the failed transaction was rolled back",
+         directory (nothing was half-written: a failed commit is rolled back)",
         dir.display(),
         match free_bytes { Some(b) => format!("{b} bytes free"), None => "free space unknown".to_string() }
     )]

@@ -114,11 +114,12 @@ impl PgServer {
                 .status()
                 .map_err(|e| KvError::PostgresStart(format!("cannot run initdb: {e}")))?;
             if !status.success() {
-                return Err(KvError::PostgresStart(format!(
-                    "initdb failed ({status}); log {}:\n{}",
-                    log.display(),
-                    log_tail(&log, log_start)
-                )));
+                return Err(start_failure(
+                    &dir,
+                    format!("initdb failed ({status})"),
+                    &log,
+                    log_start,
+                ));
             }
         }
         let (socket_dir, short) = if data_dir.as_os_str().len() <= MAX_SOCKET_DIR {
@@ -166,11 +167,13 @@ impl PgServer {
         let started = Instant::now();
         loop {
             if !self.is_running() {
-                return Err(KvError::PostgresStart(format!(
-                    "postgres exited before accepting connections; log {}:\n{}",
-                    self.log.display(),
-                    log_tail(&self.log, log_start)
-                )));
+                let dir = self.log.parent().unwrap_or(&self.log);
+                return Err(start_failure(
+                    dir,
+                    "postgres exited before accepting connections".to_string(),
+                    &self.log,
+                    log_start,
+                ));
             }
             if postgres::Config::new()
                 .host_path(&self.socket_dir)
@@ -183,13 +186,17 @@ impl PgServer {
                 return Ok(());
             }
             if started.elapsed() > START_TIMEOUT {
-                return Err(KvError::PostgresStart(format!(
-                    "postgres (pid {}) did not accept connections within {} s; log {}:\n{}",
-                    self.pid,
-                    START_TIMEOUT.as_secs(),
-                    self.log.display(),
-                    log_tail(&self.log, log_start)
-                )));
+                let dir = self.log.parent().unwrap_or(&self.log);
+                return Err(start_failure(
+                    dir,
+                    format!(
+                        "postgres (pid {}) did not accept connections within {} s",
+                        self.pid,
+                        START_TIMEOUT.as_secs()
+                    ),
+                    &self.log,
+                    log_start,
+                ));
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -416,14 +423,39 @@ fn clone(file: &std::fs::File, path: &Path) -> KvResult<std::fs::File> {
         .map_err(|e| KvError::io("open log file", path, e))
 }
 
+/// Lines of the log shown in a start error: its last few, where initdb and postgres say why.
+const LOG_TAIL_LINES: usize = 4;
+
+/// Why `initdb` or the server failed to start: [`KvError::DiskFull`] when the log says the disk
+/// is full (initdb's bootstrap fails with ENOSPC) or the disk is nearly full (a full one leaves
+/// the log empty), else the log's last lines since `from`.
+fn start_failure(dir: &Path, what: String, log: &Path, from: u64) -> KvError {
+    let tail = log_tail(log, from);
+    if let Some(full) = tail.lines().find(|l| l.contains("No space left on device")) {
+        return KvError::disk_full(dir, format!("{what}: {}", full.trim()));
+    }
+    KvError::disk_full_if_low(dir, &what).unwrap_or_else(|| {
+        KvError::PostgresStart(format!(
+            "{what}; log {}, last lines:\n{tail}",
+            log.display()
+        ))
+    })
+}
+
+/// The last [`LOG_TAIL_LINES`] non-empty lines written to the log since `from` (best effort).
 fn log_tail(path: &Path, from: u64) -> String {
     let Ok(mut f) = std::fs::File::open(path) else {
-        return String::new();
+        return "(cannot open the log)".to_string();
     };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let start = from.max(len.saturating_sub(2048));
+    let start = from.max(len.saturating_sub(4096));
     let _ = f.seek(SeekFrom::Start(start));
-    let mut s = String::new();
-    let _ = f.read_to_string(&mut s);
-    s
+    let mut bytes = Vec::new();
+    let _ = f.read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return "(the log is empty)".to_string();
+    }
+    lines[lines.len().saturating_sub(LOG_TAIL_LINES)..].join("\n")
 }
