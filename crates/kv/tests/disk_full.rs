@@ -5,7 +5,8 @@
 //! `redis-aof`'s managed server exits when it cannot write its append-only file; that too is
 //! a DiskFull. After the error, the store reopens and every batch acknowledged before it reads
 //! back. A store opened on a disk that is already full is a DiskFull too (LMDB used to die of
-//! SIGBUS writing its lock file's map; a managed PostgreSQL server's `initdb` printed its log).
+//! SIGBUS writing its lock file's map; managed PostgreSQL and Redis servers failed to start
+//! with their logs as the only clue).
 #![cfg(all(feature = "lmdb", feature = "sqlite-db", target_os = "linux"))]
 
 use std::path::Path;
@@ -179,6 +180,8 @@ fn opening_a_store_on_a_full_disk_is_a_clear_error() {
         Profile::SqliteRollback,
         #[cfg(feature = "postgres-db")]
         Profile::Postgres,
+        #[cfg(feature = "redis-db")]
+        Profile::RedisAof,
     ] {
         let Some(disk) = SmallDisk::mount("2m") else {
             return;

@@ -204,10 +204,17 @@ impl RedisServer {
                 if tail.contains("Address already in use") {
                     return Err(Attempt::PortTaken(tail));
                 }
+                let what = format!(
+                    "{} exited ({status}) before answering on port {}",
+                    EXECUTABLE, self.port
+                );
+                // On a full disk it exits having written nothing, not even its log.
+                let dir = self.log.parent().unwrap_or(&self.log);
+                if let Some(full) = KvError::disk_full_if_low(dir, &what) {
+                    return Err(Attempt::Failed(full));
+                }
                 return Err(Attempt::Failed(KvError::RedisServerStart(format!(
-                    "{} exited ({status}) before answering on port {}; log {}:\n{tail}",
-                    EXECUTABLE,
-                    self.port,
+                    "{what}; log {}:\n{tail}",
                     self.log.display()
                 ))));
             }
