@@ -15,6 +15,7 @@
 //! rarely call `memcmp`. Point lookups go by `Probe`, which compares the same way; a lookup by
 //! `&[u8]` would compare whole slices and so read the heap bytes of every entry it passed.
 
+mod copying;
 mod entry;
 mod pending;
 mod snapshot;
@@ -27,7 +28,7 @@ use crate::range::KeyRange;
 use crate::store::{check_table, validate_tables, ReadTx, Store, Table, WriteTx};
 use entry::{Entry, Probe};
 use pending::{Map, Pending};
-use snapshot::{Snapshot, Spare};
+use snapshot::{Snapshot, WriterSide};
 
 /// An in-memory store (profile `btree`).
 #[derive(Debug)]
@@ -35,7 +36,7 @@ pub struct BTreeStore {
     names: Vec<String>,
     committed: RwLock<Arc<Snapshot>>,
     /// Held by the writer; it also keeps the spare copy of the tables (see `snapshot`).
-    writer_lock: Mutex<Option<Spare>>,
+    writer_lock: Mutex<WriterSide>,
 }
 
 impl BTreeStore {
@@ -46,17 +47,21 @@ impl BTreeStore {
         Ok(BTreeStore {
             names,
             committed: RwLock::new(Arc::new(empty)),
-            writer_lock: Mutex::new(None),
+            writer_lock: Mutex::new(WriterSide::default()),
         })
     }
 
     /// As [`open`](Self::open), folding the layers of commits made under readers every
-    /// `fold_at` changes instead of every 4096 (tests fold early).
+    /// `fold_at` changes instead of every 4096, and waiting for a fold's copy from `lag_folds`
+    /// folds' worth instead of 64 (tests fold early; 1 makes each copy at once).
     #[cfg(test)]
-    fn open_folding_at(tables: &[&str], fold_at: usize) -> KvResult<Self> {
+    fn open_folding_at(tables: &[&str], fold_at: usize, lag_folds: usize) -> KvResult<Self> {
         let store = BTreeStore::open(tables)?;
-        *store.committed.write().map_err(|_| poisoned())? =
-            Arc::new(Snapshot::with_fold_at(store.names.len(), fold_at));
+        *store.committed.write().map_err(|_| poisoned())? = Arc::new(Snapshot::with_fold_at(
+            store.names.len(),
+            fold_at,
+            lag_folds,
+        ));
         Ok(store)
     }
 
@@ -109,7 +114,7 @@ impl ReadTx for BTreeReader {
 #[derive(Debug)]
 pub struct BTreeWriter<'s> {
     store: &'s BTreeStore,
-    exclusive: MutexGuard<'s, Option<Spare>>,
+    exclusive: MutexGuard<'s, WriterSide>,
     base: Arc<Snapshot>,
     /// Pending changes per table.
     overlay: Vec<Pending>,
@@ -260,6 +265,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     /// A large commit onto a smaller table, whether the table's entries are inserted into the
     /// puts (2 beside 40) or both are merged (12 beside 40): the new value of a key in both
@@ -340,7 +346,7 @@ mod tests {
     /// in place once no reader holds them (the spare), while readers see what they opened on.
     #[test]
     fn folds_catch_up_the_spare_instead_of_copying() {
-        let store = BTreeStore::open_folding_at(&["t"], 1).unwrap();
+        let store = BTreeStore::open_folding_at(&["t"], 1, 1).unwrap();
         let t = store.table("t").unwrap();
         let commit = |key: &[u8]| {
             let mut w = store.writer().unwrap();
@@ -378,18 +384,81 @@ mod tests {
         assert_eq!(keys, [b"a", b"b", b"c", b"d"]);
     }
 
+    /// Under readers, a fold's copy of the tables is made on a thread of its own: commits go on
+    /// as layers while it is made (readers see each), the first commit after it is done folds,
+    /// and a commit that finds the layers at their limit waits for it.
+    #[test]
+    fn a_fold_copies_the_tables_on_a_thread_of_its_own() {
+        let store = BTreeStore::open_folding_at(&["t"], 1, 6).unwrap();
+        let gate = Arc::new(AtomicBool::new(false));
+        Arc::make_mut(&mut store.committed.write().unwrap()).copy_gate = Some(Arc::clone(&gate));
+        let t = store.table("t").unwrap();
+        let commit = |i: u8| {
+            let mut w = store.writer().unwrap();
+            w.put(t, &[i], b"v").unwrap();
+            w.commit().unwrap();
+        };
+        let side = || store.writer_lock.lock().unwrap();
+        let address = || store.snapshot().unwrap().tables_address();
+        let count = || store.reader().unwrap().count(t).unwrap();
+        commit(0);
+        let first = address();
+        let reader = store.reader().unwrap();
+        // A fold is due at once; its copy waits on the gate, and the commits go on as layers.
+        for i in 1..4 {
+            commit(i);
+            assert!(side().is_copying() && !side().has_spare(), "commit {i}");
+            assert_eq!(address(), first);
+            assert_eq!(count(), u64::from(i) + 1);
+        }
+        gate.store(true, Ordering::Release);
+        let start = std::time::Instant::now();
+        while !side().copy_done() {
+            assert!(start.elapsed().as_secs() < 10, "the copy never finished");
+            std::thread::yield_now();
+        }
+        commit(4);
+        assert!(!side().is_copying() && side().has_spare());
+        assert_ne!(address(), first);
+        assert_eq!(store.snapshot().unwrap().layer_count(), 0);
+        assert_eq!((reader.count(t).unwrap(), count()), (1, 5));
+
+        // The reader still holds the old tables, so the next fold copies again; with the gate
+        // held, the commit that brings the layers to six folds' worth waits for the copy,
+        // which a thread lets through after a moment.
+        gate.store(false, Ordering::Release);
+        for i in 5..10 {
+            commit(i);
+            assert!(side().is_copying(), "commit {i}");
+        }
+        let opener = {
+            let gate = Arc::clone(&gate);
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                gate.store(true, Ordering::Release);
+            })
+        };
+        let second = address();
+        commit(10);
+        assert!(!side().is_copying());
+        assert_ne!(address(), second);
+        assert_eq!(store.snapshot().unwrap().layer_count(), 0);
+        assert_eq!((reader.count(t).unwrap(), count()), (1, 11));
+        opener.join().unwrap();
+    }
+
     /// Once readers are gone for 64 commits in a row, the store drops its spare and commits
     /// apply in place again; a reader back in between restarts the count.
     #[test]
     fn commits_go_back_in_place_once_readers_are_gone() {
-        let store = BTreeStore::open_folding_at(&["t"], 1).unwrap();
+        let store = BTreeStore::open_folding_at(&["t"], 1, 1).unwrap();
         let t = store.table("t").unwrap();
         let commit = |i: u32| {
             let mut w = store.writer().unwrap();
             w.put(t, &i.to_be_bytes(), b"v").unwrap();
             w.commit().unwrap();
         };
-        let has_spare = || store.writer_lock.lock().unwrap().is_some();
+        let has_spare = || store.writer_lock.lock().unwrap().has_spare();
         commit(0);
         let reader = store.reader().unwrap();
         commit(1);
@@ -441,8 +510,9 @@ mod tests {
         fn readers_keep_their_snapshots(
             steps in proptest::collection::vec(step(), 1..40),
             fold_at in 1usize..40,
+            lag_folds in 1usize..4,
         ) {
-            let store = BTreeStore::open_folding_at(&["t", "u"], fold_at).unwrap();
+            let store = BTreeStore::open_folding_at(&["t", "u"], fold_at, lag_folds).unwrap();
             let (t, u) = (store.table("t").unwrap(), store.table("u").unwrap());
             let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
             // Each open reader with the model's map as it was when it opened.

@@ -9,8 +9,10 @@
 //! into a second copy of the tables that no reader sees (the [`Spare`]): it lacks only the
 //! layers of the fold before, so catching it up costs what they hold, and it becomes the new
 //! base while the old base becomes the spare. The spare is made by copying the tables once,
-//! at the first fold (and again if a reader still holds it when it is wanted); from then on the
-//! store holds its tables twice and every commit goes through a layer, until [`QUIET_COMMITS`]
+//! at the first fold (and again if a reader still holds it when it is wanted), on a thread of
+//! its own ([`Copying`]): commits go on as layers meanwhile, and the fold happens once the copy
+//! is done, or waits for it once the layers hold [`COPY_LAG_FOLDS`] folds' worth of changes.
+//! From then on the store holds its tables twice and every commit goes through a layer, until [`QUIET_COMMITS`]
 //! commits in a row find no reader: then the layers go back into the tables in place, the spare
 //! is dropped and commits apply in place again. Layers made before the first fold go back in
 //! place as soon as no reader holds the tables.
@@ -21,6 +23,7 @@ use std::iter::Peekable;
 use std::ops::{Bound, ControlFlow};
 use std::sync::Arc;
 
+use super::copying::Copying;
 use super::entry::{Entry, KeyRef};
 use super::pending::{apply, Map, Pending};
 use crate::range::KeyRange;
@@ -31,6 +34,10 @@ pub(super) type Tables = Vec<Map>;
 /// Layers fold into the spare once they hold this many changes: a lookup then looks through
 /// a few small layers, and a fold applies at most twice this many.
 const FOLD_AT_CHANGES: usize = 4096;
+
+/// How far layers may grow past a fold's worth while the copy a fold needs is made, in folds:
+/// then the fold waits for the copy, so lookups never look through more than a few dozen layers.
+const COPY_LAG_FOLDS: usize = 64;
 
 /// After this many commits in a row with no reader on the tables or the spare, the readers
 /// are taken to be gone: the layers go back into the tables in place and the spare is dropped,
@@ -55,6 +62,12 @@ pub(super) struct Snapshot {
     layers: Vec<Arc<Layer>>,
     /// Changes in `layers` before they fold into the spare (see [`FOLD_AT_CHANGES`]).
     fold_at: usize,
+    /// Folds' worth of changes the layers may hold while a fold waits for its copy (see
+    /// [`COPY_LAG_FOLDS`]).
+    lag_folds: usize,
+    /// A gate each copy's thread waits to find open before copying (tests only).
+    #[cfg(test)]
+    pub(super) copy_gate: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// A second copy of the tables that only the writer holds (readers may still be finishing
@@ -69,18 +82,50 @@ pub(super) struct Spare {
     quiet: u32,
 }
 
+/// What only the writer keeps between commits: the spare, and a copy of the tables in the
+/// making when no spare could serve a fold.
+#[derive(Debug, Default)]
+pub(super) struct WriterSide {
+    spare: Option<Spare>,
+    copying: Option<Copying>,
+}
+
+impl WriterSide {
+    /// Whether the store holds a spare copy of its tables.
+    #[cfg(test)]
+    pub(super) fn has_spare(&self) -> bool {
+        self.spare.is_some()
+    }
+
+    /// Whether a copy of the tables is being made for a fold.
+    #[cfg(test)]
+    pub(super) fn is_copying(&self) -> bool {
+        self.copying.is_some()
+    }
+
+    /// Whether a copy being made for a fold is done.
+    #[cfg(test)]
+    pub(super) fn copy_done(&self) -> bool {
+        self.copying.as_ref().is_some_and(Copying::is_done)
+    }
+}
+
 impl Snapshot {
     /// `count` empty tables.
     pub(super) fn empty(count: usize) -> Snapshot {
-        Snapshot::with_fold_at(count, FOLD_AT_CHANGES)
+        Snapshot::with_fold_at(count, FOLD_AT_CHANGES, COPY_LAG_FOLDS)
     }
 
-    /// As [`empty`](Self::empty), folding layers from `fold_at` changes on (tests fold early).
-    pub(super) fn with_fold_at(count: usize, fold_at: usize) -> Snapshot {
+    /// As [`empty`](Self::empty), folding layers from `fold_at` changes on, and waiting for a
+    /// fold's copy from `lag_folds` folds' worth (tests fold early; 1 waits at once).
+    pub(super) fn with_fold_at(count: usize, fold_at: usize, lag_folds: usize) -> Snapshot {
         Snapshot {
             base: Arc::new(vec![Map::new(); count]),
             layers: Vec::new(),
             fold_at,
+            lag_folds,
+            #[cfg(test)]
+            copy_gate: None,
         }
     }
 
@@ -119,10 +164,11 @@ impl Snapshot {
     /// Commits `changes` (one [`Pending`] per table, made against this snapshot): in place
     /// when no reader holds the tables (and, once a spare exists, none has for
     /// [`QUIET_COMMITS`] commits), else as a layer on top, folded from time to time into
-    /// `spare` (see the module docs). Only the writer holds `spare`.
-    pub(super) fn commit(&mut self, changes: Vec<Pending>, spare: &mut Option<Spare>) {
+    /// the spare (see the module docs). Only the writer holds `side`.
+    pub(super) fn commit(&mut self, changes: Vec<Pending>, side: &mut WriterSide) {
+        // A copy being made holds the tables too: they stay as they are until it is done.
         let unheld = Arc::get_mut(&mut self.base).is_some();
-        let readers_gone = match spare {
+        let readers_gone = match &mut side.spare {
             None => unheld,
             Some(kept) => {
                 let quiet = unheld && Arc::strong_count(&kept.tables) == 1;
@@ -132,7 +178,7 @@ impl Snapshot {
         };
         if readers_gone {
             if let Some(tables) = Arc::get_mut(&mut self.base) {
-                *spare = None;
+                side.spare = None;
                 // Any layer is held only by snapshots on these tables, and none is left but
                 // this one.
                 for layer in self.layers.drain(..) {
@@ -147,41 +193,65 @@ impl Snapshot {
         self.merge_similar_layers();
         let changes: usize = self.layers.iter().map(|l| l.changes).sum();
         if changes >= self.fold_at {
-            self.fold(spare);
+            self.fold(side, changes);
         }
     }
 
     /// Makes the tables with every layer applied the new base: the spare caught up in place if
     /// no reader holds it any more, else a copy of the tables (the first time readers show up,
-    /// or while one holds on to old tables). The old base becomes the spare, lacking exactly
-    /// the layers just applied.
-    fn fold(&mut self, spare: &mut Option<Spare>) {
-        let layers = std::mem::take(&mut self.layers);
-        let quiet = spare.as_ref().map_or(0, |kept| kept.quiet);
-        let unheld = spare
-            .take()
-            .and_then(|Spare { tables, behind, .. }| Some((Arc::try_unwrap(tables).ok()?, behind)));
-        let mut caught_up = match unheld {
-            Some((mut copy, behind)) => {
-                // No snapshot is left on the spare, so none holds the layers it lacks.
-                for layer in behind {
-                    apply_all(&mut copy, Arc::unwrap_or_clone(layer).tables);
-                }
-                copy
-            }
-            // A reader still holds the spare (it is freed when the reader is done), or there
-            // is none yet.
-            None => (*self.base).clone(),
+    /// or while one holds on to old tables), once it is made. The old base becomes the spare,
+    /// lacking exactly the layers just applied. `changes` is what the layers hold.
+    fn fold(&mut self, side: &mut WriterSide, changes: usize) {
+        let quiet = side.spare.as_ref().map_or(0, |kept| kept.quiet);
+        let caught_up = match Self::spare_caught_up(side) {
+            Some(tables) => Some(tables),
+            None => self.copy_of_base(side, changes),
         };
+        let Some(mut caught_up) = caught_up else {
+            // The copy is still being made: the layers wait for it.
+            return;
+        };
+        let layers = std::mem::take(&mut self.layers);
         for layer in &layers {
             apply_all(&mut caught_up, layer.tables.clone());
         }
         let old = std::mem::replace(&mut self.base, Arc::new(caught_up));
-        *spare = Some(Spare {
+        side.spare = Some(Spare {
             tables: old,
             behind: layers,
             quiet,
         });
+    }
+
+    /// The spare with the layers it lacks applied, if no reader holds it any more. A spare a
+    /// reader still holds is let go (it is freed when the reader is done).
+    fn spare_caught_up(side: &mut WriterSide) -> Option<Tables> {
+        let Spare { tables, behind, .. } = side.spare.take()?;
+        let mut copy = Arc::try_unwrap(tables).ok()?;
+        // No snapshot is left on the spare, so none holds the layers it lacks.
+        for layer in behind {
+            apply_all(&mut copy, Arc::unwrap_or_clone(layer).tables);
+        }
+        Some(copy)
+    }
+
+    /// A copy of the tables under the layers: started on a thread of its own the first time it
+    /// is wanted, and taken once done, or waited for once the layers hold `changes` of at least
+    /// [`lag_folds`](Self::lag_folds) folds' worth.
+    fn copy_of_base(&self, side: &mut WriterSide, changes: usize) -> Option<Tables> {
+        if !side.copying.as_ref().is_some_and(|c| c.is_of(&self.base)) {
+            #[cfg(test)]
+            let gate = self.copy_gate.clone();
+            #[cfg(not(test))]
+            let gate = None;
+            side.copying = Some(Copying::start(Arc::clone(&self.base), gate));
+        }
+        let lagging = changes >= self.fold_at.saturating_mul(self.lag_folds);
+        if side.copying.as_ref().is_some_and(|c| c.is_done()) || lagging {
+            side.copying.take().map(Copying::finish)
+        } else {
+            None
+        }
     }
 
     /// How many layers lie on the tables (none once a commit went in place).
