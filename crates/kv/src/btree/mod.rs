@@ -15,7 +15,7 @@
 //! rarely call `memcmp`. Point lookups go by `Probe`, which compares the same way; a lookup by
 //! `&[u8]` would compare whole slices and so read the heap bytes of every entry it passed.
 
-mod copying;
+mod background;
 mod entry;
 mod pending;
 mod snapshot;
@@ -385,8 +385,9 @@ mod tests {
     }
 
     /// Under readers, a fold's copy of the tables is made on a thread of its own: commits go on
-    /// as layers while it is made (readers see each), the first commit after it is done folds,
-    /// and a commit that finds the layers at their limit waits for it.
+    /// as layers while it is made (readers see each); the layers made meanwhile are applied on
+    /// the thread too while they hold more than a fold's worth; the first commit after that
+    /// folds; and a commit that finds the layers at their limit waits for the copy.
     #[test]
     fn a_fold_copies_the_tables_on_a_thread_of_its_own() {
         let store = BTreeStore::open_folding_at(&["t"], 1, 6).unwrap();
@@ -399,12 +400,19 @@ mod tests {
             w.commit().unwrap();
         };
         let side = || store.writer_lock.lock().unwrap();
+        let wait_for_copy = || {
+            let start = std::time::Instant::now();
+            while !side().copy_done() {
+                assert!(start.elapsed().as_secs() < 10, "the copy never finished");
+                std::thread::yield_now();
+            }
+        };
         let address = || store.snapshot().unwrap().tables_address();
         let count = || store.reader().unwrap().count(t).unwrap();
         commit(0);
         let first = address();
         let reader = store.reader().unwrap();
-        // A fold is due at once; its copy waits on the gate, and the commits go on as layers.
+        // A fold is due at once; its copy waits at the gate, and the commits go on as layers.
         for i in 1..4 {
             commit(i);
             assert!(side().is_copying() && !side().has_spare(), "commit {i}");
@@ -412,22 +420,23 @@ mod tests {
             assert_eq!(count(), u64::from(i) + 1);
         }
         gate.store(true, Ordering::Release);
-        let start = std::time::Instant::now();
-        while !side().copy_done() {
-            assert!(start.elapsed().as_secs() < 10, "the copy never finished");
-            std::thread::yield_now();
-        }
+        wait_for_copy();
+        // The copy holds commit 1; commits 2-4 are more than a fold's worth, so the thread
+        // applies them before the fold takes the copy.
         commit(4);
+        assert!(side().is_copying() && !side().has_spare());
+        wait_for_copy();
+        commit(5);
         assert!(!side().is_copying() && side().has_spare());
         assert_ne!(address(), first);
         assert_eq!(store.snapshot().unwrap().layer_count(), 0);
-        assert_eq!((reader.count(t).unwrap(), count()), (1, 5));
+        assert_eq!((reader.count(t).unwrap(), count()), (1, 6));
 
         // The reader still holds the old tables, so the next fold copies again; with the gate
-        // held, the commit that brings the layers to six folds' worth waits for the copy,
+        // closed, the commit that brings the layers to six folds' worth waits for the copy,
         // which a thread lets through after a moment.
         gate.store(false, Ordering::Release);
-        for i in 5..10 {
+        for i in 6..11 {
             commit(i);
             assert!(side().is_copying(), "commit {i}");
         }
@@ -439,11 +448,11 @@ mod tests {
             })
         };
         let second = address();
-        commit(10);
+        commit(11);
         assert!(!side().is_copying());
         assert_ne!(address(), second);
         assert_eq!(store.snapshot().unwrap().layer_count(), 0);
-        assert_eq!((reader.count(t).unwrap(), count()), (1, 11));
+        assert_eq!((reader.count(t).unwrap(), count()), (1, 12));
         opener.join().unwrap();
     }
 

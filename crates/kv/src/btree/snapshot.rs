@@ -10,8 +10,10 @@
 //! layers of the fold before, so catching it up costs what they hold, and it becomes the new
 //! base while the old base becomes the spare. The spare is made by copying the tables once,
 //! at the first fold (and again if a reader still holds it when it is wanted), on a thread of
-//! its own ([`Copying`]): commits go on as layers meanwhile, and the fold happens once the copy
-//! is done, or waits for it once the layers hold [`COPY_LAG_FOLDS`] folds' worth of changes.
+//! its own ([`Copying`]), which also applies the layers there are when it starts: commits go on
+//! as layers meanwhile. When it is done, the layers made while it ran are applied on the thread
+//! again if they hold more than a fold's worth, and the fold takes the copy once few are left
+//! (or waits for it once the layers hold [`COPY_LAG_FOLDS`] folds' worth of changes).
 //! From then on the store holds its tables twice and every commit goes through a layer, until [`QUIET_COMMITS`]
 //! commits in a row find no reader: then the layers go back into the tables in place, the spare
 //! is dropped and commits apply in place again. Layers made before the first fold go back in
@@ -23,7 +25,7 @@ use std::iter::Peekable;
 use std::ops::{Bound, ControlFlow};
 use std::sync::Arc;
 
-use super::copying::Copying;
+use super::background::Background;
 use super::entry::{Entry, KeyRef};
 use super::pending::{apply, Map, Pending};
 use crate::range::KeyRange;
@@ -82,6 +84,15 @@ pub(super) struct Spare {
     quiet: u32,
 }
 
+/// A copy of the tables `of` (which stay as they are while it is made) being brought up to
+/// date on a thread of its own: the result holds the layers `applied` too, oldest first.
+#[derive(Debug)]
+struct Copying {
+    of: Arc<Tables>,
+    applied: Vec<Arc<Layer>>,
+    job: Background<Tables>,
+}
+
 /// What only the writer keeps between commits: the spare, and a copy of the tables in the
 /// making when no spare could serve a fold.
 #[derive(Debug, Default)]
@@ -106,7 +117,7 @@ impl WriterSide {
     /// Whether a copy being made for a fold is done.
     #[cfg(test)]
     pub(super) fn copy_done(&self) -> bool {
-        self.copying.as_ref().is_some_and(Copying::is_done)
+        self.copying.as_ref().is_some_and(|c| c.job.is_done())
     }
 }
 
@@ -190,7 +201,13 @@ impl Snapshot {
         }
         let layer = self.layer_of(changes);
         self.layers.push(Arc::new(layer));
-        self.merge_similar_layers();
+        // The layers a copy in the making holds stay as they are, so it is known what it lacks.
+        let frozen = side
+            .copying
+            .as_ref()
+            .filter(|c| Arc::ptr_eq(&c.of, &self.base))
+            .map_or(0, |c| c.applied.len());
+        self.merge_similar_layers(frozen);
         let changes: usize = self.layers.iter().map(|l| l.changes).sum();
         if changes >= self.fold_at {
             self.fold(side, changes);
@@ -204,15 +221,15 @@ impl Snapshot {
     fn fold(&mut self, side: &mut WriterSide, changes: usize) {
         let quiet = side.spare.as_ref().map_or(0, |kept| kept.quiet);
         let caught_up = match Self::spare_caught_up(side) {
-            Some(tables) => Some(tables),
+            Some(tables) => Some((tables, Vec::new())),
             None => self.copy_of_base(side, changes),
         };
-        let Some(mut caught_up) = caught_up else {
+        let Some((mut caught_up, applied)) = caught_up else {
             // The copy is still being made: the layers wait for it.
             return;
         };
         let layers = std::mem::take(&mut self.layers);
-        for layer in &layers {
+        for layer in lacking(&layers, &applied) {
             apply_all(&mut caught_up, layer.tables.clone());
         }
         let old = std::mem::replace(&mut self.base, Arc::new(caught_up));
@@ -235,23 +252,77 @@ impl Snapshot {
         Some(copy)
     }
 
-    /// A copy of the tables under the layers: started on a thread of its own the first time it
-    /// is wanted, and taken once done, or waited for once the layers hold `changes` of at least
-    /// [`lag_folds`](Self::lag_folds) folds' worth.
-    fn copy_of_base(&self, side: &mut WriterSide, changes: usize) -> Option<Tables> {
-        if !side.copying.as_ref().is_some_and(|c| c.is_of(&self.base)) {
-            #[cfg(test)]
-            let gate = self.copy_gate.clone();
-            #[cfg(not(test))]
-            let gate = None;
-            side.copying = Some(Copying::start(Arc::clone(&self.base), gate));
-        }
+    /// A copy of the tables under the layers, with the layers it already holds: started on a
+    /// thread of its own the first time it is wanted (with the layers there are then), brought
+    /// up to date there again while more than a fold's worth of layers came after, and taken
+    /// once done, or waited for once the layers hold `changes` of [`lag_folds`](Self::lag_folds)
+    /// folds' worth.
+    fn copy_of_base(
+        &self,
+        side: &mut WriterSide,
+        changes: usize,
+    ) -> Option<(Tables, Vec<Arc<Layer>>)> {
         let lagging = changes >= self.fold_at.saturating_mul(self.lag_folds);
-        if side.copying.as_ref().is_some_and(|c| c.is_done()) || lagging {
-            side.copying.take().map(Copying::finish)
-        } else {
-            None
+        if !side
+            .copying
+            .as_ref()
+            .is_some_and(|c| Arc::ptr_eq(&c.of, &self.base))
+        {
+            let source = Arc::clone(&self.base);
+            let started = self.start_copy(move || (*source).clone(), self.layers.clone());
+            if started.is_none() {
+                // No thread could be started: copy here, as the fold must go on.
+                return Some(((*self.base).clone(), Vec::new()));
+            }
+            side.copying = started;
         }
+        if !(lagging || side.copying.as_ref()?.job.is_done()) {
+            return None;
+        }
+        let Copying { applied, job, .. } = side.copying.take()?;
+        let copy = job.finish();
+        let behind: Vec<Arc<Layer>> = lacking(&self.layers, &applied).to_vec();
+        if lagging || behind.iter().map(|l| l.changes).sum::<usize>() <= self.fold_at {
+            return Some((copy, applied));
+        }
+        // Many commits came while it was made: apply them on the thread too.
+        let mut now_applied = applied;
+        now_applied.extend(behind.iter().cloned());
+        side.copying = self.start_copy(move || copy, behind).map(|mut c| {
+            c.applied = now_applied;
+            c
+        });
+        None
+    }
+
+    /// Starts making `start()` with `layers` applied on a thread of its own, as a copy of the
+    /// current tables; `None` if no thread could be started.
+    fn start_copy<F>(&self, start: F, layers: Vec<Arc<Layer>>) -> Option<Copying>
+    where
+        F: FnOnce() -> Tables + Send + 'static,
+    {
+        #[cfg(test)]
+        let gate = self.copy_gate.clone();
+        let applied = layers.clone();
+        let job = Background::start("btree-copy", move || {
+            #[cfg(test)]
+            while gate
+                .as_ref()
+                .is_some_and(|open| !open.load(std::sync::atomic::Ordering::Acquire))
+            {
+                std::thread::yield_now();
+            }
+            let mut tables = start();
+            for layer in &layers {
+                apply_all(&mut tables, layer.tables.clone());
+            }
+            tables
+        })?;
+        Some(Copying {
+            of: Arc::clone(&self.base),
+            applied,
+            job,
+        })
     }
 
     /// How many layers lie on the tables (none once a commit went in place).
@@ -296,9 +367,10 @@ impl Snapshot {
     }
 
     /// Merges the newest layer into the one below while that one is at most twice its size, so
-    /// sizes at least double downwards: few layers, each change copied O(log n) times.
-    fn merge_similar_layers(&mut self) {
-        while let [.., older, newer] = self.layers.as_slice() {
+    /// sizes at least double downwards: few layers, each change copied O(log n) times. The
+    /// `frozen` oldest layers are left as they are.
+    fn merge_similar_layers(&mut self, frozen: usize) {
+        while let [.., older, newer] = self.layers.get(frozen..).unwrap_or_default() {
             if older.changes > 2 * newer.changes {
                 break;
             }
@@ -321,6 +393,13 @@ impl Snapshot {
             self.layers.push(Arc::new(merged));
         }
     }
+}
+
+/// The layers a copy holding `applied` lacks: those above them (the layers a copy holds are
+/// the oldest, and are not merged while it is made).
+fn lacking<'a>(layers: &'a [Arc<Layer>], applied: &[Arc<Layer>]) -> &'a [Arc<Layer>] {
+    debug_assert!(layers.iter().zip(applied).all(|(l, a)| Arc::ptr_eq(l, a)));
+    layers.get(applied.len()..).unwrap_or_default()
 }
 
 /// Applies one set of changes (a commit's or a layer's, one per table) to the tables; sets
