@@ -13,11 +13,11 @@
 //! its own ([`Copying`]), which also applies the layers there are when it starts: commits go on
 //! as layers meanwhile. When it is done, the layers made while it ran are applied on the thread
 //! again if they hold more than a fold's worth, and the fold takes the copy once few are left
-//! (or waits for it once the layers hold [`COPY_LAG_FOLDS`] folds' worth of changes).
-//! From then on the store holds its tables twice and every commit goes through a layer, until [`QUIET_COMMITS`]
-//! commits in a row find no reader: then the layers go back into the tables in place, the spare
-//! is dropped and commits apply in place again. Layers made before the first fold go back in
-//! place as soon as no reader holds the tables.
+//! (or waits for it once the layers hold [`COPY_LAG_FOLDS`] folds' worth of changes). From
+//! then on the store holds its tables twice and every commit goes through a layer, until
+//! [`QUIET_COMMITS`] commits in a row find no reader: then the layers go back into the tables
+//! in place, the spare is dropped and commits apply in place again. Layers made before the
+//! first fold go back in place as soon as no reader holds the tables.
 
 use std::borrow::Borrow;
 use std::cmp::Ordering;
@@ -285,7 +285,8 @@ impl Snapshot {
         if lagging || behind.iter().map(|l| l.changes).sum::<usize>() <= self.fold_at {
             return Some((copy, applied));
         }
-        // Many commits came while it was made: apply them on the thread too.
+        // Many commits came while it was made: apply them on the thread too. (Should no thread
+        // start, this copy is lost, and the next fold starts another or copies in place.)
         let mut now_applied = applied;
         now_applied.extend(behind.iter().cloned());
         side.copying = self.start_copy(move || copy, behind).map(|mut c| {
