@@ -74,8 +74,7 @@ fn headline_and_phases_refuse_budgets_and_run_names_they_cannot_use() {
     let work = tempfile::tempdir().expect("temp dir");
     let dir = path(work.path());
     let crit = work.path().join("criterion");
-    let headline = [
-        "headline",
+    let on = [
         "--dir",
         dir,
         "--profiles",
@@ -90,22 +89,11 @@ fn headline_and_phases_refuse_budgets_and_run_names_they_cannot_use() {
         (&["--run", "../x"], "invalid run name"),
     ];
     for (extra, expect) in cases {
-        let mut args: Vec<&str> = headline.to_vec();
-        args.extend_from_slice(extra);
+        let args = [&["headline"][..], &on, extra].concat();
         let err = fails(&args);
         assert!(err.contains(expect), "{args:?}: {err}");
     }
-    let err = fails(&[
-        "phases",
-        "--dir",
-        dir,
-        "--profiles",
-        "btree",
-        "--criterion-dir",
-        path(&crit),
-        "--run",
-        "../../evil",
-    ]);
+    let err = fails(&[&["phases"][..], &on, &["--run", "../../evil"]].concat());
     assert!(err.contains("invalid run name"), "{err}");
     assert!(!work.path().join("evil.json").exists());
 }

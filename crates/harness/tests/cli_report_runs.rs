@@ -133,14 +133,16 @@ fn two_hosts_with_the_same_filesystem_name_merge_into_one_report() {
     assert_ne!(folder_a, folder_b);
 
     let out = tmp.path().join("merged");
-    let merged = triebench(&[
-        "report",
-        "--runs",
-        &folder_a.display().to_string(),
-        &folder_b.display().to_string(),
-        "--out",
-        &out.display().to_string(),
-    ]);
+    let merge_args = [
+        "report".to_string(),
+        "--runs".to_string(),
+        folder_a.display().to_string(),
+        folder_b.display().to_string(),
+        "--out".to_string(),
+        out.display().to_string(),
+    ];
+    let merge_args: Vec<&str> = merge_args.iter().map(String::as_str).collect();
+    let merged = triebench(&merge_args);
     assert!(
         merged.status.success(),
         "report --runs: {}",
@@ -203,14 +205,7 @@ fn two_hosts_with_the_same_filesystem_name_merge_into_one_report() {
     let report_before = std::fs::read_to_string(out.join("report.md")).expect("report.md");
     let sample = first_file_named(&folder_b.join("criterion"), "sample.json").expect("a sample");
     std::fs::write(&sample, "garbage").expect("corrupt sample.json");
-    let failed = triebench(&[
-        "report",
-        "--runs",
-        &folder_a.display().to_string(),
-        &folder_b.display().to_string(),
-        "--out",
-        &out.display().to_string(),
-    ]);
+    let failed = triebench(&merge_args);
     assert!(!failed.status.success());
     let err = String::from_utf8_lossy(&failed.stderr);
     assert!(err.contains(&sample.display().to_string()), "{err}");

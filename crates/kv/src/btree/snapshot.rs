@@ -102,6 +102,11 @@ pub(super) struct WriterSide {
 }
 
 impl WriterSide {
+    /// The copy in the making, if it is of `tables`.
+    fn copy_of(&self, tables: &Arc<Tables>) -> Option<&Copying> {
+        self.copying.as_ref().filter(|c| Arc::ptr_eq(&c.of, tables))
+    }
+
     /// Whether the store holds a spare copy of its tables.
     #[cfg(test)]
     pub(super) fn has_spare(&self) -> bool {
@@ -202,11 +207,7 @@ impl Snapshot {
         let layer = self.layer_of(changes);
         self.layers.push(Arc::new(layer));
         // The layers a copy in the making holds stay as they are, so it is known what it lacks.
-        let frozen = side
-            .copying
-            .as_ref()
-            .filter(|c| Arc::ptr_eq(&c.of, &self.base))
-            .map_or(0, |c| c.applied.len());
+        let frozen = side.copy_of(&self.base).map_or(0, |c| c.applied.len());
         self.merge_similar_layers(frozen);
         let changes: usize = self.layers.iter().map(|l| l.changes).sum();
         if changes >= self.fold_at {
@@ -263,11 +264,7 @@ impl Snapshot {
         changes: usize,
     ) -> Option<(Tables, Vec<Arc<Layer>>)> {
         let lagging = changes >= self.fold_at.saturating_mul(self.lag_folds);
-        if !side
-            .copying
-            .as_ref()
-            .is_some_and(|c| Arc::ptr_eq(&c.of, &self.base))
-        {
+        if side.copy_of(&self.base).is_none() {
             let source = Arc::clone(&self.base);
             let started = self.start_copy(move || (*source).clone(), self.layers.clone());
             if started.is_none() {

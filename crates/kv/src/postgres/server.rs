@@ -115,7 +115,6 @@ impl PgServer {
                 .map_err(|e| KvError::PostgresStart(format!("cannot run initdb: {e}")))?;
             if !status.success() {
                 return Err(start_failure(
-                    &dir,
                     format!("initdb failed ({status})"),
                     &log,
                     log_start,
@@ -167,9 +166,7 @@ impl PgServer {
         let started = Instant::now();
         loop {
             if !self.is_running() {
-                let dir = self.log.parent().unwrap_or(&self.log);
                 return Err(start_failure(
-                    dir,
                     "postgres exited before accepting connections".to_string(),
                     &self.log,
                     log_start,
@@ -186,9 +183,7 @@ impl PgServer {
                 return Ok(());
             }
             if started.elapsed() > START_TIMEOUT {
-                let dir = self.log.parent().unwrap_or(&self.log);
                 return Err(start_failure(
-                    dir,
                     format!(
                         "postgres (pid {}) did not accept connections within {} s",
                         self.pid,
@@ -428,8 +423,10 @@ const LOG_TAIL_LINES: usize = 4;
 
 /// Why `initdb` or the server failed to start: [`KvError::DiskFull`] when the log says the disk
 /// is full (initdb's bootstrap fails with ENOSPC) or the disk is nearly full (a full one leaves
-/// the log empty), else the log's last lines since `from`.
-fn start_failure(dir: &Path, what: String, log: &Path, from: u64) -> KvError {
+/// the log empty), else the log's last lines since `from`. The log lives in the store's
+/// directory, which a full-disk error names.
+fn start_failure(what: String, log: &Path, from: u64) -> KvError {
+    let dir = log.parent().unwrap_or(log);
     let tail = log_tail(log, from);
     if let Some(full) = tail.lines().find(|l| l.contains("No space left on device")) {
         return KvError::disk_full(dir, format!("{what}: {}", full.trim()));
