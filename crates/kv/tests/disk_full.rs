@@ -43,7 +43,13 @@ impl SmallDisk {
 
 impl Drop for SmallDisk {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
+        // Lazily: a child another test has just forked holds copies of this process's files
+        // until it execs, and a plain unmount in that instant fails as busy and leaves the
+        // mount behind. Detached, it goes once the last of them is closed.
+        let _ = Command::new("umount")
+            .arg("--lazy")
+            .arg(self.dir.path())
+            .status();
     }
 }
 
