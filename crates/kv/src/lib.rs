@@ -30,6 +30,8 @@
 //! benches and the tests alike. [`conformance`] is the suite every backend passes.
 
 pub mod btree;
+#[cfg(any(feature = "redis-db", feature = "postgres-db"))]
+mod child;
 pub mod conformance;
 mod error;
 mod fresh;

@@ -107,6 +107,7 @@ impl PgServer {
                 "--locale=C",
             ]);
             as_user(&mut initdb, run_as, false);
+            crate::child::no_inherited_files(&mut initdb);
             let status = initdb
                 .stdin(Stdio::null())
                 .stdout(clone(&log_file, &log)?)
@@ -144,6 +145,7 @@ impl PgServer {
             // killed server would leave behind.
             .args(["-c", "dynamic_shared_memory_type=mmap"]);
         as_user(&mut command, run_as, true);
+        crate::child::no_inherited_files(&mut command);
         let child = command
             .stdin(Stdio::null())
             .stdout(clone(&log_file, &log)?)

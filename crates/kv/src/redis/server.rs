@@ -159,6 +159,7 @@ impl RedisServer {
             command.args(["--appendonly", "no"]);
         }
         die_with_parent(&mut command);
+        crate::child::no_inherited_files(&mut command);
         let child = command
             .stdin(Stdio::null())
             .stdout(log_file)
