@@ -89,7 +89,8 @@ pub struct LoadArgs {
     pub compare: Vec<PathBuf>,
     /// Time each phase of the writer's commits (node reads, hashing, encoding, storage
     /// writes, commit) over every run and write `{"total_ns", "phases": {name: ns}, ...}` to
-    /// FILE, also printed on standard error. Needs `--readers 0`.
+    /// FILE, also printed on standard error. `total_ns` is the writer's time in its commits
+    /// (its waits for each commit's turn left out). Needs `--readers 0`.
     #[arg(long, value_name = "FILE")]
     pub phases: Option<PathBuf>,
     /// Sample the whole run (preload, writer, readers) into a flamegraph SVG.
@@ -446,7 +447,8 @@ impl StoreVisitor for LoadVisitor<'_> {
         }
         if let Some(path) = &a.phases {
             let commits = runs.iter().map(|r| r.commit_stats().count).sum();
-            tally.finish(self.profile, "load", commits, path)?;
+            let busy = runs.iter().map(|r| r.writer_busy).sum();
+            tally.finish(self.profile, "load", commits, busy, path)?;
         }
         let headline_idx = match saturation {
             Some(s) => runs.iter().position(|r| r.config.rate == s.commits_per_sec),

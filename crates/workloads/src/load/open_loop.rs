@@ -24,6 +24,9 @@ pub struct WriterOutcome {
     pub missed: u64,
     /// Whether the stop flag ended the run early.
     pub stopped: bool,
+    /// Time spent inside `commit`, waits for each commit's turn excluded: what a phase
+    /// breakdown of the writer's commits adds up to.
+    pub busy: Duration,
 }
 
 /// Drives `commit(i)` on `schedule` until `end` (clock time) or `stop`. Each commit's latency
@@ -58,8 +61,10 @@ pub fn drive<C: Clock>(
         if clock.now() >= end {
             break;
         }
+        let begun = clock.now();
         commit(i)?;
         let done = clock.now();
+        out.busy += done.saturating_sub(begun);
         out.recorder
             .record(done.saturating_sub(start), done.saturating_sub(due));
         i += 1;
@@ -107,6 +112,8 @@ mod tests {
         );
         assert_eq!(out.started, 10);
         assert_eq!(out.missed, 0);
+        // Nine 10 ms commits and the stall, none of the 560 ms spent waiting for a turn.
+        assert_eq!(out.busy, ms(440));
         let s = out.recorder.summary(Duration::from_secs(1));
         assert_eq!(s.count, 10);
         assert!((349_000..=351_000).contains(&s.max_us), "{s:?}");

@@ -84,6 +84,9 @@ pub struct RunResult {
     pub missed: u64,
     /// Whether the stop flag ended the run.
     pub stopped: bool,
+    /// The writer's time in its commits (opening the trie included), without its waits for
+    /// each commit's scheduled start.
+    pub writer_busy: Duration,
 }
 
 impl RunResult {
@@ -233,6 +236,7 @@ pub fn run_load<S: Store, C: Clock, M: Monitor>(
             resources,
             missed: writer.missed,
             stopped: writer.stopped,
+            writer_busy: writer.busy,
         })
     })
 }
@@ -249,9 +253,11 @@ fn write_loop<S: Store, C: Clock>(
     published: &Published,
     seed: u64,
 ) -> Result<open_loop::WriterOutcome, LoadError> {
+    let opening = clock.now();
     let mut trie = MerkleTrie::at_root(store, &state.root)?;
+    let opened = clock.now().saturating_sub(opening);
     let mut rng = XorShift64Star::new(seed);
-    let out = open_loop::drive(clock, schedule, end, stop, |_| {
+    let mut out = open_loop::drive(clock, schedule, end, stop, |_| {
         let (changes, window) = plan_commit(
             &state.shape,
             &config.mix,
@@ -267,6 +273,7 @@ fn write_loop<S: Store, C: Clock>(
         published.set(&state.root, window);
         Ok(())
     })?;
+    out.busy += opened;
     Ok(out)
 }
 

@@ -141,6 +141,7 @@ mod tests {
             resources: Vec::new(),
             missed: 0,
             stopped: false,
+            writer_busy: Duration::from_millis((commits - slow) * ms + slow * 150),
         }
     }
 
