@@ -215,6 +215,24 @@ fn two_hosts_with_the_same_filesystem_name_merge_into_one_report() {
     );
     assert!(out.join("criterion/triebench-runs").is_dir());
 
+    // A folder given twice, or a baseline no folder has, is refused before anything is
+    // written: the merged directory made before stays.
+    let a = folder_a.display().to_string();
+    let o = out.display().to_string();
+    for (args, says) in [
+        (vec!["report", "--runs", &a, &a, "--out", &o], "again"),
+        (
+            vec!["report", "--runs", &a, "--baseline", "nosuch", "--out", &o],
+            "nosuch",
+        ),
+    ] {
+        let refused = triebench(&args);
+        assert!(!refused.status.success());
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert!(err.contains(says), "{err}");
+        assert!(out.join("criterion/triebench-runs").is_dir(), "{err}");
+    }
+
     // Mixing names and folders is refused with one clear message.
     let mixed = triebench(&["report", "--runs", &folder_a.display().to_string(), "tmpfs"]);
     assert!(!mixed.status.success());

@@ -1,7 +1,8 @@
 //! A report over run folders from several machines (`triebench report --runs DIR...`).
 //!
-//! Data flow: each folder's own files are read first, as a report of it alone would read them
-//! (so an error names the user's file, and nothing is written yet). The folders are then merged
+//! Data flow: each folder's own files are read first, as a report of it alone would read them,
+//! and the baseline is picked (so an error names the user's file, and nothing is written yet).
+//! The folders are then merged
 //! ([`crate::read::run_folders::merge`]) into `<out>/criterion`, each run renamed
 //! `<host>.<filesystem>`; [`run_report`] writes the usual report from that directory, and a
 //! "Machines" section ([`crate::render::machines_section`]) is added to `report.md`. The merged
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::ReportError;
 use crate::model::naming;
+use crate::model::run_folder::MergedRun;
 use crate::read::{env, run_folders};
 use crate::{render, run_report, ReportArgs};
 
@@ -45,16 +47,20 @@ pub fn run_merged_report(args: &MergedArgs) -> Result<PathBuf, ReportError> {
     };
     // Each folder's own files are read first, as its report would read them: an error names
     // the user's file (not its merged copy), and nothing has been written yet.
-    for folder in &args.folders {
-        let manifest = run_folders::read_manifest(folder)?;
-        crate::check_run(&folder.join(run_folders::CRITERION), &manifest.filesystem)?;
+    let runs = run_folders::read(&args.folders)?;
+    for run in &runs {
+        crate::check_run(
+            &run.folder.join(run_folders::CRITERION),
+            &run.manifest.filesystem,
+        )?;
     }
+    let baseline = pick_baseline(args, &runs)?;
     let criterion_dir = out_dir.join(run_folders::CRITERION);
     if criterion_dir.exists() {
         std::fs::remove_dir_all(&criterion_dir)
             .map_err(|e| ReportError::write(&criterion_dir, e))?;
     }
-    let made = merge_and_report(args, label, out_dir, &criterion_dir);
+    let made = merge_and_report(&runs, baseline, label, out_dir, &criterion_dir, args);
     if made.is_err() {
         // A half-made merged directory is no use to re-run the report from.
         let _ = std::fs::remove_dir_all(&criterion_dir);
@@ -62,18 +68,19 @@ pub fn run_merged_report(args: &MergedArgs) -> Result<PathBuf, ReportError> {
     made
 }
 
-/// Merges the folders into `criterion_dir` and writes the report into `out_dir`.
+/// Merges the runs into `criterion_dir` and writes the report into `out_dir`.
 fn merge_and_report(
-    args: &MergedArgs,
+    runs: &[MergedRun],
+    baseline: String,
     label: String,
     out_dir: PathBuf,
     criterion_dir: &Path,
+    args: &MergedArgs,
 ) -> Result<PathBuf, ReportError> {
-    let merged = run_folders::merge(&args.folders, criterion_dir)?;
-    let baseline = pick_baseline(args, &merged)?;
+    run_folders::merge(runs, criterion_dir)?;
     let report_dir = run_report(&ReportArgs {
         baseline,
-        runs: merged.iter().map(|m| m.label.clone()).collect(),
+        runs: runs.iter().map(|m| m.label.clone()).collect(),
         out: Some(out_dir),
         criterion_dir: Some(criterion_dir.to_path_buf()),
         label: Some(label),
@@ -83,16 +90,13 @@ fn merge_and_report(
     let mut text =
         std::fs::read_to_string(&report_md).map_err(|e| ReportError::write(&report_md, e))?;
     text.push('\n');
-    text.push_str(&render::machines_section::render(&merged));
+    text.push_str(&render::machines_section::render(runs));
     crate::atomic_file::write_text(&report_md, &text)?;
     Ok(report_dir)
 }
 
 /// The merged run name the baseline argument names.
-fn pick_baseline(
-    args: &MergedArgs,
-    merged: &[crate::model::run_folder::MergedRun],
-) -> Result<String, ReportError> {
+fn pick_baseline(args: &MergedArgs, merged: &[MergedRun]) -> Result<String, ReportError> {
     let Some(wanted) = &args.baseline else {
         return merged
             .first()

@@ -21,16 +21,19 @@ pub fn is_run_folder(dir: &Path) -> bool {
     dir.join(MANIFEST).is_file()
 }
 
-/// Copies every run folder into the criterion directory `into`, each run renamed to
-/// `<host>.<filesystem>`, and returns them in the order given. Two folders of the same host
-/// and filesystem are refused: one would hide the other.
-pub fn merge(folders: &[PathBuf], into: &Path) -> Result<Vec<MergedRun>, ReportError> {
-    let mut merged: Vec<MergedRun> = Vec::new();
+/// Reads every run folder's manifest and machine, in the order given, before anything is
+/// written: each must hold a `criterion/` directory, and two folders of the same host and
+/// filesystem are refused (one would hide the other in the merged directory).
+pub fn read(folders: &[PathBuf]) -> Result<Vec<MergedRun>, ReportError> {
+    let mut runs: Vec<MergedRun> = Vec::new();
     for folder in folders {
-        let manifest = read_manifest(folder)?;
+        let manifest: Manifest = read_json(&folder.join(MANIFEST))?;
+        if !folder.join(CRITERION).is_dir() {
+            return Err(bad(folder, "it has no criterion/ directory".into()));
+        }
         let machine: Machine = read_json(&folder.join("env.json")).unwrap_or_default();
         let label = format!("{}.{}", file_safe(&manifest.host), manifest.filesystem);
-        if let Some(same) = merged.iter().find(|m| m.label == label) {
+        if let Some(same) = runs.iter().find(|m| m.label == label) {
             return Err(bad(
                 folder,
                 format!(
@@ -39,34 +42,38 @@ pub fn merge(folders: &[PathBuf], into: &Path) -> Result<Vec<MergedRun>, ReportE
                 ),
             ));
         }
-        let criterion = folder.join(CRITERION);
-        copy_run(&criterion, into, &manifest.filesystem, &label).map_err(|e| {
-            bad(
-                folder,
-                format!("cannot copy it into {}: {e}", into.display()),
-            )
-        })?;
-        merged.push(MergedRun {
+        runs.push(MergedRun {
             label,
             folder: folder.clone(),
             manifest,
             machine,
         });
     }
-    Ok(merged)
+    Ok(runs)
+}
+
+/// Copies every run's criterion directory into the criterion directory `into`, each run
+/// renamed to its label, `<host>.<filesystem>`.
+pub fn merge(runs: &[MergedRun], into: &Path) -> Result<(), ReportError> {
+    for run in runs {
+        copy_run(
+            &run.folder.join(CRITERION),
+            into,
+            &run.manifest.filesystem,
+            &run.label,
+        )
+        .map_err(|e| {
+            bad(
+                &run.folder,
+                format!("cannot copy it into {}: {e}", into.display()),
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// A run folder's own criterion directory.
 pub const CRITERION: &str = "criterion";
-
-/// The manifest of run folder `folder`, once it is seen to hold a criterion directory.
-pub fn read_manifest(folder: &Path) -> Result<Manifest, ReportError> {
-    let manifest = read_json(&folder.join(MANIFEST))?;
-    if !folder.join(CRITERION).is_dir() {
-        return Err(bad(folder, "it has no criterion/ directory".into()));
-    }
-    Ok(manifest)
-}
 
 /// Copies `from` (a run folder's `criterion/`) into `into`, renaming every directory named
 /// `name` below a benchmark, the sidecar `triebench-runs/<name>.json`, the load runs of `name`
