@@ -58,8 +58,12 @@ fi
 features=${TRIEBENCH_FEATURES:-all-backends}
 benches=${TRIEBENCH_BENCHES:-merkle kv phases}
 export TRIEBENCH_SCALE=${TRIEBENCH_SCALE:-standard}
-target_dir=${CARGO_TARGET_DIR:-$root/target}
-criterion_dir=$target_dir/criterion
+# The target directory as cargo resolves it (a build.target-dir in a cargo config file
+# included), exported so every cargo call below, criterion and the CLI agree on it; the CLI is
+# run from it, and criterion's output is read where criterion writes it (CRITERION_HOME first).
+target_dir=$(scripts/target-dir.sh)
+export CARGO_TARGET_DIR=$target_dir
+criterion_dir=${CRITERION_HOME:-$target_dir/criterion}
 bench_args=()
 for b in $benches; do bench_args+=(--bench "$b"); done
 filter_args=()

@@ -12,7 +12,9 @@ echo "== [${SECONDS}s] module cycles (no module imports one that imports it back
 scripts/check-module-cycles.py
 echo "== [${SECONDS}s] cargo doc (no broken links or HTML in the docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quiet
-target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
+# Where cargo builds (a build.target-dir in a cargo config file included): the debug slowfs the
+# lab test runs is found there.
+target=$(scripts/target-dir.sh)
 # The tests make hundreds of small stores (a PostgreSQL cluster, a SQLite file, an LMDB map) and
 # fsync them; they check behaviour, not speed, so they run with TMPDIR on a tmpfs when one with
 # room is there (/dev/shm with at least 4 GiB free): on this VM's disk the workspace tests took

@@ -9,7 +9,7 @@ pub enum ReportError {
     #[error(
         "criterion output directory {} not found: run the benches first \
          (`cargo bench -- --save-baseline NAME`), or pass --criterion-dir DIR \
-         (default: $CARGO_TARGET_DIR/criterion, else target/criterion)",
+         (default: $CRITERION_HOME, else criterion/ in the cargo target directory)",
         .0.display()
     )]
     CriterionDirMissing(PathBuf),

@@ -77,12 +77,11 @@ pub struct ReportArgs {
     pub results_root: PathBuf,
 }
 
-/// `$CARGO_TARGET_DIR/criterion` when that variable is set, else `target/criterion`.
+/// Criterion's output directory, found as criterion finds it ([`read::criterion_home`]):
+/// `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`, else the workspace's target directory
+/// as cargo resolves it plus `criterion`, else `target/criterion`.
 pub fn default_criterion_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(t) if !t.is_empty() => PathBuf::from(t).join("criterion"),
-        _ => PathBuf::from("target").join("criterion"),
-    }
+    read::criterion_home::criterion_home()
 }
 
 /// Records the filesystem of `dir` (the TMPDIR run `name` uses), and its latency per operation

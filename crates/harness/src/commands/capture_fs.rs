@@ -13,7 +13,8 @@ pub struct CaptureFsArgs {
     pub name: String,
     /// The directory the run will use as TMPDIR.
     pub dir: PathBuf,
-    /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].
+    /// Criterion's output directory [default: where criterion writes, $CRITERION_HOME, else
+    /// `criterion` in the cargo target directory (`cargo metadata`)].
     #[arg(long, value_name = "DIR")]
     pub criterion_dir: Option<PathBuf>,
     /// Skip the latency probe (about a second on a local disk, longer on slow storage).

@@ -29,7 +29,8 @@ pub struct HeadlineArgs {
     /// Backend profiles, comma-separated [default: every profile built in].
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub profiles: Vec<String>,
-    /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].
+    /// Criterion's output directory [default: where criterion writes, $CRITERION_HOME, else
+    /// `criterion` in the cargo target directory (`cargo metadata`)].
     #[arg(long, value_name = "DIR")]
     pub criterion_dir: Option<PathBuf>,
     /// Seconds each profile may take, set-up included; the first round is taken whatever it

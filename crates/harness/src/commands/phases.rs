@@ -30,7 +30,8 @@ pub struct PhasesArgs {
     /// finds it].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].
+    /// Criterion's output directory [default: where criterion writes, $CRITERION_HOME, else
+    /// `criterion` in the cargo target directory (`cargo metadata`)].
     #[arg(long, value_name = "DIR")]
     pub criterion_dir: Option<PathBuf>,
     /// Also sample the run into a flamegraph SVG.

@@ -24,7 +24,8 @@ pub struct ReportCliArgs {
     /// Output folder [default: results/DATE-HOST-LABEL].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Criterion's output directory [default: $CARGO_TARGET_DIR/criterion or target/criterion].
+    /// Criterion's output directory [default: where criterion writes, $CRITERION_HOME, else
+    /// `criterion` in the cargo target directory (`cargo metadata`)].
     #[arg(long, value_name = "DIR")]
     pub criterion_dir: Option<PathBuf>,
     /// Label in the default folder name [default: the run names joined with `-`, or `merged`].

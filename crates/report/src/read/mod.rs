@@ -4,6 +4,7 @@
 //!
 //! - [`crash`]: crash-test results (`crash.json`) beside the run sidecars.
 //! - [`cpu_idle`]: holds idle CPUs polling while a headline measures, and its record of that.
+//! - [`criterion_home`]: where criterion writes its output (the default `--criterion-dir`).
 //! - [`criterion_reader`]: indexes criterion's output and loads each run's measurements.
 //! - [`fs_info`]: which filesystem a directory is on; the per-run sidecar.
 //! - [`headline_run`]: takes a filesystem's headline (every scenario per profile, samples
@@ -23,6 +24,7 @@
 
 pub mod cpu_idle;
 pub mod crash;
+pub mod criterion_home;
 pub mod criterion_reader;
 pub mod env;
 pub mod fs_info;
