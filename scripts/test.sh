@@ -86,6 +86,26 @@ echo "== [${SECONDS}s] criterion benches in test mode (each benchmark once, quic
 # profiles running each scenario twice).
 TRIEBENCH_SCALE=quick TRIEBENCH_FILTER='^scenario/suite/|^scenario/[a-z_]+/btree$|^floor/' \
   "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --benches --features all-backends
+echo "== [${SECONDS}s] a measuring bench records what idle CPUs did beside its baseline (benches/support/idle.rs)"
+# Test mode holds nothing, so this measures one cheap benchmark (`--bench`): the record must land
+# where criterion saved the baseline (here CRITERION_HOME), and an unknown mode must stop the
+# bench with the valid ones named.
+idle_home=$(mktemp -d)
+idle_bench=(cargo test -q --bench kv --features all-backends -- --bench --save-baseline ci-idle '^floor/sha512_8k$')
+CRITERION_HOME=$idle_home TRIEBENCH_SCALE=quick TRIEBENCH_FILTER='^floor/sha512_8k$' TRIEBENCH_CPU_IDLE=os \
+  "${test_env[@]}" "${idle_bench[@]}" >/dev/null
+if [[ ! -f $idle_home/floor/sha512_8k/ci-idle/sample.json ]] ||
+  ! grep -q '"requested": "os"' "$idle_home/triebench-runs/headline/ci-idle.json"; then
+  echo "test: the bench saved no baseline, or no CPU idle record beside it, under $idle_home" >&2
+  exit 1
+fi
+idle_status=0
+idle_err=$(CRITERION_HOME=$idle_home TRIEBENCH_CPU_IDLE=bogus "${idle_bench[@]}" 2>&1 >/dev/null) || idle_status=$?
+if ((idle_status != 2)) || [[ $idle_err != *"TRIEBENCH_CPU_IDLE"*"poll"* ]]; then
+  echo "test: TRIEBENCH_CPU_IDLE=bogus gave status $idle_status and: $idle_err" >&2
+  exit 1
+fi
+rm -rf "$idle_home"
 echo "== [${SECONDS}s] Transact benches in test mode (the suite once per implementation)"
 # Every scenario of every Transact implementation would take minutes; the suite covers them all.
 TRIEBENCH_TRANSACT_RUNNER="$transact_target/release/transact-runner" TRIEBENCH_SCALE=quick \
