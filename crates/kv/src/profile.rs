@@ -44,6 +44,9 @@ pub enum Profile {
     SqliteRollback,
     /// `sqlite-wal` reading the database file through a memory map (`mmap_size` 1 GiB).
     SqliteWalMmap,
+    /// `sqlite-wal-full` reading the database file through the same memory map: durable, as
+    /// `sqlite-wal-full`, with `sqlite-wal-mmap`'s reads.
+    SqliteWalFullMmap,
     /// redis-server without persistence.
     Redis,
     /// redis-server with `appendonly yes`, `appendfsync always`, files in the directory under test.
@@ -58,7 +61,7 @@ pub enum Profile {
 
 impl Profile {
     /// Every profile, in the order tables list them.
-    pub const ALL: [Profile; 12] = [
+    pub const ALL: [Profile; 13] = [
         Profile::Btree,
         Profile::Lmdb,
         Profile::LmdbAsync,
@@ -66,6 +69,7 @@ impl Profile {
         Profile::SqliteWalFull,
         Profile::SqliteRollback,
         Profile::SqliteWalMmap,
+        Profile::SqliteWalFullMmap,
         Profile::Redis,
         Profile::RedisAof,
         Profile::RedisUncached,
@@ -83,6 +87,7 @@ impl Profile {
             Profile::SqliteWalFull => "sqlite-wal-full",
             Profile::SqliteRollback => "sqlite-rollback",
             Profile::SqliteWalMmap => "sqlite-wal-mmap",
+            Profile::SqliteWalFullMmap => "sqlite-wal-full-mmap",
             Profile::Redis => "redis",
             Profile::RedisAof => "redis-aof",
             Profile::RedisUncached => "redis-uncached",
@@ -99,7 +104,8 @@ impl Profile {
             Profile::SqliteWal
             | Profile::SqliteWalFull
             | Profile::SqliteRollback
-            | Profile::SqliteWalMmap => Some("sqlite-db"),
+            | Profile::SqliteWalMmap
+            | Profile::SqliteWalFullMmap => Some("sqlite-db"),
             Profile::Redis | Profile::RedisAof | Profile::RedisUncached => Some("redis-db"),
             Profile::Postgres | Profile::PostgresAsync => Some("postgres-db"),
         }
@@ -137,6 +143,7 @@ impl Profile {
             | Profile::Postgres
             | Profile::SqliteWalFull
             | Profile::SqliteRollback
+            | Profile::SqliteWalFullMmap
             | Profile::RedisAof => Durability::PowerLoss,
         }
     }
@@ -161,6 +168,9 @@ impl Profile {
             }
             Profile::SqliteWalMmap => {
                 "SQLite WAL, synchronous=NORMAL, reads through a 1 GiB mmap; fsync at checkpoints only"
+            }
+            Profile::SqliteWalFullMmap => {
+                "SQLite WAL, synchronous=FULL, reads through a 1 GiB mmap; WAL fsynced per commit"
             }
             Profile::Redis => "redis-server, no persistence; reads of what it wrote or read cached",
             Profile::RedisUncached => "redis-server, no persistence; every read a round trip",
@@ -233,6 +243,7 @@ mod tests {
                 "lmdb",
                 "sqlite-wal-full",
                 "sqlite-rollback",
+                "sqlite-wal-full-mmap",
                 "redis-aof",
                 "postgres"
             ]

@@ -115,11 +115,13 @@ impl BackendSpec {
             Profile::SqliteWal
             | Profile::SqliteWalFull
             | Profile::SqliteRollback
-            | Profile::SqliteWalMmap => {
+            | Profile::SqliteWalMmap
+            | Profile::SqliteWalFullMmap => {
                 let mode = match self.profile {
                     Profile::SqliteWal => crate::sqlite::SqliteMode::Wal,
                     Profile::SqliteWalFull => crate::sqlite::SqliteMode::WalFull,
                     Profile::SqliteWalMmap => crate::sqlite::SqliteMode::WalMmap,
+                    Profile::SqliteWalFullMmap => crate::sqlite::SqliteMode::WalFullMmap,
                     _ => crate::sqlite::SqliteMode::Rollback,
                 };
                 let store = crate::sqlite::SqliteStore::open(self.require_dir()?, tables, mode)?;

@@ -1,4 +1,4 @@
-//! The conformance suite on the four SQLite profiles.
+//! The conformance suite on the five SQLite profiles.
 
 #![cfg(feature = "sqlite-db")]
 
@@ -41,6 +41,20 @@ mod wal_mmap {
             deferred_duplicate_check: false,
         },
         |dir: &std::path::Path| SqliteStore::open(dir, TABLES, SqliteMode::WalMmap)
+    );
+}
+
+mod wal_full_mmap {
+    use triebench_kv::conformance::{Capabilities, TABLES};
+    use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+
+    triebench_kv::conformance_tests!(
+        Capabilities {
+            persistent: true,
+            snapshot_reads: true,
+            deferred_duplicate_check: false,
+        },
+        |dir: &std::path::Path| SqliteStore::open(dir, TABLES, SqliteMode::WalFullMmap)
     );
 }
 

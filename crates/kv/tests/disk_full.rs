@@ -144,6 +144,7 @@ fn a_full_disk_is_a_clear_error_naming_the_directory() {
         Profile::SqliteWalFull,
         Profile::SqliteRollback,
         Profile::SqliteWalMmap,
+        Profile::SqliteWalFullMmap,
         #[cfg(feature = "redis-db")]
         Profile::RedisAof,
     ] {

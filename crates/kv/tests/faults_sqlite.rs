@@ -9,11 +9,12 @@ use triebench_kv::conformance::TABLES;
 use triebench_kv::sqlite::{SqliteMode, SqliteStore, DB_FILE};
 use triebench_kv::{KvError, KvResult, ReadTx, Store, WriteTx};
 
-const MODES: [SqliteMode; 4] = [
+const MODES: [SqliteMode; 5] = [
     SqliteMode::Wal,
     SqliteMode::WalFull,
     SqliteMode::Rollback,
     SqliteMode::WalMmap,
+    SqliteMode::WalFullMmap,
 ];
 
 fn open(dir: &Path, mode: SqliteMode) -> KvResult<SqliteStore> {

@@ -57,7 +57,7 @@ fn describe(h: &ProfileHeadline) -> String {
         return format!("headline: {}: no samples", h.profile);
     };
     format!(
-        "headline: {:<16} suite {:>10.3} ms ± {:>4.1}% ({} samples; update run {}x) in {:.1} s",
+        "headline: {:<20} suite {:>10.3} ms ± {:>4.1}% ({} samples; update run {}x) in {:.1} s",
         h.profile.name(),
         mean / 1e6,
         100.0 * half / mean.max(1.0),

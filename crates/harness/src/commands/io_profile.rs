@@ -44,7 +44,7 @@ pub fn run_io_profile(args: IoProfileArgs) -> Result<(), CliError> {
         Ok(io_profile_run::collect(&args.dir, &profiles, |row| {
             let c = &row.counts;
             eprintln!(
-                "io-profile: {:<16} {:<44} {:>5} commits: {:>7} fsyncs {:>8} writes {:>10} bytes \
+                "io-profile: {:<20} {:<44} {:>5} commits: {:>7} fsyncs {:>8} writes {:>10} bytes \
              written {:>8} reads {:>8} metadata",
                 row.profile,
                 row.scenario,

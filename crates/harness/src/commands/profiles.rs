@@ -12,13 +12,13 @@ pub fn run_profiles() -> Result<(), CliError> {
     let mut print = || -> io::Result<()> {
         writeln!(
             out,
-            "{:<16} {:<14} {:<13} {:<6} description",
+            "{:<20} {:<14} {:<13} {:<6} description",
             "profile", "durability", "fsync/commit", "built"
         )?;
         for profile in Profile::ALL {
             writeln!(
                 out,
-                "{:<16} {:<14} {:<13} {:<6} {}",
+                "{:<20} {:<14} {:<13} {:<6} {}",
                 profile.name(),
                 profile.durability().name(),
                 if profile.fsyncs_each_commit() {

@@ -1,5 +1,5 @@
 //! Opening a connection: every connection the store opens gets the mode's pragmas, the busy
-//! timeout, the page cache size, the memory map of `sqlite-wal-mmap` and in the WAL modes the
+//! timeout, the page cache size, the memory map of the `-mmap` profiles and in the WAL modes the
 //! store's checkpoint hook (`checkpoint`), and reads the durability and mmap pragmas back, so a
 //! filesystem or build that cannot honour them fails at open instead of silently changing what
 //! the profile measures.
@@ -68,7 +68,7 @@ pub(super) fn connect(
                 format!(
                     "{}: mmap_size={bytes} did not take effect (SQLite reports {mapped}); this \
                      SQLite was built without memory-mapped I/O or with a smaller \
-                     SQLITE_MAX_MMAP_SIZE; use profile sqlite-wal",
+                     SQLITE_MAX_MMAP_SIZE; use the profile without `-mmap`",
                     path.display()
                 ),
             ));

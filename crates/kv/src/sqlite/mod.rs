@@ -17,6 +17,7 @@
 //! | [`SqliteMode::WalFull`] (`sqlite-wal-full`) | `journal_mode=WAL`, `synchronous=FULL` | power loss: the WAL is fsynced at every commit | a snapshot |
 //! | [`SqliteMode::Rollback`] (`sqlite-rollback`) | `journal_mode=DELETE`, `synchronous=FULL` | power loss: journal and database are fsynced at every commit | committed data, per statement |
 //! | [`SqliteMode::WalMmap`] (`sqlite-wal-mmap`) | `sqlite-wal`'s, plus `mmap_size` = [`MMAP_BYTES`] | as `sqlite-wal` (writes never go through the map) | a snapshot |
+//! | [`SqliteMode::WalFullMmap`] (`sqlite-wal-full-mmap`) | `sqlite-wal-full`'s, plus `mmap_size` = [`MMAP_BYTES`] | power loss, as `sqlite-wal-full` | a snapshot |
 //!
 //! The pragmas are applied to, and read back from, every connection the store opens (Transact
 //! 0.3.7 set them on one pooled connection only), and every connection has a busy timeout of
@@ -117,6 +118,7 @@ mod tests {
             SqliteMode::WalFull,
             SqliteMode::Rollback,
             SqliteMode::WalMmap,
+            SqliteMode::WalFullMmap,
         ] {
             let dir = tempfile::tempdir().expect("temp dir");
             let store = SqliteStore::open(dir.path(), &["main"], mode).expect("open");
@@ -189,13 +191,18 @@ mod tests {
         maps.lines().any(|line| line.ends_with(path.as_ref()))
     }
 
-    /// A `sqlite-wal-mmap` reader reads the database file through a mapping of it, and a
-    /// `sqlite-wal` reader does not (both map the `-shm` file, which a path ending in the
-    /// database file's name does not match).
+    /// A `-mmap` reader reads the database file through a mapping of it, and a plain WAL
+    /// reader does not (both map the `-shm` file, which a path ending in the database file's
+    /// name does not match).
     #[cfg(target_os = "linux")]
     #[test]
-    fn only_the_mmap_mode_maps_the_database_file() {
-        for (mode, maps) in [(SqliteMode::WalMmap, true), (SqliteMode::Wal, false)] {
+    fn only_the_mmap_modes_map_the_database_file() {
+        for (mode, maps) in [
+            (SqliteMode::WalMmap, true),
+            (SqliteMode::WalFullMmap, true),
+            (SqliteMode::Wal, false),
+            (SqliteMode::WalFull, false),
+        ] {
             let dir = tempfile::tempdir().expect("temp dir");
             let store = SqliteStore::open(dir.path(), &["main"], mode).expect("open");
             let table = store.table("main").expect("table");

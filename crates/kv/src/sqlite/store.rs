@@ -35,7 +35,7 @@ const MAX_IDLE_CONNECTIONS: usize = 32;
 const CONTROL_STATEMENTS: usize = 8;
 
 /// A store in one SQLite database file (profiles `sqlite-wal`, `sqlite-wal-full`,
-/// `sqlite-rollback`, `sqlite-wal-mmap`).
+/// `sqlite-rollback`, `sqlite-wal-mmap`, `sqlite-wal-full-mmap`).
 #[derive(Debug)]
 pub struct SqliteStore {
     path: PathBuf,
