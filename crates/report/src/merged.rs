@@ -2,12 +2,11 @@
 //!
 //! Data flow: each folder's own files are read first, as a report of it alone would read them,
 //! and the baseline is picked (so an error names the user's file, and nothing is written yet).
-//! The folders are then merged
-//! ([`crate::read::run_folders::merge`]) into `<out>/criterion`, each run renamed
-//! `<host>.<filesystem>`; [`run_report`] writes the usual report from that directory, and a
-//! "Machines" section ([`crate::render::machines_section`]) is added to `report.md`. The merged
-//! criterion directory (removed again if the report fails)
-//! stays in the result folder, so the report can be re-made from it alone
+//! The folders are then merged ([`crate::read::run_folders::merge`]) into `<out>/criterion`,
+//! each run renamed `<host>.<filesystem>`; [`run_report`] writes the usual report from that
+//! directory, and a "Machines" section ([`crate::render::machines_section`]) is added to
+//! `report.md`. The merged criterion directory (removed again if the report fails) stays in the
+//! result folder, so the report can be re-made from it alone
 //! (`triebench report --criterion-dir <out>/criterion --baseline ...`).
 
 use std::path::{Path, PathBuf};
