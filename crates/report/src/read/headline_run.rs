@@ -4,7 +4,8 @@
 //! samples taken within runs ([`crate::model::headline`]), so a profile whose suite takes ten
 //! seconds is measured in one run of it instead of the eleven criterion needs.
 //!
-//! First, untimed runs of `update` on `btree` warm what the trie keeps per thread. Per
+//! First, untimed runs of `update` on `btree` warm what the trie keeps per thread
+//! ([`warm_trie`]). Per
 //! profile: one untimed run of each scenario but `update` warms the store's server,
 //! connections and caches; one run of every scenario sizes the rest; then as many rounds as the
 //! time budget allows (at least one, at most `max_runs` runs of `update`), until every scenario
@@ -22,6 +23,7 @@ use triebench_workloads::{Lap, Scenario, SCENARIOS};
 
 use crate::model::bench_id::{FLOOR_COMMIT_GROUP, SUITE};
 use crate::model::headline::{run_samples, summed, Baseline, GROUPS};
+use crate::read::trie_warm_up::warm_trie;
 use crate::IoLabError;
 
 /// How long a profile's headline may take, and how many runs of a scenario it may make.
@@ -104,21 +106,6 @@ impl StoreVisitor for Floor {
             })
             .collect()
     }
-}
-
-/// Untimed runs of `update` on `btree` before any profile is measured (see [`warm_trie`]).
-const TRIE_WARM_RUNS: usize = 2;
-
-/// Warms what the trie keeps per thread across runs (its batch buffers and node pools), which
-/// its first runs in a process grow: on the project's VM the first two `update` runs on `btree`
-/// took 14% and 8% longer than the later ones. Without this the first profile measured,
-/// `btree`, paid for them, and every ratio against it came out low at quick scale (one round).
-fn warm_trie(dir: &Path) -> Result<(), IoLabError> {
-    let stores = FreshStores::new(Profile::Btree, dir)?;
-    for _ in 0..TRIE_WARM_RUNS {
-        one_run(&stores, Profile::Btree, Scenario::Update)?;
-    }
-    Ok(())
 }
 
 /// One run of `scenario` on a fresh store: its samples and its cost with set-up.

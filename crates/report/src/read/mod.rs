@@ -20,6 +20,8 @@
 //! - [`load_runs`]: the load folders bench-fs.sh keeps beside the sidecars.
 //! - [`phases`]: the phase collector (a `tracing` layer summing time per phase);
 //!   [`phases_run`]: takes a filesystem's phase breakdown (every scenario per profile).
+//! - [`trie_warm_up`]: untimed runs that grow the trie's per-thread buffers before a command
+//!   measures its first profile.
 //! - [`env`](mod@env), [`versions`]: the machine and software a run's numbers come from.
 
 pub mod cpu_idle;
@@ -38,4 +40,5 @@ pub mod phases_run;
 pub mod proc_monitor;
 pub mod run_folders;
 pub mod slowfs_stats;
+pub mod trie_warm_up;
 pub mod versions;

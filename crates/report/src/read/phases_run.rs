@@ -1,7 +1,8 @@
 //! Taking a filesystem's phase breakdown (`triebench phases`): every scenario once per profile,
 //! each on a fresh store in a fresh directory under the directory under test (as one criterion
 //! iteration does), with the [phase collector](crate::read::phases) listening; one row per
-//! scenario and a `suite` row (their sum) per profile.
+//! scenario and a `suite` row (their sum) per profile. First, untimed runs of `update` on
+//! `btree` warm what the trie keeps per thread ([`warm_trie`]).
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,7 @@ use crate::model::naming;
 use crate::model::phases::{PhaseRow, PhaseRunFile, DIR, SCHEMA};
 use crate::read::fs_info::SIDECAR_DIR;
 use crate::read::phases::{measure, PhaseTotals};
+use crate::read::trie_warm_up::warm_trie;
 use crate::IoLabError;
 
 /// Runs one scenario on an opened store with the collector listening.
@@ -60,6 +62,7 @@ pub fn collect(
     profiles: &[Profile],
     mut progress: impl FnMut(&PhaseRow),
 ) -> Result<PhaseRunFile, IoLabError> {
+    warm_trie(dir)?;
     let mut rows = Vec::new();
     for &profile in profiles {
         let stores = FreshStores::new(profile, dir)?;
