@@ -9,4 +9,12 @@ metadata=$(cargo metadata --format-version 1 --no-deps --offline) || {
   echo "target-dir: cargo metadata failed (above)" >&2
   exit 1
 }
-python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])' <<<"$metadata"
+if command -v python3 >/dev/null; then
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])' <<<"$metadata"
+else
+  # Without python3: the field as cargo prints it (a path with a quote or backslash in it
+  # would need a JSON parser).
+  dir=$(sed -n 's/.*"target_directory":"\([^"\\]*\)".*/\1/p' <<<"$metadata")
+  [[ -n $dir ]] || { echo "target-dir: no target_directory in cargo metadata" >&2; exit 1; }
+  echo "$dir"
+fi
