@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use triebench_kv::KvError;
+use triebench_kv::{KvError, Profile};
 
-use triebench_workloads::WorkloadError;
+use triebench_workloads::{Scenario, WorkloadError};
 
 /// Everything that stops an I/O profile or a latency probe.
 #[derive(Debug, thiserror::Error)]
@@ -55,4 +55,15 @@ pub enum IoLabError {
         /// What went wrong.
         reason: String,
     },
+}
+
+impl IoLabError {
+    /// `scenario`'s run on `profile` failed with `source`.
+    pub fn scenario(scenario: Scenario, profile: Profile, source: WorkloadError) -> Self {
+        IoLabError::Scenario {
+            scenario: scenario.name(),
+            profile: profile.name().to_string(),
+            source,
+        }
+    }
 }

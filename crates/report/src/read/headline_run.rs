@@ -78,11 +78,7 @@ impl StoreVisitor for Timed {
         let start = Instant::now();
         let outcome = self.scenario.run(&store);
         let wall = start.elapsed();
-        let outcome = outcome.map_err(|source| IoLabError::Scenario {
-            scenario: self.scenario.name(),
-            profile: self.profile.name().to_string(),
-            source,
-        })?;
+        let outcome = outcome.map_err(|e| IoLabError::scenario(self.scenario, self.profile, e))?;
         Ok((wall, outcome.laps))
     }
 }

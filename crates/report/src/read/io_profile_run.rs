@@ -33,11 +33,7 @@ impl StoreVisitor for Counted<'_> {
         let outcome = self.scenario.run(&store);
         let after = read_snapshot(self.mount)?;
         drop(store);
-        let outcome = outcome.map_err(|source| IoLabError::Scenario {
-            scenario: self.scenario.name(),
-            profile: self.profile.name().to_string(),
-            source,
-        })?;
+        let outcome = outcome.map_err(|e| IoLabError::scenario(self.scenario, self.profile, e))?;
         Ok((outcome.commits as u64, IoCounts::between(&before, &after)))
     }
 }

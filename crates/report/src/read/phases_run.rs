@@ -28,11 +28,7 @@ impl StoreVisitor for Timed {
 
     fn visit<S: Store>(self, store: S) -> Self::Output {
         let (outcome, totals, wall) = measure(|| self.scenario.run(&store));
-        let outcome = outcome.map_err(|source| IoLabError::Scenario {
-            scenario: self.scenario.name(),
-            profile: self.profile.name().to_string(),
-            source,
-        })?;
+        let outcome = outcome.map_err(|e| IoLabError::scenario(self.scenario, self.profile, e))?;
         Ok((outcome.commits as u64, totals, wall))
     }
 }

@@ -34,11 +34,7 @@ impl StoreVisitor for UpdateOnce {
         Scenario::Update
             .run(&store)
             .map(drop)
-            .map_err(|source| IoLabError::Scenario {
-                scenario: Scenario::Update.name(),
-                profile: Profile::Btree.name().to_string(),
-                source,
-            })
+            .map_err(|e| IoLabError::scenario(Scenario::Update, Profile::Btree, e))
     }
 }
 
