@@ -1,7 +1,7 @@
 //! `triebench root --phases FILE` on a real sqlite-wal store: the per-phase totals account for
 //! the measured total (within 10%, the accounting promise; not a speed assertion), and
 //! `--flamegraph FILE` writes an SVG; `triebench phases` saves a row per scenario and what idle
-//! CPUs did.
+//! CPUs did, and its flamegraph samples the profiles' runs, not the trie's warm-up.
 
 #![cfg(feature = "sqlite-db")]
 
@@ -201,4 +201,29 @@ fn phases_command_saves_every_scenario_and_what_idle_cpus_did() {
     assert_eq!(json["rows"].as_array().map(Vec::len), Some(11), "{json}");
     assert_eq!(json["cpu_idle"]["requested"], "os", "{json}");
     assert_eq!(json["cpu_idle"]["held"], "os", "{json}");
+}
+
+#[test]
+fn phases_flamegraph_leaves_out_the_trie_warm_up() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stores = dir.path().join("stores");
+    std::fs::create_dir_all(&stores).expect("stores dir");
+    let flame = dir.path().join("flame.svg");
+    let o = Command::new(env!("CARGO_BIN_EXE_triebench"))
+        .args(["phases", "--run", "flame", "--profiles", "sqlite-wal"])
+        .args(["--cpu-idle", "os"])
+        .arg("--dir")
+        .arg(&stores)
+        .arg("--out")
+        .arg(dir.path().join("phases.json"))
+        .arg("--flamegraph")
+        .arg(&flame)
+        .output()
+        .expect("triebench runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = std::fs::read_to_string(&flame).expect("flamegraph written");
+    // Every warm-up sample's stack holds the warm-up's visitor; the profiles' runs hold
+    // `phases_run`'s.
+    assert!(svg.contains("phases_run"), "the measured runs are missing");
+    assert!(!svg.contains("trie_warm_up"), "the warm-up was sampled");
 }

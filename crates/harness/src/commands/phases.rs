@@ -9,6 +9,7 @@ use triebench_report::model::cpu_idle::CpuIdle;
 use triebench_report::model::phases::PhaseRow;
 use triebench_report::read::cpu_idle::CpuIdleGuard;
 use triebench_report::read::phases_run;
+use triebench_report::read::trie_warm_up::warm_trie;
 
 use crate::commands::flamegraph::profiled;
 use crate::commands::outputs::writable_file;
@@ -92,8 +93,11 @@ pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
     // Held while the phases are measured; dropping it lifts the bound.
     let idle = CpuIdleGuard::hold(args.cpu_idle);
     eprintln!("phases: {}", idle.record().describe());
+    // Outside the flamegraph, which should show the profiles' commits, not the warm-up.
+    let warm = warm_trie(&args.dir)?;
     let mut file = profiled(args.flamegraph.as_deref(), || {
         Ok(phases_run::collect(
+            &warm,
             &args.run,
             &args.dir,
             &profiles,

@@ -1,8 +1,9 @@
 //! Taking a filesystem's phase breakdown (`triebench phases`): every scenario once per profile,
 //! each on a fresh store in a fresh directory under the directory under test (as one criterion
 //! iteration does), with the [phase collector](crate::read::phases) listening; one row per
-//! scenario and a `suite` row (their sum) per profile. First, untimed runs of `update` on
-//! `btree` warm what the trie keeps per thread ([`warm_trie`]).
+//! scenario and a `suite` row (their sum) per profile. The caller first warms what the trie
+//! keeps per thread ([`warm_trie`](crate::read::trie_warm_up::warm_trie), untimed runs of `update` on `btree`), outside anything it
+//! samples: `phases --flamegraph` profiles only [`collect`].
 
 use std::path::{Path, PathBuf};
 
@@ -14,7 +15,7 @@ use crate::model::naming;
 use crate::model::phases::{PhaseRow, PhaseRunFile, DIR, SCHEMA};
 use crate::read::fs_info::SIDECAR_DIR;
 use crate::read::phases::{measure, PhaseTotals};
-use crate::read::trie_warm_up::warm_trie;
+use crate::read::trie_warm_up::WarmTrie;
 use crate::IoLabError;
 
 /// Runs one scenario on an opened store with the collector listening.
@@ -50,15 +51,16 @@ fn row(
     }
 }
 
-/// Times every scenario once per profile in fresh directories under `dir`; `progress` hears
-/// each row as it is taken. What idle CPUs did is the caller's to record (`None` here).
+/// Times every scenario once per profile in fresh directories under `dir`, on the thread the
+/// trie was warmed on; `progress` hears each row as it is taken. What idle CPUs did is the
+/// caller's to record (`None` here).
 pub fn collect(
+    _warm: &WarmTrie,
     run: &str,
     dir: &Path,
     profiles: &[Profile],
     mut progress: impl FnMut(&PhaseRow),
 ) -> Result<PhaseRunFile, IoLabError> {
-    warm_trie(dir)?;
     let mut rows = Vec::new();
     for &profile in profiles {
         let stores = FreshStores::new(profile, dir)?;

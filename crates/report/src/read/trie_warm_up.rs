@@ -15,13 +15,18 @@ use crate::IoLabError;
 /// Untimed runs of `update` that [`warm_trie`] makes.
 pub const TRIE_WARM_RUNS: usize = 2;
 
+/// Proof that [`warm_trie`] ran on this thread: what a measurement that needs a warm trie
+/// takes, so its caller can keep the warm-up outside what it samples (a flamegraph).
+#[derive(Debug)]
+pub struct WarmTrie(());
+
 /// Runs `update` [`TRIE_WARM_RUNS`] times on fresh `btree` stores under `dir`, on this thread.
-pub fn warm_trie(dir: &Path) -> Result<(), IoLabError> {
+pub fn warm_trie(dir: &Path) -> Result<WarmTrie, IoLabError> {
     let stores = FreshStores::new(Profile::Btree, dir)?;
     for _ in 0..TRIE_WARM_RUNS {
         stores.try_run(triebench_merkle::TABLES, UpdateOnce)??;
     }
-    Ok(())
+    Ok(WarmTrie(()))
 }
 
 /// One run of `update`, its outcome dropped.
