@@ -4,6 +4,8 @@
 //! The module's `unsafe` (an entry owns its bytes through a raw pointer) passes Miri under both
 //! Stacked and Tree Borrows: `MIRIFLAGS=-Zmiri-disable-isolation cargo +nightly miri test -p
 //! triebench-kv --lib --no-default-features btree` (add `-Zmiri-tree-borrows` for the latter).
+//! `scripts/test.sh` runs this module's tests and the store's fold tests so whenever a nightly
+//! toolchain with Miri is installed (~25 s; the three model proptests take many minutes).
 
 use std::borrow::Borrow;
 use std::cmp::Ordering;
