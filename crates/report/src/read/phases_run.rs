@@ -2,8 +2,9 @@
 //! each on a fresh store in a fresh directory under the directory under test (as one criterion
 //! iteration does), with the [phase collector](crate::read::phases) listening; one row per
 //! scenario and a `suite` row (their sum) per profile. The caller first warms what the trie
-//! keeps per thread ([`warm_trie`](crate::read::trie_warm_up::warm_trie), untimed runs of `update` on `btree`), outside anything it
-//! samples: `phases --flamegraph` profiles only [`collect`].
+//! keeps per thread ([`warm_trie`](crate::read::trie_warm_up::warm_trie): untimed runs of
+//! `update` on `btree`) outside anything it samples: `phases --flamegraph` profiles only
+//! [`collect`].
 
 use std::path::{Path, PathBuf};
 

@@ -5,6 +5,7 @@
 //! `btree`, paid for them, and every ratio against it came out low when a profile gets one run
 //! (`results/2026-11-24-vm-trie-warm-up/`).
 
+use std::marker::PhantomData;
 use std::path::Path;
 
 use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
@@ -16,9 +17,10 @@ use crate::IoLabError;
 pub const TRIE_WARM_RUNS: usize = 2;
 
 /// Proof that [`warm_trie`] ran on this thread: what a measurement that needs a warm trie
-/// takes, so its caller can keep the warm-up outside what it samples (a flamegraph).
+/// takes, so its caller can keep the warm-up outside what it samples (a flamegraph). Not
+/// `Send`: the pools it vouches for belong to the thread that warmed them.
 #[derive(Debug)]
-pub struct WarmTrie(());
+pub struct WarmTrie(PhantomData<*const ()>);
 
 /// Runs `update` [`TRIE_WARM_RUNS`] times on fresh `btree` stores under `dir`, on this thread.
 pub fn warm_trie(dir: &Path) -> Result<WarmTrie, IoLabError> {
@@ -26,7 +28,7 @@ pub fn warm_trie(dir: &Path) -> Result<WarmTrie, IoLabError> {
     for _ in 0..TRIE_WARM_RUNS {
         stores.try_run(triebench_merkle::TABLES, UpdateOnce)??;
     }
-    Ok(WarmTrie(()))
+    Ok(WarmTrie(PhantomData))
 }
 
 /// One run of `update`, its outcome dropped.
