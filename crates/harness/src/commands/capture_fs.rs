@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -13,10 +14,8 @@ pub struct CaptureFsArgs {
     pub name: String,
     /// The directory the run will use as TMPDIR.
     pub dir: PathBuf,
-    /// Criterion's output directory [default: where criterion writes, $CRITERION_HOME, else
-    /// `criterion` in the cargo target directory (`cargo metadata`)].
-    #[arg(long, value_name = "DIR")]
-    pub criterion_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub criterion: CriterionDirArg,
     /// Skip the latency probe (about a second on a local disk, longer on slow storage).
     #[arg(long)]
     pub no_latency: bool,
@@ -26,7 +25,7 @@ pub fn run_capture_fs(args: CaptureFsArgs) -> Result<(), CliError> {
     let (sidecar, info) = triebench_report::capture_fs(
         &args.name,
         &args.dir,
-        args.criterion_dir.as_deref(),
+        args.criterion.criterion_dir.as_deref(),
         !args.no_latency,
     )?;
     println!(

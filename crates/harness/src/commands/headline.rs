@@ -14,6 +14,7 @@ use triebench_report::read::headline_run::{self, Plan, ProfileHeadline};
 use triebench_report::read::micro_run;
 use triebench_workloads::Scenario;
 
+use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::commands::profile_choice::chosen_profiles;
 use crate::error::CliError;
 
@@ -29,10 +30,8 @@ pub struct HeadlineArgs {
     /// Backend profiles, comma-separated [default: every profile built in].
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub profiles: Vec<String>,
-    /// Criterion's output directory [default: where criterion writes, $CRITERION_HOME, else
-    /// `criterion` in the cargo target directory (`cargo metadata`)].
-    #[arg(long, value_name = "DIR")]
-    pub criterion_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub criterion: CriterionDirArg,
     /// Seconds each profile may take, set-up included; the first round is taken whatever it
     /// costs.
     #[arg(long, value_name = "SECONDS", default_value_t = 4.0)]
@@ -93,9 +92,7 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
         )));
     };
     let profiles = chosen_profiles(&args.profiles, &args.dir)?;
-    let criterion_dir = args
-        .criterion_dir
-        .unwrap_or_else(triebench_report::default_criterion_dir);
+    let criterion_dir = args.criterion.resolve();
     let plan = Plan {
         budget,
         max_rounds: args.max_rounds,

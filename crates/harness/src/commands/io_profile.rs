@@ -7,6 +7,7 @@ use clap::Args;
 use triebench_report::model::io_profile;
 use triebench_report::read::{fs_info, io_profile_run};
 
+use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::commands::flamegraph::profiled;
 use crate::commands::profile_choice::chosen_profiles;
 use crate::error::CliError;
@@ -23,10 +24,8 @@ pub struct IoProfileArgs {
     /// finds it].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Criterion's output directory [default: where criterion writes, $CRITERION_HOME, else
-    /// `criterion` in the cargo target directory (`cargo metadata`)].
-    #[arg(long, value_name = "DIR")]
-    pub criterion_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub criterion: CriterionDirArg,
     /// Also sample the run into a flamegraph SVG.
     #[arg(long, value_name = "FILE")]
     pub flamegraph: Option<PathBuf>,
@@ -35,8 +34,8 @@ pub struct IoProfileArgs {
 pub fn run_io_profile(args: IoProfileArgs) -> Result<(), CliError> {
     let profiles = chosen_profiles(&args.profiles, &args.dir)?;
     let out = args.out.unwrap_or_else(|| {
-        args.criterion_dir
-            .unwrap_or_else(triebench_report::default_criterion_dir)
+        args.criterion
+            .resolve()
             .join(fs_info::SIDECAR_DIR)
             .join(io_profile::FILE_NAME)
     });

@@ -6,6 +6,7 @@ pub mod crash_mount;
 pub mod crash_power;
 pub mod crash_round;
 pub mod crash_test;
+pub mod criterion_dir_arg;
 pub mod flamegraph;
 pub mod headline;
 pub mod io_profile;

@@ -11,6 +11,7 @@ use triebench_report::read::cpu_idle::CpuIdleGuard;
 use triebench_report::read::phases_run;
 use triebench_report::read::trie_warm_up::warm_trie;
 
+use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::commands::flamegraph::profiled;
 use crate::commands::outputs::writable_file;
 use crate::commands::profile_choice::chosen_profiles;
@@ -31,10 +32,8 @@ pub struct PhasesArgs {
     /// finds it].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Criterion's output directory [default: where criterion writes, $CRITERION_HOME, else
-    /// `criterion` in the cargo target directory (`cargo metadata`)].
-    #[arg(long, value_name = "DIR")]
-    pub criterion_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub criterion: CriterionDirArg,
     /// Also sample the run into a flamegraph SVG.
     #[arg(long, value_name = "FILE")]
     pub flamegraph: Option<PathBuf>,
@@ -80,12 +79,9 @@ pub fn describe(row: &PhaseRow) -> String {
 pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
     triebench_report::read::fs_info::validate_run_name(&args.run)?;
     let profiles = chosen_profiles(&args.profiles, &args.dir)?;
-    let out = args.out.unwrap_or_else(|| {
-        let dir = args
-            .criterion_dir
-            .unwrap_or_else(triebench_report::default_criterion_dir);
-        phases_run::path(&dir, &args.run)
-    });
+    let out = args
+        .out
+        .unwrap_or_else(|| phases_run::path(&args.criterion.resolve(), &args.run));
     writable_file("--out", &out)?;
     if let Some(svg) = &args.flamegraph {
         writable_file("--flamegraph", svg)?;

@@ -8,6 +8,7 @@ use triebench_report::merged::{run_merged_report, MergedArgs};
 use triebench_report::read::run_folders::is_run_folder;
 use triebench_report::{run_report as write_report, ReportArgs};
 
+use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -24,10 +25,8 @@ pub struct ReportCliArgs {
     /// Output folder [default: results/DATE-HOST-LABEL].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Criterion's output directory [default: where criterion writes, $CRITERION_HOME, else
-    /// `criterion` in the cargo target directory (`cargo metadata`)].
-    #[arg(long, value_name = "DIR")]
-    pub criterion_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub criterion: CriterionDirArg,
     /// Label in the default folder name [default: the run names joined with `-`, or `merged`].
     #[arg(long)]
     pub label: Option<String>,
@@ -40,7 +39,7 @@ pub fn run_report(args: ReportCliArgs) -> Result<(), CliError> {
         .filter(|r| is_run_folder(Path::new(r)))
         .count();
     let folder = if folders > 0 {
-        if folders != args.runs.len() || args.criterion_dir.is_some() {
+        if folders != args.runs.len() || args.criterion.criterion_dir.is_some() {
             return Err(CliError::Usage(
                 "--runs takes either run folders (directories with manifest.json) or criterion \
                  baseline names, not both; run folders need no --criterion-dir"
@@ -65,7 +64,7 @@ pub fn run_report(args: ReportCliArgs) -> Result<(), CliError> {
             baseline,
             runs: args.runs,
             out: args.out,
-            criterion_dir: args.criterion_dir,
+            criterion_dir: args.criterion.criterion_dir,
             label: args.label,
             results_root: PathBuf::from("results"),
         })?
