@@ -12,6 +12,7 @@ use triebench_report::model::headline::Baseline;
 use triebench_report::read::cpu_idle::{self, CpuIdleGuard};
 use triebench_report::read::headline_run::{self, Plan, ProfileHeadline};
 use triebench_report::read::micro_run;
+use triebench_report::read::trie_warm_up::warm_trie;
 use triebench_workloads::Scenario;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
@@ -117,8 +118,9 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
         save_small(&baseline, &criterion_dir, &args.run)?;
         saved += 1;
     }
+    let warm = warm_trie(&args.dir)?;
     let mut failure = None;
-    headline_run::collect(&args.dir, &profiles, plan, |h| {
+    headline_run::collect(&warm, &args.dir, &profiles, plan, |h| {
         eprintln!("{}", describe(h));
         for baseline in &h.baselines {
             match baseline.save(&criterion_dir, &args.run) {

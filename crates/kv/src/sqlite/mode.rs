@@ -8,9 +8,9 @@ use std::time::Duration;
 /// "database is locked" error.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// How much of the database file a `sqlite-wal-mmap` or `sqlite-wal-full-mmap` connection maps (`PRAGMA mmap_size`), in
-/// bytes: 1 GiB, well above the stores the benchmarks make (a 100,000-leaf state is ~0.5 GB);
-/// pages past it are read as in the other modes.
+/// How much of the database file a `sqlite-wal-mmap` or `sqlite-wal-full-mmap` connection maps
+/// (`PRAGMA mmap_size`), in bytes: 1 GiB, well above the stores the benchmarks make (a
+/// 100,000-leaf state is ~0.5 GB); pages past it are read as in the other modes.
 pub const MMAP_BYTES: i64 = 1 << 30;
 
 /// The journal and sync configuration of a SQLite store, one per profile.

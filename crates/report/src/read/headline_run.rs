@@ -4,13 +4,13 @@
 //! samples taken within runs ([`crate::model::headline`]), so a profile whose suite takes ten
 //! seconds is measured in one run of it instead of the eleven criterion needs.
 //!
-//! First, untimed runs of `update` on `btree` warm what the trie keeps per thread
-//! ([`warm_trie`]). Per
-//! profile: one untimed run of each scenario but `update` warms the store's server,
-//! connections and caches; one run of every scenario sizes the rest; then as many rounds as the
-//! time budget allows (at least one, at most `max_runs` runs of `update`), until every scenario
-//! has the same number of samples and the suite's sample *j* is the sum of the scenarios'.
-//! Before the rounds (so the budget counts it), the profile's storage floor
+//! The caller first warms what the trie keeps per thread
+//! ([`warm_trie`](crate::read::trie_warm_up::warm_trie): untimed runs of `update` on `btree`),
+//! as for the phase breakdown. Per profile: one untimed run of each scenario but `update` warms
+//! the store's server, connections and caches; one run of every scenario sizes the rest; then
+//! as many rounds as the time budget allows (at least one, at most `max_runs` runs of
+//! `update`), until every scenario has the same number of samples and the suite's sample *j* is
+//! the sum of the scenarios'. Before the rounds (so the budget counts it), the profile's storage floor
 //! (`floor/commit/<profile>`): [`FLOOR_COMMITS`] commits of `update`'s shape written straight
 //! to a preloaded fresh store ([`triebench_workloads::floor`]), one sample each.
 
@@ -23,7 +23,7 @@ use triebench_workloads::{Lap, Scenario, SCENARIOS};
 
 use crate::model::bench_id::{FLOOR_COMMIT_GROUP, SUITE};
 use crate::model::headline::{run_samples, summed, Baseline, GROUPS};
-use crate::read::trie_warm_up::warm_trie;
+use crate::read::trie_warm_up::WarmTrie;
 use crate::IoLabError;
 
 /// How long a profile's headline may take, and how many runs of a scenario it may make.
@@ -131,15 +131,15 @@ fn rounds_within(plan: Plan, per_run: &[(usize, Duration)], spent: Duration) -> 
         .unwrap_or(1)
 }
 
-/// Takes the headline of each profile in turn in fresh directories under `dir`; `progress`
-/// hears each profile as it is done.
+/// Takes the headline of each profile in turn in fresh directories under `dir`, on the thread
+/// the trie was warmed on; `progress` hears each profile as it is done.
 pub fn collect(
+    _warm: &WarmTrie,
     dir: &Path,
     profiles: &[Profile],
     plan: Plan,
     mut progress: impl FnMut(&ProfileHeadline),
 ) -> Result<Vec<ProfileHeadline>, IoLabError> {
-    warm_trie(dir)?;
     let mut out = Vec::new();
     for &profile in profiles {
         let start = Instant::now();
