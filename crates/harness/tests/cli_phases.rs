@@ -170,29 +170,29 @@ fn load_phases_time_the_writer_and_refuse_readers() {
     assert!(total < 500_000_000, "the waits were counted: {json}");
 }
 
-#[test]
-fn phases_command_saves_every_scenario_and_what_idle_cpus_did() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let stores = dir.path().join("stores");
+/// Runs `triebench phases --run RUN --profiles PROFILE --cpu-idle os` on fresh stores under
+/// `dir`, writing `out`, with `extra` arguments; asserts it succeeded.
+fn phases(dir: &Path, run: &str, profile: &str, out: &Path, extra: &[&std::ffi::OsStr]) {
+    let stores = dir.join("stores");
     std::fs::create_dir_all(&stores).expect("stores dir");
-    let out = dir.path().join("phases-fast.json");
     let o = Command::new(env!("CARGO_BIN_EXE_triebench"))
-        .args([
-            "phases",
-            "--run",
-            "fast",
-            "--profiles",
-            "btree",
-            "--cpu-idle",
-            "os",
-        ])
+        .args(["phases", "--run", run, "--profiles", profile])
+        .args(["--cpu-idle", "os"])
         .arg("--dir")
         .arg(&stores)
         .arg("--out")
-        .arg(&out)
+        .arg(out)
+        .args(extra)
         .output()
         .expect("triebench runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn phases_command_saves_every_scenario_and_what_idle_cpus_did() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("phases-fast.json");
+    phases(dir.path(), "fast", "btree", &out, &[]);
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("phases written"))
             .expect("json");
@@ -206,21 +206,15 @@ fn phases_command_saves_every_scenario_and_what_idle_cpus_did() {
 #[test]
 fn phases_flamegraph_leaves_out_the_trie_warm_up() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let stores = dir.path().join("stores");
-    std::fs::create_dir_all(&stores).expect("stores dir");
     let flame = dir.path().join("flame.svg");
-    let o = Command::new(env!("CARGO_BIN_EXE_triebench"))
-        .args(["phases", "--run", "flame", "--profiles", "sqlite-wal"])
-        .args(["--cpu-idle", "os"])
-        .arg("--dir")
-        .arg(&stores)
-        .arg("--out")
-        .arg(dir.path().join("phases.json"))
-        .arg("--flamegraph")
-        .arg(&flame)
-        .output()
-        .expect("triebench runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = dir.path().join("phases.json");
+    phases(
+        dir.path(),
+        "flame",
+        "sqlite-wal",
+        &out,
+        &["--flamegraph".as_ref(), flame.as_os_str()],
+    );
     let svg = std::fs::read_to_string(&flame).expect("flamegraph written");
     // Every warm-up sample's stack holds the warm-up's visitor; the profiles' runs hold
     // `phases_run`'s.
