@@ -298,9 +298,10 @@ fn remove_file(path: &Path) -> Result<(), CliError> {
 
 /// Once the phase collector has listened, every phase span in this process keeps costing what
 /// a listened-to span costs (tracing caches each call site's interest): the next filesystem's
-/// headline would time the trie with dearer spans than a fresh process, as each step had when
-/// bench-fs.sh started one per step. Re-asking the call sites, now that no collector is left,
-/// turns them back off.
+/// headline would time the trie with dearer spans than a fresh process does (bench-fs.sh started
+/// one per step). Its `phases/span/no-subscriber` floor read 210-270 ns against 45-65 ns in a
+/// debug build, on the second of two runs. Re-asking the call sites, now that no collector is
+/// left, turns them back off: the second run then reads as the first.
 fn forget_listeners() {
     tracing_core::callsite::rebuild_interest_cache();
 }
