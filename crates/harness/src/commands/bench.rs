@@ -27,7 +27,7 @@ use crate::plan::steps::{plan, CriterionOptions, Groups, LoadOptions, Options};
 pub struct BenchArgs {
     /// Filesystems to measure, each a run name and a directory on it; the first is the baseline
     /// the report divides by [default: tmpfs=/dev/shm when it is a tmpfs, and
-    /// disk=<checkout>/target/bench-disk].
+    /// disk=CHECKOUT/target/bench-disk, CHECKOUT being the checkout this binary was built from].
     #[arg(value_name = "NAME=DIR")]
     pub runs: Vec<String>,
     /// Run size: `quick` (one headline round per profile, no phases), `standard` (up to 5 s of
