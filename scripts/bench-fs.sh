@@ -37,7 +37,7 @@
 # folder; default results/<date>-<host>-<label>), TRIEBENCH_CPU_IDLE=poll|os (what idle CPUs do
 # during the headline, phases, load runs and criterion's benches, default poll: as root,
 # /dev/cpu_dma_latency is held at 0 µs so a server's reply does not pay a halted CPU's wake-up;
-# README, "Idle CPUs").
+# docs/guide.md, "Idle CPUs (--cpu-idle)").
 #
 # TRIEBENCH_LOAD=1 also runs `triebench load --saturate` for every profile on every filesystem
 # (TRIEBENCH_LOAD_STATE leaves, default 10000; TRIEBENCH_LOAD_READERS, default 2) into
