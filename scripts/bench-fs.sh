@@ -154,8 +154,10 @@ for run in "${runs[@]}"; do
     "$triebench" "${headline_args[@]}"
     echo "bench-fs: headline on '$name' took $(( $(date +%s) - headline_start )) s"
   else
-    # An earlier headline's CPU idle record under this name would be reported as this run's.
+    # An earlier headline's CPU idle record and run record under this name would be reported as
+    # this run's (a run record wins over criterion's baseline of the same name).
     rm -f "$criterion_dir/triebench-runs/headline/$name.json"
+    rm -rf "$criterion_dir/triebench-runs/records/$name"
   fi
   if ((criterion)); then
     run_start=$(date +%s)

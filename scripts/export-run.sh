@@ -12,6 +12,7 @@
 #   env.json                           hostname, os, kernel, cpu count, memory, rustc
 #   criterion/<bench-id path>/<NAME>/  the baseline's benchmark.json, estimates.json, sample.json, tukey.json
 #   criterion/triebench-runs/<NAME>.json            the filesystem capture sidecar
+#   criterion/triebench-runs/records/<NAME>/        the run's records (docs/run-record.md)
 #   criterion/triebench-runs/load/<NAME>/           load runs when present
 #   criterion/triebench-runs/{phases,headline}/<NAME>.json  the phase breakdown and the
 #                                                    headline's CPU idle record when present
@@ -35,6 +36,11 @@ done < <(find "$criterion_dir" -type d -name "$name" -not -path "*/triebench-run
 runs=$criterion_dir/triebench-runs
 mkdir -p "$out/criterion/triebench-runs"
 if [[ -f $runs/$name.json ]]; then cp "$runs/$name.json" "$out/criterion/triebench-runs/"; fi
+# The run's records (`triebench headline` writes records/<NAME>/headline.json).
+if [[ -d $runs/records/$name ]]; then
+  mkdir -p "$out/criterion/triebench-runs/records"
+  cp -r "$runs/records/$name" "$out/criterion/triebench-runs/records/"
+fi
 if [[ -d $runs/load/$name ]]; then
   mkdir -p "$out/criterion/triebench-runs/load"
   cp -r "$runs/load/$name" "$out/criterion/triebench-runs/load/"

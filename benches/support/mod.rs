@@ -246,7 +246,7 @@ pub fn announce_filesystem() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let dir: PathBuf = std::env::temp_dir();
-        match triebench_report::fs_info_for_dir("TMPDIR", &dir) {
+        match triebench_measure::fs_info_for_dir("TMPDIR", &dir) {
             Ok(fs) => eprintln!(
                 "triebench: TMPDIR={} is on {} (type {}, mounted at {}, options {}), scale {:?}",
                 dir.display(),

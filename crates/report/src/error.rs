@@ -98,6 +98,22 @@ pub enum ReportError {
     )]
     InvalidRunName(String),
 
+    /// A run record could not be read, or breaks the format's rules.
+    #[error(
+        "cannot read run record: {0}; re-run the command that wrote it (its name is the file's), \
+         or delete the file if it is stale"
+    )]
+    RunRecord(#[from] triebench_record::RecordError),
+
+    /// A sidecar (phase file, I/O profile) could not be read or written.
+    #[error("{}: {reason}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+
     /// Writing an output file failed.
     #[error("cannot write {}: {source}; check that the directory is writable and has space", path.display())]
     Write {

@@ -11,13 +11,14 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
-use triebench_report::model::cpu_idle::{CpuIdle, CpuIdleRecord};
+use triebench_measure::cpu_idle::CpuIdleGuard;
+use triebench_measure::load_env::capture_env;
+use triebench_measure::proc_monitor::ProcMonitor;
+use triebench_record::{CpuIdle, CpuIdleRecord};
 use triebench_report::model::load::{
     LoadConfig, LoadEnv, LoadFile, RerunRule, RunSummary, Saturation, SearchedRate, LOAD_FILE,
 };
-use triebench_report::read::cpu_idle::CpuIdleGuard;
-use triebench_report::read::load_runs::{capture_env, read_load_file};
-use triebench_report::read::proc_monitor::ProcMonitor;
+use triebench_report::read::load_runs::read_load_file;
 use triebench_report::render::load_files::{self, latency, rate};
 use triebench_workloads::load::saturate::{search, sustained, SearchPlan};
 use triebench_workloads::load::{

@@ -1,6 +1,6 @@
 //! I/O profiles (`io-profile.json`): what each backend profile asks of the filesystem per
 //! scenario and per commit, counted by a slowfs mount (profile `none`) around one run of each
-//! scenario (taken by [`crate::read::io_profile_run`]).
+//! scenario (taken by `triebench_measure::io_profile_run`).
 
 use std::fs;
 use std::path::Path;
@@ -8,7 +8,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use triebench_slowfs::StatsSnapshot;
 
-use crate::{IoLabError, OpClass, PerClass};
+use crate::error::ReportError;
+use crate::{OpClass, PerClass};
 
 /// The I/O profile file's schema version.
 pub const SCHEMA: u32 = 1;
@@ -116,8 +117,8 @@ impl IoProfileFile {
     }
 
     /// Writes the file as pretty JSON.
-    pub fn save(&self, path: &Path) -> Result<(), IoLabError> {
-        let bad = |reason: String| IoLabError::File {
+    pub fn save(&self, path: &Path) -> Result<(), ReportError> {
+        let bad = |reason: String| ReportError::File {
             path: path.to_path_buf(),
             reason,
         };
@@ -130,11 +131,11 @@ impl IoProfileFile {
     }
 
     /// Reads a file written by [`IoProfileFile::save`]; `None` when there is none.
-    pub fn load(path: &Path) -> Result<Option<IoProfileFile>, IoLabError> {
+    pub fn load(path: &Path) -> Result<Option<IoProfileFile>, ReportError> {
         if !path.is_file() {
             return Ok(None);
         }
-        let bad = |reason: String| IoLabError::File {
+        let bad = |reason: String| ReportError::File {
             path: path.to_path_buf(),
             reason: format!("not an I/O profile ({reason}); re-run `triebench io-profile`"),
         };

@@ -10,7 +10,7 @@ use crate::model::cpu_idle::CpuIdleRecord;
 use serde::{Deserialize, Serialize};
 use triebench_kv::Phase;
 
-use crate::IoLabError;
+use crate::error::ReportError;
 
 /// Schema tag of [`PhaseRunFile`].
 pub const SCHEMA: &str = "triebench-phases/1";
@@ -79,16 +79,16 @@ pub struct PhaseRunFile {
 
 impl PhaseRunFile {
     /// Writes the file (creating its directory).
-    pub fn save(&self, path: &Path) -> Result<(), IoLabError> {
+    pub fn save(&self, path: &Path) -> Result<(), ReportError> {
         save_json(self, path)
     }
 
     /// Reads a file written by [`PhaseRunFile::save`]; `None` when there is none.
-    pub fn load(path: &Path) -> Result<Option<PhaseRunFile>, IoLabError> {
+    pub fn load(path: &Path) -> Result<Option<PhaseRunFile>, ReportError> {
         if !path.is_file() {
             return Ok(None);
         }
-        let bad = |reason: String| IoLabError::File {
+        let bad = |reason: String| ReportError::File {
             path: path.to_path_buf(),
             reason: format!("not a phase file ({reason}); re-run `triebench phases`"),
         };
@@ -109,8 +109,8 @@ impl PhaseRunFile {
 }
 
 /// Writes `value` as pretty JSON to `path`, creating its directory.
-pub fn save_json<T: Serialize>(value: &T, path: &Path) -> Result<(), IoLabError> {
-    let bad = |reason: String| IoLabError::File {
+pub fn save_json<T: Serialize>(value: &T, path: &Path) -> Result<(), ReportError> {
+    let bad = |reason: String| ReportError::File {
         path: path.to_path_buf(),
         reason,
     };

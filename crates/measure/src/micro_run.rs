@@ -9,7 +9,7 @@
 //! [`collect_with_collector`] the last after everything else (`triebench headline` takes it
 //! after every profile). Each is warmed up for [`WARM_UP`], which also sizes it, then taken as
 //! [`SAMPLES`] samples of as many iterations as fill [`SAMPLE_TIME`] (at least one); a sample is
-//! its mean time per iteration.
+//! those iterations and their time together.
 
 use std::convert::Infallible;
 use std::fs::File;
@@ -22,11 +22,14 @@ use sha2::{Digest, Sha512};
 use triebench_kv::phase::HASH;
 use triebench_kv::phase_span;
 
-use crate::model::bench_id::{FLOOR_FSYNC, FLOOR_SHA512, SPAN_COLLECTED, SPAN_GROUP, SPAN_IDLE};
-use crate::model::headline::Baseline;
-use crate::read::latency::ProbeIo;
-use crate::read::phases;
-use crate::IoLabError;
+use triebench_record::{Benchmark, Sample, Throughput, ThroughputUnit};
+use triebench_report::model::bench_id::{
+    FLOOR_FSYNC, FLOOR_SHA512, SPAN_COLLECTED, SPAN_GROUP, SPAN_IDLE,
+};
+
+use crate::error::MeasureError;
+use crate::latency::ProbeIo;
+use crate::phases;
 
 /// Samples per benchmark.
 pub const SAMPLES: usize = 50;
@@ -37,8 +40,8 @@ pub const WARM_UP: Duration = Duration::from_millis(200);
 /// Bytes `floor/sha512_8k` hashes per iteration.
 const SHA512_INPUT: usize = 8192;
 
-/// Warms `op` up, then times [`SAMPLES`] samples of it (ns per iteration).
-fn sample<E>(mut op: impl FnMut() -> Result<(), E>) -> Result<Vec<f64>, E> {
+/// Warms `op` up, then times [`SAMPLES`] samples of it.
+fn sample<E>(mut op: impl FnMut() -> Result<(), E>) -> Result<Vec<Sample>, E> {
     let warm = Instant::now();
     let mut done = 0u64;
     while warm.elapsed() < WARM_UP {
@@ -53,13 +56,16 @@ fn sample<E>(mut op: impl FnMut() -> Result<(), E>) -> Result<Vec<f64>, E> {
             for _ in 0..iterations {
                 op()?;
             }
-            Ok(start.elapsed().as_nanos() as f64 / iterations as f64)
+            Ok(Sample {
+                iterations,
+                total: start.elapsed().as_nanos() as f64,
+            })
         })
         .collect()
 }
 
 /// [`sample`] of an operation that cannot fail.
-fn sample_pure(mut op: impl FnMut()) -> Vec<f64> {
+fn sample_pure(mut op: impl FnMut()) -> Vec<Sample> {
     let Ok(samples) = sample(|| {
         op();
         Ok::<(), Infallible>(())
@@ -67,17 +73,17 @@ fn sample_pure(mut op: impl FnMut()) -> Vec<f64> {
     samples
 }
 
-fn baseline(group: &str, function: &str, samples: Vec<f64>, bytes: Option<u64>) -> Baseline {
-    Baseline {
-        group: group.to_string(),
-        function: function.to_string(),
-        samples,
-        bytes_per_iteration: bytes,
-    }
+fn benchmark(group: &str, function: &str, samples: Vec<Sample>, bytes: Option<u64>) -> Benchmark {
+    let mut b = Benchmark::ns(group, function, None, samples);
+    b.throughput = bytes.map(|per_iteration| Throughput {
+        unit: ThroughputUnit::Bytes,
+        per_iteration,
+    });
+    b
 }
 
 /// One 4 KiB write and `fdatasync` of a probe file in `dir` (removed afterwards).
-fn fsync_floor(dir: &Path) -> Result<Vec<f64>, IoLabError> {
+fn fsync_floor(dir: &Path) -> Result<Vec<Sample>, MeasureError> {
     let io = ProbeIo(dir);
     let probe = tempfile::Builder::new()
         .prefix("fsync-probe")
@@ -100,7 +106,7 @@ fn one_span(x: u64) -> u64 {
 /// Takes the fsync floor (in `dir`), the SHA-512 floor and a span's cost with nothing
 /// listening. Run it before anything installs a `tracing` subscriber in this process, as
 /// criterion's bench does: that cost is the one of a process where nothing ever listened.
-pub fn collect(dir: &Path) -> Result<Vec<Baseline>, IoLabError> {
+pub fn collect(dir: &Path) -> Result<Vec<Benchmark>, MeasureError> {
     let idle = sample_pure(|| {
         black_box(one_span(black_box(1)));
     });
@@ -109,9 +115,9 @@ pub fn collect(dir: &Path) -> Result<Vec<Baseline>, IoLabError> {
         black_box(Sha512::digest(black_box(&input)));
     });
     Ok(vec![
-        baseline("floor", FLOOR_FSYNC, fsync_floor(dir)?, None),
-        baseline("floor", FLOOR_SHA512, sha512, Some(SHA512_INPUT as u64)),
-        baseline(SPAN_GROUP, SPAN_IDLE, idle, None),
+        benchmark("floor", FLOOR_FSYNC, fsync_floor(dir)?, None),
+        benchmark("floor", FLOOR_SHA512, sha512, Some(SHA512_INPUT as u64)),
+        benchmark(SPAN_GROUP, SPAN_IDLE, idle, None),
     ])
 }
 
@@ -119,7 +125,7 @@ pub fn collect(dir: &Path) -> Result<Vec<Baseline>, IoLabError> {
 /// measurement of the process: once a subscriber has listened, even in a scope now closed,
 /// `tracing`'s global maximum level stays at TRACE, and every span opened later costs one check
 /// more than in a process where nothing ever listened.
-pub fn collect_with_collector() -> Baseline {
+pub fn collect_with_collector() -> Benchmark {
     let collected = tracing::subscriber::with_default(phases::subscriber(), || {
         sample_pure(|| {
             black_box(one_span(black_box(1)));
@@ -127,7 +133,7 @@ pub fn collect_with_collector() -> Baseline {
     });
     // Keep the collector's totals from carrying over into a later measurement.
     let _ = phases::take();
-    baseline(SPAN_GROUP, SPAN_COLLECTED, collected, None)
+    benchmark(SPAN_GROUP, SPAN_COLLECTED, collected, None)
 }
 
 #[cfg(test)]
@@ -154,7 +160,10 @@ mod tests {
         );
         for b in &baselines {
             assert_eq!(b.samples.len(), SAMPLES, "{}", b.group);
-            assert!(b.samples.iter().all(|&t| t > 0.0), "{b:?}");
+            assert!(
+                b.samples.iter().all(|s| s.iterations >= 1 && s.total > 0.0),
+                "{b:?}"
+            );
         }
         // The probe file is gone.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);

@@ -1,11 +1,11 @@
 //! Taking a filesystem's headline (`triebench headline`): every scenario and the suite on every
 //! profile, measured as criterion's scenario groups are (each run on a fresh store in a fresh
 //! directory under the directory under test; opening and removing it not timed), but with the
-//! samples taken within runs ([`crate::model::headline`]), so a profile whose suite takes ten
+//! samples taken within runs ([`crate::headline_samples`]), so a profile whose suite takes ten
 //! seconds is measured in one run of it instead of the eleven criterion needs.
 //!
 //! The caller first warms what the trie keeps per thread
-//! ([`warm_trie`](crate::read::trie_warm_up::warm_trie): untimed runs of `update` on `btree`),
+//! ([`warm_trie`](crate::trie_warm_up::warm_trie): untimed runs of `update` on `btree`),
 //! as for the phase breakdown. Per profile: one untimed run of each scenario but `update` warms
 //! the store's server, connections and caches; one run of every scenario sizes the rest; then
 //! as many rounds as the time budget allows (at least one, at most `max_runs` runs of
@@ -21,10 +21,12 @@ use triebench_kv::{FreshStores, KvError, Profile, Store, StoreVisitor};
 use triebench_workloads::floor::{FloorCommits, FLOOR_COMMITS};
 use triebench_workloads::{Lap, Scenario, SCENARIOS};
 
-use crate::model::bench_id::{FLOOR_COMMIT_GROUP, SUITE};
-use crate::model::headline::{run_samples, summed, Baseline, GROUPS};
-use crate::read::trie_warm_up::WarmTrie;
-use crate::IoLabError;
+use triebench_record::{Benchmark, Sample};
+use triebench_report::model::bench_id::{FLOOR_COMMIT_GROUP, SUITE};
+
+use crate::error::MeasureError;
+use crate::headline_samples::{run_samples, summed, GROUPS};
+use crate::trie_warm_up::WarmTrie;
 
 /// How long a profile's headline may take, and how many runs of a scenario it may make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,14 +37,14 @@ pub struct Plan {
     pub max_rounds: usize,
 }
 
-/// One profile's headline: the baselines to save and what taking them cost.
+/// One profile's headline: the benchmarks its run record holds and what taking them cost.
 #[derive(Debug, Clone)]
 pub struct ProfileHeadline {
     /// The profile measured.
     pub profile: Profile,
     /// `scenario/<name>/<profile>` for each scenario, then `scenario/suite/<profile>` and
     /// `floor/commit/<profile>`.
-    pub baselines: Vec<Baseline>,
+    pub benchmarks: Vec<Benchmark>,
     /// Runs made of each scenario, in [`SCENARIOS`] order (warm-up included).
     pub runs: Vec<usize>,
     /// Wall time of the whole profile.
@@ -50,9 +52,9 @@ pub struct ProfileHeadline {
 }
 
 impl ProfileHeadline {
-    /// The suite's baseline.
-    pub fn suite(&self) -> Option<&Baseline> {
-        self.baselines.iter().find(|b| b.group.ends_with(SUITE))
+    /// The suite's benchmark.
+    pub fn suite(&self) -> Option<&Benchmark> {
+        self.benchmarks.iter().find(|b| b.group.ends_with(SUITE))
     }
 
     /// Runs made of `scenario`, warm-up included.
@@ -72,13 +74,14 @@ struct Timed {
 }
 
 impl StoreVisitor for Timed {
-    type Output = Result<(Duration, Vec<Lap>), IoLabError>;
+    type Output = Result<(Duration, Vec<Lap>), MeasureError>;
 
     fn visit<S: Store>(self, store: S) -> Self::Output {
         let start = Instant::now();
         let outcome = self.scenario.run(&store);
         let wall = start.elapsed();
-        let outcome = outcome.map_err(|e| IoLabError::scenario(self.scenario, self.profile, e))?;
+        let outcome =
+            outcome.map_err(|e| MeasureError::scenario(self.scenario, self.profile, e))?;
         Ok((wall, outcome.laps))
     }
 }
@@ -109,7 +112,7 @@ fn one_run(
     stores: &FreshStores,
     profile: Profile,
     scenario: Scenario,
-) -> Result<(Vec<f64>, Duration), IoLabError> {
+) -> Result<(Vec<f64>, Duration), MeasureError> {
     let start = Instant::now();
     let (wall, laps) = stores.try_run(triebench_merkle::TABLES, Timed { scenario, profile })??;
     Ok((run_samples(wall, &laps), start.elapsed()))
@@ -139,7 +142,7 @@ pub fn collect(
     profiles: &[Profile],
     plan: Plan,
     mut progress: impl FnMut(&ProfileHeadline),
-) -> Result<Vec<ProfileHeadline>, IoLabError> {
+) -> Result<Vec<ProfileHeadline>, MeasureError> {
     let mut out = Vec::new();
     for &profile in profiles {
         let start = Instant::now();
@@ -170,32 +173,33 @@ pub fn collect(
             }
             samples[i].truncate(target);
         }
-        let mut baselines: Vec<Baseline> = SCENARIOS
+        let name = profile.name();
+        let one_each = |s: &[f64]| s.iter().map(|&ns| Sample::one(ns)).collect::<Vec<_>>();
+        let mut benchmarks: Vec<Benchmark> = SCENARIOS
             .iter()
             .zip(&samples)
-            .map(|(scenario, s)| Baseline {
-                group: format!("scenario/{}", scenario.name()),
-                function: profile.name().to_string(),
-                samples: s.clone(),
-                bytes_per_iteration: None,
+            .map(|(scenario, s)| {
+                let group = format!("scenario/{}", scenario.name());
+                Benchmark::ns(&group, name, Some(name), one_each(s))
             })
             .collect();
         let all: Vec<&[f64]> = samples.iter().map(Vec::as_slice).collect();
-        baselines.push(Baseline {
-            group: format!("scenario/{SUITE}"),
-            function: profile.name().to_string(),
-            samples: summed(&all),
-            bytes_per_iteration: None,
-        });
-        baselines.push(Baseline {
-            group: FLOOR_COMMIT_GROUP.to_string(),
-            function: profile.name().to_string(),
-            samples: floor,
-            bytes_per_iteration: None,
-        });
+        let suite = format!("scenario/{SUITE}");
+        benchmarks.push(Benchmark::ns(
+            &suite,
+            name,
+            Some(name),
+            one_each(&summed(&all)),
+        ));
+        benchmarks.push(Benchmark::ns(
+            FLOOR_COMMIT_GROUP,
+            name,
+            Some(name),
+            one_each(&floor),
+        ));
         let headline = ProfileHeadline {
             profile,
-            baselines,
+            benchmarks,
             runs,
             wall: start.elapsed(),
         };

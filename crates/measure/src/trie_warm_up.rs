@@ -11,7 +11,7 @@ use std::path::Path;
 use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 use triebench_workloads::Scenario;
 
-use crate::IoLabError;
+use crate::error::MeasureError;
 
 /// Untimed runs of `update` that [`warm_trie`] makes.
 pub const TRIE_WARM_RUNS: usize = 2;
@@ -23,7 +23,7 @@ pub const TRIE_WARM_RUNS: usize = 2;
 pub struct WarmTrie(PhantomData<*const ()>);
 
 /// Runs `update` [`TRIE_WARM_RUNS`] times on fresh `btree` stores under `dir`, on this thread.
-pub fn warm_trie(dir: &Path) -> Result<WarmTrie, IoLabError> {
+pub fn warm_trie(dir: &Path) -> Result<WarmTrie, MeasureError> {
     let stores = FreshStores::new(Profile::Btree, dir)?;
     for _ in 0..TRIE_WARM_RUNS {
         stores.try_run(triebench_merkle::TABLES, UpdateOnce)??;
@@ -35,13 +35,13 @@ pub fn warm_trie(dir: &Path) -> Result<WarmTrie, IoLabError> {
 struct UpdateOnce;
 
 impl StoreVisitor for UpdateOnce {
-    type Output = Result<(), IoLabError>;
+    type Output = Result<(), MeasureError>;
 
     fn visit<S: Store>(self, store: S) -> Self::Output {
         Scenario::Update
             .run(&store)
             .map(drop)
-            .map_err(|e| IoLabError::scenario(Scenario::Update, Profile::Btree, e))
+            .map_err(|e| MeasureError::scenario(Scenario::Update, Profile::Btree, e))
     }
 }
 

@@ -18,8 +18,8 @@ use std::os::unix::io::AsRawFd;
 use std::path::Path;
 use std::time::Instant;
 
-use crate::IoLabError;
-use crate::PerClass;
+use crate::error::MeasureError;
+use triebench_record::PerClass;
 
 /// Timed operations per class.
 pub const SAMPLES: usize = 31;
@@ -38,14 +38,17 @@ fn time_us(f: impl FnOnce() -> std::io::Result<()>) -> std::io::Result<f64> {
 }
 
 /// Names the directory under test in the probes' OS errors (here and in the headline's fsync
-/// floor, [`crate::read::micro_run`]).
+/// floor, [`crate::micro_run`]).
 #[derive(Clone, Copy)]
 pub(crate) struct ProbeIo<'a>(pub(crate) &'a Path);
 
 impl<'a> ProbeIo<'a> {
-    /// Turns an OS error of step `what` into an [`IoLabError`].
-    pub(crate) fn err(self, what: &'static str) -> impl FnOnce(std::io::Error) -> IoLabError + 'a {
-        move |source| IoLabError::Io {
+    /// Turns an OS error of step `what` into an [`MeasureError`].
+    pub(crate) fn err(
+        self,
+        what: &'static str,
+    ) -> impl FnOnce(std::io::Error) -> MeasureError + 'a {
+        move |source| MeasureError::Io {
             what,
             dir: self.0.to_path_buf(),
             source,
@@ -54,7 +57,7 @@ impl<'a> ProbeIo<'a> {
 }
 
 /// A fresh scratch directory in `dir` (removed on drop) holding one new file, open read-write.
-fn scratch_file(dir: &Path) -> Result<(tempfile::TempDir, File), IoLabError> {
+fn scratch_file(dir: &Path) -> Result<(tempfile::TempDir, File), MeasureError> {
     let io = ProbeIo(dir);
     let scratch = tempfile::Builder::new()
         .prefix("triebench-probe-")
@@ -71,7 +74,7 @@ fn scratch_file(dir: &Path) -> Result<(tempfile::TempDir, File), IoLabError> {
 
 /// Measures the median cost per operation class in `dir` (µs), in a scratch directory there
 /// that is removed afterwards.
-pub fn probe_dir(dir: &Path) -> Result<PerClass<f64>, IoLabError> {
+pub fn probe_dir(dir: &Path) -> Result<PerClass<f64>, MeasureError> {
     let io = ProbeIo(dir);
     let (scratch, file) = scratch_file(dir)?;
     let block = [0x5au8; BLOCK];
@@ -123,7 +126,7 @@ const ROUNDS: usize = 9;
 
 /// Measures what each further separate run of dirty 4 KiB data adds to an `fdatasync` in `dir`
 /// (µs, median of a few rounds, at least 0), in a scratch directory that is removed afterwards.
-pub fn probe_flush_extent(dir: &Path) -> Result<f64, IoLabError> {
+pub fn probe_flush_extent(dir: &Path) -> Result<f64, MeasureError> {
     let io = ProbeIo(dir);
     let (_scratch, file) = scratch_file(dir)?;
     let block = [0xa5u8; BLOCK];
@@ -187,7 +190,7 @@ mod tests {
     fn a_probe_gives_a_positive_latency_per_class_and_cleans_up() {
         let dir = tempfile::tempdir().unwrap();
         let lat = probe_dir(dir.path()).unwrap();
-        for c in crate::OpClass::ALL {
+        for c in triebench_record::OpClass::ALL {
             assert!(*lat.get(c) > 0.0, "{c:?}: {lat:?}");
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);

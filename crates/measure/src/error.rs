@@ -1,4 +1,4 @@
-//! The errors of the filesystem lab's measurements, each saying what to do.
+//! [`MeasureError`]: everything that stops a measurement, each saying what to do.
 
 use std::path::PathBuf;
 
@@ -6,9 +6,10 @@ use triebench_kv::{KvError, Profile};
 
 use triebench_workloads::{Scenario, WorkloadError};
 
-/// Everything that stops an I/O profile or a latency probe.
+/// Everything that stops a measurement: a headline, a phase breakdown, an I/O profile, a
+/// filesystem capture or a latency probe.
 #[derive(Debug, thiserror::Error)]
-pub enum IoLabError {
+pub enum MeasureError {
     /// The directory is not a slowfs mount (no live counters file).
     #[error(
         "{} is not a slowfs mount (cannot read {}: {reason}); mount one with \
@@ -47,6 +48,17 @@ pub enum IoLabError {
         /// What went wrong.
         source: WorkloadError,
     },
+    /// The directory whose filesystem should be captured is not usable.
+    #[error("cannot inspect directory {}: {reason}; pass an existing directory (the TMPDIR the benches used)", dir.display())]
+    FsProbe {
+        /// The directory.
+        dir: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A run record or sidecar could not be written, or a run name is unusable.
+    #[error(transparent)]
+    Record(#[from] triebench_record::RecordError),
     /// A result file could not be read or written.
     #[error("{}: {reason}", path.display())]
     File {
@@ -57,10 +69,10 @@ pub enum IoLabError {
     },
 }
 
-impl IoLabError {
+impl MeasureError {
     /// `scenario`'s run on `profile` failed with `source`.
     pub fn scenario(scenario: Scenario, profile: Profile, source: WorkloadError) -> Self {
-        IoLabError::Scenario {
+        MeasureError::Scenario {
             scenario: scenario.name(),
             profile: profile.name().to_string(),
             source,

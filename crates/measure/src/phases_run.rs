@@ -1,23 +1,24 @@
 //! Taking a filesystem's phase breakdown (`triebench phases`): every scenario once per profile,
 //! each on a fresh store in a fresh directory under the directory under test (as one criterion
-//! iteration does), with the [phase collector](crate::read::phases) listening; one row per
+//! iteration does), with the [phase collector](crate::phases) listening; one row per
 //! scenario and a `suite` row (their sum) per profile. The caller first warms what the trie
-//! keeps per thread ([`warm_trie`](crate::read::trie_warm_up::warm_trie): untimed runs of
+//! keeps per thread ([`warm_trie`](crate::trie_warm_up::warm_trie): untimed runs of
 //! `update` on `btree`) outside anything it samples: `phases --flamegraph` profiles only
 //! [`collect`].
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 use triebench_workloads::{Scenario, SCENARIOS};
 
-use crate::model::bench_id::SUITE;
-use crate::model::naming;
-use crate::model::phases::{PhaseRow, PhaseRunFile, DIR, SCHEMA};
-use crate::read::fs_info::SIDECAR_DIR;
-use crate::read::phases::{measure, PhaseTotals};
-use crate::read::trie_warm_up::WarmTrie;
-use crate::IoLabError;
+use triebench_report::model::bench_id::SUITE;
+use triebench_report::model::naming;
+use triebench_report::model::phases::{PhaseRow, PhaseRunFile, SCHEMA};
+pub use triebench_report::read::phase_files::path;
+
+use crate::error::MeasureError;
+use crate::phases::{measure, PhaseTotals};
+use crate::trie_warm_up::WarmTrie;
 
 /// Runs one scenario on an opened store with the collector listening.
 struct Timed {
@@ -26,11 +27,12 @@ struct Timed {
 }
 
 impl StoreVisitor for Timed {
-    type Output = Result<(u64, PhaseTotals, u64), IoLabError>;
+    type Output = Result<(u64, PhaseTotals, u64), MeasureError>;
 
     fn visit<S: Store>(self, store: S) -> Self::Output {
         let (outcome, totals, wall) = measure(|| self.scenario.run(&store));
-        let outcome = outcome.map_err(|e| IoLabError::scenario(self.scenario, self.profile, e))?;
+        let outcome =
+            outcome.map_err(|e| MeasureError::scenario(self.scenario, self.profile, e))?;
         Ok((outcome.commits as u64, totals, wall))
     }
 }
@@ -61,7 +63,7 @@ pub fn collect(
     dir: &Path,
     profiles: &[Profile],
     mut progress: impl FnMut(&PhaseRow),
-) -> Result<PhaseRunFile, IoLabError> {
+) -> Result<PhaseRunFile, MeasureError> {
     let mut rows = Vec::new();
     for &profile in profiles {
         let stores = FreshStores::new(profile, dir)?;
@@ -92,24 +94,4 @@ pub fn collect(
         rows,
         cpu_idle: None,
     })
-}
-
-/// Where the phase file of `run` lives under `criterion_dir`:
-/// `triebench-runs/phases/<run>.json`.
-pub fn path(criterion_dir: &Path, run: &str) -> PathBuf {
-    criterion_dir
-        .join(SIDECAR_DIR)
-        .join(DIR)
-        .join(format!("{run}.json"))
-}
-
-/// The phase files of `runs` saved in `criterion_dir` (runs without one are left out).
-pub fn load_all(criterion_dir: &Path, runs: &[String]) -> Result<Vec<PhaseRunFile>, IoLabError> {
-    let mut out = Vec::new();
-    for run in runs {
-        if let Some(file) = PhaseRunFile::load(&path(criterion_dir, run))? {
-            out.push(file);
-        }
-    }
-    Ok(out)
 }

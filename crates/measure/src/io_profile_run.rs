@@ -9,14 +9,13 @@ use std::path::Path;
 use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 use triebench_workloads::{Scenario, SCENARIOS};
 
-use crate::error::ReportError;
-use crate::model::bench_id::SUITE;
-use crate::model::io_profile::FILE_NAME;
-use crate::model::io_profile::{IoCounts, IoProfileFile, IoRow, SCHEMA};
-use crate::model::naming;
-use crate::read::fs_info::SIDECAR_DIR;
-use crate::read::slowfs_stats::read_snapshot;
-use crate::IoLabError;
+use triebench_report::model::bench_id::SUITE;
+use triebench_report::model::io_profile::SCHEMA;
+pub use triebench_report::model::io_profile::{IoCounts, IoProfileFile, IoRow};
+use triebench_report::model::naming;
+
+use crate::error::MeasureError;
+use crate::slowfs_stats::read_snapshot;
 
 /// Runs one scenario on an opened store between two counter snapshots.
 struct Counted<'a> {
@@ -26,14 +25,15 @@ struct Counted<'a> {
 }
 
 impl StoreVisitor for Counted<'_> {
-    type Output = Result<(u64, IoCounts), IoLabError>;
+    type Output = Result<(u64, IoCounts), MeasureError>;
 
     fn visit<S: Store>(self, store: S) -> Self::Output {
         let before = read_snapshot(self.mount)?;
         let outcome = self.scenario.run(&store);
         let after = read_snapshot(self.mount)?;
         drop(store);
-        let outcome = outcome.map_err(|e| IoLabError::scenario(self.scenario, self.profile, e))?;
+        let outcome =
+            outcome.map_err(|e| MeasureError::scenario(self.scenario, self.profile, e))?;
         Ok((outcome.commits as u64, IoCounts::between(&before, &after)))
     }
 }
@@ -44,7 +44,7 @@ pub fn collect(
     mount: &Path,
     profiles: &[Profile],
     mut progress: impl FnMut(&IoRow),
-) -> Result<IoProfileFile, IoLabError> {
+) -> Result<IoProfileFile, MeasureError> {
     let first = read_snapshot(mount)?;
     let mut rows = Vec::new();
     for &profile in profiles {
@@ -82,14 +82,5 @@ pub fn collect(
         mount: mount.display().to_string(),
         slowfs_profile: first.profile,
         rows,
-    })
-}
-
-/// The I/O profile saved beside the run sidecars in `criterion_dir`, if any.
-pub fn load_io_profile(criterion_dir: &Path) -> Result<Option<IoProfileFile>, ReportError> {
-    let path = criterion_dir.join(SIDECAR_DIR).join(FILE_NAME);
-    IoProfileFile::load(&path).map_err(|e| ReportError::Sidecar {
-        path,
-        reason: e.to_string(),
     })
 }

@@ -7,12 +7,12 @@ use std::path::Path;
 pub use triebench_slowfs::snapshot::STATS_FILE;
 pub use triebench_slowfs::{ClassCounts, StatsSnapshot};
 
-use crate::IoLabError;
+use crate::error::MeasureError;
 
 /// Reads the live counters of the slowfs mounted at `mount`.
-pub fn read_snapshot(mount: &Path) -> Result<StatsSnapshot, IoLabError> {
+pub fn read_snapshot(mount: &Path) -> Result<StatsSnapshot, MeasureError> {
     let file = mount.join(STATS_FILE);
-    let not_slowfs = |reason: String| IoLabError::NotSlowfs {
+    let not_slowfs = |reason: String| MeasureError::NotSlowfs {
         dir: mount.to_path_buf(),
         file: file.clone(),
         reason,

@@ -1,8 +1,16 @@
 //! `capture_fs`: the filesystem sidecar for a run directory.
 
-use triebench_report::read::fs_info::read_sidecar;
-use triebench_report::FsInfo;
-use triebench_report::{capture_fs, fs_info_for_dir, ReportError};
+use std::path::Path;
+
+use triebench_measure::{capture_fs, fs_info_for_dir, MeasureError};
+use triebench_record::file::read_json;
+use triebench_record::layout::fs_sidecar_path;
+use triebench_record::{FsInfo, RecordError};
+
+/// Reads run `name`'s sidecar back as the report does.
+fn read_sidecar(criterion_dir: &Path, name: &str) -> Result<Option<FsInfo>, RecordError> {
+    read_json(&fs_sidecar_path(criterion_dir, name), "filesystem sidecar")
+}
 
 #[test]
 fn the_sidecar_describes_the_directory() {
@@ -12,7 +20,7 @@ fn the_sidecar_describes_the_directory() {
     let Ok(crit) = tempfile::tempdir() else {
         panic!("tempdir")
     };
-    let path = match capture_fs("scratch", data.path(), Some(crit.path()), true) {
+    let path = match capture_fs("scratch", data.path(), crit.path(), true) {
         Ok((p, _)) => p,
         Err(e) => panic!("{e}"),
     };
@@ -59,11 +67,11 @@ fn bad_names_and_directories_are_errors_that_say_what_to_do() {
     let Ok(crit) = tempfile::tempdir() else {
         panic!("tempdir")
     };
-    match capture_fs("../x", crit.path(), Some(crit.path()), false) {
-        Err(ReportError::InvalidRunName(n)) => assert_eq!(n, "../x"),
+    match capture_fs("../x", crit.path(), crit.path(), false) {
+        Err(MeasureError::Record(RecordError::InvalidName(n))) => assert_eq!(n, "../x"),
         other => panic!("{other:?}"),
     }
-    let err = capture_fs("x", &crit.path().join("absent"), Some(crit.path()), false)
+    let err = capture_fs("x", &crit.path().join("absent"), crit.path(), false)
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
@@ -73,6 +81,6 @@ fn bad_names_and_directories_are_errors_that_say_what_to_do() {
     std::fs::write(crit.path().join("triebench-runs/broken.json"), "{").ok();
     assert!(matches!(
         read_sidecar(crit.path(), "broken"),
-        Err(ReportError::Sidecar { .. })
+        Err(RecordError::Json { .. })
     ));
 }
