@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use triebench_record::time as naming;
 use triebench_record::{CpuIdleRecord, Environment, RunRecord};
-use triebench_report::model::naming;
 
 use crate::error::MeasureError;
 use crate::fs_capture::fs_info_for_dir;

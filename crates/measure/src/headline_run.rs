@@ -21,8 +21,8 @@ use triebench_kv::{FreshStores, KvError, Profile, Store, StoreVisitor};
 use triebench_workloads::floor::{FloorCommits, FLOOR_COMMITS};
 use triebench_workloads::{Lap, Scenario, SCENARIOS};
 
+use triebench_record::vocabulary::{FLOOR_COMMIT_GROUP, SUITE};
 use triebench_record::{Benchmark, Sample};
-use triebench_report::model::bench_id::{FLOOR_COMMIT_GROUP, SUITE};
 
 use crate::error::MeasureError;
 use crate::headline_samples::{run_samples, summed, GROUPS};

@@ -9,10 +9,13 @@ use std::path::Path;
 use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 use triebench_workloads::{Scenario, SCENARIOS};
 
-use triebench_report::model::bench_id::SUITE;
-use triebench_report::model::io_profile::SCHEMA;
-pub use triebench_report::model::io_profile::{IoCounts, IoProfileFile, IoRow};
-use triebench_report::model::naming;
+use triebench_record::io_profile::SCHEMA;
+pub use triebench_record::io_profile::{IoCounts, IoProfileFile, IoRow};
+use triebench_record::vocabulary::SUITE;
+use triebench_record::{OpClass, PerClass};
+use triebench_slowfs::StatsSnapshot;
+
+use triebench_record::time as naming;
 
 use crate::error::MeasureError;
 use crate::slowfs_stats::read_snapshot;
@@ -34,12 +37,38 @@ impl StoreVisitor for Counted<'_> {
         drop(store);
         let outcome =
             outcome.map_err(|e| MeasureError::scenario(self.scenario, self.profile, e))?;
-        Ok((outcome.commits as u64, IoCounts::between(&before, &after)))
+        Ok((outcome.commits as u64, counts_between(&before, &after)))
     }
 }
 
 /// Counts every scenario once per profile on the slowfs mounted at `mount`, each on a fresh
 /// store in a fresh directory there; `progress` hears each row as it is taken.
+/// What happened on one mount between two snapshots of its counters.
+pub fn counts_between(before: &StatsSnapshot, after: &StatsSnapshot) -> IoCounts {
+    let d = |c: OpClass| {
+        after
+            .classes
+            .get(c)
+            .ops
+            .saturating_sub(before.classes.get(c).ops)
+    };
+    IoCounts {
+        ops: PerClass::from_fn(d),
+        bytes_read: after
+            .classes
+            .read
+            .bytes
+            .saturating_sub(before.classes.read.bytes),
+        bytes_written: after
+            .classes
+            .write
+            .bytes
+            .saturating_sub(before.classes.write.bytes),
+        fsyncs: after.fsyncs.saturating_sub(before.fsyncs),
+        write_extents: after.write_extents.saturating_sub(before.write_extents),
+    }
+}
+
 pub fn collect(
     mount: &Path,
     profiles: &[Profile],

@@ -22,7 +22,8 @@
 //! - [`slowfs_stats`]: a slowfs mount's live counters; [`io_profile_run`]: an I/O profile
 //!   (every scenario per profile, counted on slowfs).
 //! - [`proc_monitor`]: a load run's memory, CPU and store size, sampled from `/proc`;
-//!   [`load_env`]: the environment a load run records.
+//!   [`load_env`]: the environment a load run records; [`load_summary`]: a load run's
+//!   summary as `load.json` holds it.
 //! - [`error`]: [`MeasureError`], everything that stops a measurement.
 
 pub mod cpu_idle;
@@ -34,6 +35,7 @@ pub mod headline_samples;
 pub mod io_profile_run;
 pub mod latency;
 pub mod load_env;
+pub mod load_summary;
 pub mod micro_run;
 pub mod phases;
 pub mod phases_run;

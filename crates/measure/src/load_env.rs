@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use triebench_report::model::load::LoadEnv;
-use triebench_report::model::naming;
+use triebench_record::load::LoadEnv;
+use triebench_record::time as naming;
 
 use crate::fs_capture::fs_info_for_dir;
 use crate::versions;

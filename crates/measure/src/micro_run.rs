@@ -22,10 +22,10 @@ use sha2::{Digest, Sha512};
 use triebench_kv::phase::HASH;
 use triebench_kv::phase_span;
 
-use triebench_record::{Benchmark, Sample, Throughput, ThroughputUnit};
-use triebench_report::model::bench_id::{
+use triebench_record::vocabulary::{
     FLOOR_FSYNC, FLOOR_SHA512, SPAN_COLLECTED, SPAN_GROUP, SPAN_IDLE,
 };
+use triebench_record::{Benchmark, Sample, Throughput, ThroughputUnit};
 
 use crate::error::MeasureError;
 use crate::latency::ProbeIo;

@@ -5,7 +5,7 @@
 //! slowfs counters: the trie and the storage boundary only open spans (they depend on `tracing`,
 //! not on any subscriber), and whoever runs a workload (the CLI, the benches, [`phases_run`])
 //! installs this layer around it and turns [`PhaseTotals`] into a
-//! [`PhaseRow`](triebench_report::model::phases::PhaseRow).
+//! [`PhaseRow`](triebench_record::phases::PhaseRow).
 //!
 //! No allocation per span: the totals are a fixed array indexed by [`Phase::index`], and the
 //! stack of open spans is a thread-local vector that keeps its capacity. The collector cuts the

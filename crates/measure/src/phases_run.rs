@@ -11,10 +11,10 @@ use std::path::Path;
 use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 use triebench_workloads::{Scenario, SCENARIOS};
 
-use triebench_report::model::bench_id::SUITE;
-use triebench_report::model::naming;
-use triebench_report::model::phases::{PhaseRow, PhaseRunFile, SCHEMA};
-pub use triebench_report::read::phase_files::path;
+pub use triebench_record::layout::phases_path as path;
+use triebench_record::phases::{PhaseRow, PhaseRunFile, SCHEMA};
+use triebench_record::time as naming;
+use triebench_record::vocabulary::SUITE;
 
 use crate::error::MeasureError;
 use crate::phases::{measure, PhaseTotals};

@@ -55,6 +55,14 @@ pub enum RecordError {
         /// The rule broken, and where.
         reason: String,
     },
+    /// A sidecar (phase file, I/O profile) could not be read or written.
+    #[error("{}: {reason}", path.display())]
+    Sidecar {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong, and what to do.
+        reason: String,
+    },
     /// A run or command name that cannot name a file and a criterion baseline.
     #[error(
         "invalid run name `{0}`: use letters, digits, `.`, `_` and `-` only, not starting with \

@@ -53,6 +53,21 @@ pub fn fs_sidecar_path(criterion_dir: &Path, run: &str) -> PathBuf {
     criterion_dir.join(SIDECAR_DIR).join(format!("{run}.json"))
 }
 
+/// The phase breakdown of run `run` (`triebench phases`): `triebench-runs/phases/<run>.json`.
+pub fn phases_path(criterion_dir: &Path, run: &str) -> PathBuf {
+    criterion_dir
+        .join(SIDECAR_DIR)
+        .join(crate::phases::DIR)
+        .join(format!("{run}.json"))
+}
+
+/// The I/O profile (`triebench io-profile`): `triebench-runs/io-profile.json`.
+pub fn io_profile_path(criterion_dir: &Path) -> PathBuf {
+    criterion_dir
+        .join(SIDECAR_DIR)
+        .join(crate::io_profile::FILE_NAME)
+}
+
 /// The CPU idle record of run `run`'s headline: `triebench-runs/headline/<run>.json`.
 pub fn cpu_idle_path(criterion_dir: &Path, run: &str) -> PathBuf {
     criterion_dir

@@ -10,6 +10,12 @@
 //! - [`cpu_idle`]: what idle CPUs did while a run measured ([`CpuIdleRecord`]).
 //! - [`env`](mod@env): the machine and software versions ([`HostInfo`], [`Versions`]);
 //!   [`host`]: the machine this process runs on, read from `/proc`.
+//! - [`vocabulary`]: profile, scenario, phase and benchmark names both sides use, with the
+//!   workload sizes the report divides by.
+//! - [`time`]: UTC dates and timestamps.
+//! - [`phases`]: a phase breakdown (`triebench phases`, `root --phases`) as its file holds it.
+//! - [`io_profile`]: an I/O profile (`io-profile.json`): operations per profile and scenario.
+//! - [`load`](mod@load): a load run (`load.json`): what was offered and measured.
 //! - [`run_record`]: the run record, one versioned file per run and command: environment,
 //!   filesystem, CPU idle state and every benchmark's samples with their unit ([`RunRecord`]).
 //! - [`layout`]: where each file lives under `<criterion-dir>/triebench-runs/`, and the rule for
@@ -27,8 +33,13 @@ pub mod error;
 pub mod file;
 pub mod fs;
 pub mod host;
+pub mod io_profile;
 pub mod layout;
+pub mod load;
+pub mod phases;
 pub mod run_record;
+pub mod time;
+pub mod vocabulary;
 
 pub use class::{OpClass, PerClass};
 pub use cpu_idle::{CpuIdle, CpuIdleRecord};

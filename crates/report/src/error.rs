@@ -98,12 +98,10 @@ pub enum ReportError {
     )]
     InvalidRunName(String),
 
-    /// A run record could not be read, or breaks the format's rules.
-    #[error(
-        "cannot read run record: {0}; re-run the command that wrote it (its name is the file's), \
-         or delete the file if it is stale"
-    )]
-    RunRecord(#[from] triebench_record::RecordError),
+    /// A run record or a sidecar could not be read, or breaks its format's rules (the message
+    /// names the file).
+    #[error(transparent)]
+    Record(#[from] triebench_record::RecordError),
 
     /// A sidecar (phase file, I/O profile) could not be read or written.
     #[error("{}: {reason}", path.display())]

@@ -136,7 +136,7 @@ fn a_record_breaking_the_format_fails_the_report_naming_it() {
     std::fs::write(&path, text).unwrap();
     let out = crit.path().join("out");
     match run_report(&args(crit.path(), &out, "fast", &[])) {
-        Err(e @ ReportError::RunRecord(_)) => {
+        Err(e @ ReportError::Record(_)) => {
             let msg = e.to_string();
             assert!(
                 msg.contains("headline.json") && msg.contains("no iterations"),

@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
 use triebench_measure::cpu_idle::CpuIdleGuard;
 use triebench_measure::load_env::capture_env;
+use triebench_measure::load_summary::run_summary;
 use triebench_measure::proc_monitor::ProcMonitor;
 use triebench_record::{CpuIdle, CpuIdleRecord};
 use triebench_report::model::load::{
@@ -368,7 +369,7 @@ impl StoreVisitor for LoadVisitor<'_> {
                 None => go()?,
             };
             pb.finish_and_clear();
-            print_run(&RunSummary::of(&run, bound_us, MIN_FRACTION));
+            print_run(&run_summary(&run, bound_us, MIN_FRACTION));
             Ok(run)
         };
         let mut runs: Vec<RunResult> = Vec::new();
@@ -462,7 +463,7 @@ impl StoreVisitor for LoadVisitor<'_> {
         };
         let summaries: Vec<RunSummary> = runs
             .iter()
-            .map(|r| RunSummary::of(r, bound_us, MIN_FRACTION))
+            .map(|r| run_summary(r, bound_us, MIN_FRACTION))
             .collect();
         let file = LoadFile {
             schema_version: triebench_report::model::load::SCHEMA_VERSION,
@@ -503,7 +504,7 @@ impl StoreVisitor for LoadVisitor<'_> {
             },
             commit: headline.commit_stats(),
             read: headline.read_stats(),
-            headline: RunSummary::of(headline, bound_us, MIN_FRACTION),
+            headline: run_summary(headline, bound_us, MIN_FRACTION),
             saturation,
             runs: summaries,
             search: searched,

@@ -54,7 +54,7 @@ pub fn describe(row: &PhaseRow) -> String {
         row.total_ns as f64 / 1e6
     );
     for phase in Phase::ALL {
-        let ns = row.ns(phase);
+        let ns = row.ns(phase.name());
         let spans = row.spans.get(phase.name()).copied().unwrap_or(0);
         out.push_str(&format!(
             "  {:<14} {:>12.3} ms {:>6.1}% {:>9} spans\n",

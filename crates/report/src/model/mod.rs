@@ -13,8 +13,10 @@
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 //! - [`cpu_idle`]: what idle CPUs did while a headline measured (held polling or not).
 //!
-//! [`fs`], [`cpu_idle`] and the host and version types of [`env`](mod@env) are
-//! `triebench-record`'s, the files the measuring crate writes.
+//! The file types of [`fs`], [`cpu_idle`], [`io_profile`], [`load`], [`phases`], the host and
+//! version types of [`env`](mod@env), the time functions of [`naming`] and the profile,
+//! scenario and benchmark names of [`bench_id`] are `triebench-record`'s, the files the
+//! measuring crate writes: re-exported here, so the report needs no storage or workload crate.
 
 pub mod bench_id;
 pub mod cpu_idle;

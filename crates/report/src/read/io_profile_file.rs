@@ -4,12 +4,13 @@
 use std::path::Path;
 
 use crate::error::ReportError;
-use crate::model::io_profile::{IoProfileFile, FILE_NAME};
-use crate::read::fs_info::SIDECAR_DIR;
+use triebench_record::layout::io_profile_path;
+
+use crate::model::io_profile::IoProfileFile;
 
 /// The I/O profile saved beside the run sidecars in `criterion_dir`, if any.
 pub fn load_io_profile(criterion_dir: &Path) -> Result<Option<IoProfileFile>, ReportError> {
-    let path = criterion_dir.join(SIDECAR_DIR).join(FILE_NAME);
+    let path = io_profile_path(criterion_dir);
     IoProfileFile::load(&path).map_err(|e| ReportError::Sidecar {
         path,
         reason: e.to_string(),
