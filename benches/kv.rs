@@ -190,9 +190,10 @@ criterion_group! {
     config = support::flamegraph::criterion();
     targets = bench_floors, bench_backends
 }
-/// `criterion_main!` with idle CPUs held as `TRIEBENCH_CPU_IDLE` asks (`support::idle`).
+/// `criterion_main!` after `support::begin` (criterion's plot font, idle CPUs held as
+/// `TRIEBENCH_CPU_IDLE` asks).
 fn main() {
-    let _idle = support::idle::hold();
+    let _bench = support::begin();
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -305,10 +305,10 @@ criterion_group! {
     config = support::flamegraph::criterion();
     targets = bench_scenarios, bench_scalable
 }
-/// `criterion_main!` plus the guard that stops the fresh stores' shared servers at the end, and
-/// idle CPUs held as `TRIEBENCH_CPU_IDLE` asks (`support::idle`).
+/// `criterion_main!` after `support::begin` (criterion's plot font, idle CPUs held as
+/// `TRIEBENCH_CPU_IDLE` asks), plus the guard that stops the fresh stores' shared servers at the end.
 fn main() {
-    let _idle = support::idle::hold();
+    let _bench = support::begin();
     let _stores = fresh_stores::Guard;
     benches();
     Criterion::default().configure_from_args().final_summary();

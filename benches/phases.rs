@@ -3,7 +3,7 @@
 //! Groups (read by `triebench report`, which states the figures):
 //! - `phases/span/no-subscriber`: entering and leaving one phase span while nothing listens,
 //!   which is every benchmark and every CLI command run without `--phases`;
-//! - `phases/span/collector`: the same with the phase collector (`report::read::phases`)
+//! - `phases/span/collector`: the same with the phase collector (`triebench_measure::phases`)
 //!   listening, as under `triebench phases` or `--phases FILE`.
 //!
 //! Each iteration opens one span ([`triebench_kv::phase_span!`], the macro the trie and the
@@ -32,12 +32,12 @@ fn bench_spans(c: &mut Criterion) {
     // Measured before any subscriber was ever installed in this process, so the callsite is
     // in its "nothing listens" state.
     group.bench_function("no-subscriber", |b| b.iter(|| one_span(black_box(1))));
-    tracing::subscriber::with_default(triebench_report::read::phases::subscriber(), || {
+    tracing::subscriber::with_default(triebench_measure::phases::subscriber(), || {
         group.bench_function("collector", |b| b.iter(|| one_span(black_box(1))));
     });
     group.finish();
     // Keep the collector's totals from growing without bound across criterion's runs.
-    let _ = triebench_report::read::phases::take();
+    let _ = triebench_measure::phases::take();
 }
 
 criterion_group! {
@@ -45,9 +45,10 @@ criterion_group! {
     config = support::flamegraph::criterion();
     targets = bench_spans
 }
-/// `criterion_main!` with idle CPUs held as `TRIEBENCH_CPU_IDLE` asks (`support::idle`).
+/// `criterion_main!` after `support::begin` (criterion's plot font, idle CPUs held as
+/// `TRIEBENCH_CPU_IDLE` asks).
 fn main() {
-    let _idle = support::idle::hold();
+    let _bench = support::begin();
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -219,9 +219,10 @@ fn bench_transact(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench_transact);
-/// `criterion_main!` with idle CPUs held as `TRIEBENCH_CPU_IDLE` asks (`support::idle`).
+/// `criterion_main!` after `support::begin` (criterion's plot font, idle CPUs held as
+/// `TRIEBENCH_CPU_IDLE` asks).
 fn main() {
-    let _idle = support::idle::hold();
+    let _bench = support::begin();
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

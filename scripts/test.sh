@@ -111,6 +111,27 @@ echo "== [${SECONDS}s] Transact benches in test mode (the suite once per impleme
 TRIEBENCH_TRANSACT_RUNNER="$transact_target/release/transact-runner" TRIEBENCH_SCALE=quick \
   TRIEBENCH_FILTER=scenario/suite/transact "${test_env[@]}" timeout --kill-after=30 \
   "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --bench transact --features all-backends,transact
+echo "== [${SECONDS}s] criterion's HTML plots: one benchmark of each bench target measured with plots on"
+# Test mode draws nothing, and scripts/bench-fs.sh passes --noplot, so a bench that cannot draw
+# (criterion's plotters shares our ab_glyph text renderer, which needs a registered font:
+# benches/support/mod.rs, begin) would break `cargo bench` unseen. Each target measures one
+# cheap benchmark (`--bench`, the test profile's build) and must leave an SVG with text in it.
+plot_home=$(mktemp -d)
+plot_check() { # BENCH FEATURES FILTER
+  local bench=$1 features=$2 filter=$3
+  CRITERION_HOME=$plot_home/$bench TRIEBENCH_SCALE=quick TRIEBENCH_FILTER=$filter TRIEBENCH_CPU_IDLE=os \
+    TRIEBENCH_TRANSACT_RUNNER="$transact_target/release/transact-runner" "${test_env[@]}" \
+    cargo test -q --bench "$bench" --features "$features" -- --bench "$filter" >/dev/null
+  if ! grep -qs '<text' "$plot_home/$bench"/*/*/report/pdf.svg; then
+    echo "test: the $bench bench drew no plot with text under $plot_home/$bench" >&2
+    exit 1
+  fi
+}
+plot_check kv all-backends '^floor/sha512_8k$'
+plot_check merkle all-backends '^scenario/empty_changes/btree$'
+plot_check phases all-backends '^phases/span/no-subscriber$'
+plot_check transact all-backends,transact '^scenario/empty_changes/transact-0\.4\.7:btree$'
+rm -rf "$plot_home"
 echo "== [${SECONDS}s] macOS build check: waiting for the background run"
 macos_status=0
 wait "$macos_pid" || macos_status=$?

@@ -6,8 +6,8 @@
 //! (`<criterion-dir>/triebench-runs/headline/NAME.json`), so the report states it beside the
 //! run. Nothing is held when criterion only checks the benches (`cargo test --benches`).
 
-use triebench_report::model::cpu_idle::CpuIdle;
-use triebench_report::read::cpu_idle::{self, CpuIdleGuard};
+use triebench_measure::cpu_idle::{self, CpuIdleGuard};
+use triebench_record::CpuIdle;
 
 use super::measuring;
 

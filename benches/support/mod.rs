@@ -226,16 +226,27 @@ pub fn fresh_dir() -> tempfile::TempDir {
     }
 }
 
-/// Prints, once per bench binary, which filesystem `TMPDIR` is on, and gives criterion's HTML
-/// plots a font (the workspace's plotters renders text only with registered fonts).
+/// What every bench's `main` does before criterion runs: gives criterion's HTML plots a font,
+/// and holds idle CPUs as `TRIEBENCH_CPU_IDLE` asks for as long as the returned guard lives.
+///
+/// The font: the workspace turns on plotters' `ab_glyph` text renderer for its own charts (no
+/// system font library needed), cargo unifies that feature into criterion's plotters, and that
+/// renderer draws text only in fonts registered with it. A bench that drew a plot before
+/// registering one stopped with `FontError(FontUnavailable)`.
+#[must_use = "idle CPUs are held only while the guard lives"]
+pub fn begin() -> impl Sized {
+    if !triebench_report::render::font::ensure_registered() {
+        eprintln!("triebench: could not register the embedded font; criterion plots may fail");
+    }
+    idle::hold()
+}
+
+/// Prints, once per bench binary, which filesystem `TMPDIR` is on.
 pub fn announce_filesystem() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        if !triebench_report::render::font::ensure_registered() {
-            eprintln!("triebench: could not register the embedded font; criterion plots may fail");
-        }
         let dir: PathBuf = std::env::temp_dir();
-        match triebench_report::fs_info_for_dir("TMPDIR", &dir) {
+        match triebench_measure::fs_info_for_dir("TMPDIR", &dir) {
             Ok(fs) => eprintln!(
                 "triebench: TMPDIR={} is on {} (type {}, mounted at {}, options {}), scale {:?}",
                 dir.display(),

@@ -4,7 +4,9 @@ use std::io;
 use std::path::PathBuf;
 
 use triebench_kv::KvError;
-use triebench_report::{IoLabError, ReportError};
+use triebench_measure::MeasureError;
+use triebench_record::RecordError;
+use triebench_report::ReportError;
 use triebench_workloads::commit_file::ReplayError;
 
 /// Everything the CLI reports.
@@ -36,9 +38,12 @@ pub enum CliError {
     /// A crash test could not run, or found the store unusable after a crash.
     #[error("{0}")]
     CrashTest(String),
-    /// An I/O profile could not be taken.
+    /// A measurement could not be taken or saved.
     #[error(transparent)]
-    IoLab(#[from] IoLabError),
+    Measure(#[from] MeasureError),
+    /// A run record or sidecar could not be written, or a run name is unusable.
+    #[error(transparent)]
+    Record(#[from] RecordError),
     /// A load run failed or was misconfigured.
     #[error(transparent)]
     Load(#[from] triebench_workloads::load::LoadError),

@@ -133,6 +133,9 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
     assert!(folder
         .join("criterion/triebench-runs/headline/t.json")
         .is_file());
+    assert!(folder
+        .join("criterion/triebench-runs/records/t/headline.json")
+        .is_file());
     let merged = tmp.path().join("merged");
     let read = triebench(
         &["report", "--runs", &path(folder), "--out", &path(&merged)],
@@ -178,7 +181,7 @@ fn dry_run_prints_the_plan_of_each_scale_and_runs_nothing() {
     );
     let criterion = plan("quick", &["--criterion", "--load", "--profiles", "btree"]);
     assert!(
-        criterion.contains("forget an earlier headline's"),
+        criterion.contains("forget an earlier headline's records"),
         "{criterion}"
     );
     assert!(

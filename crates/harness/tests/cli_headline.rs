@@ -1,5 +1,5 @@
 //! `triebench headline` on real stores (btree, and LMDB files under a temporary directory):
-//! every scenario and the suite are saved as criterion baselines with the samples the run
+//! every scenario and the suite are saved in the run's record with the samples the run
 //! promises (ten per round, the suite's summing the scenarios'), each profile's storage floor
 //! is saved beside them, so are the fsync and SHA-512 floors and a phase span's cost and what
 //! idle CPUs did, and `triebench report` reads them like criterion's own.
@@ -19,15 +19,14 @@ fn triebench(args: &[&str], extra: &[&Path]) -> (String, String) {
     (stdout, stderr)
 }
 
-fn samples(dir: &Path) -> Vec<f64> {
-    let text = std::fs::read_to_string(dir.join("sample.json")).expect("sample.json");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("json");
-    json["times"]
-        .as_array()
-        .expect("times")
+/// The per-iteration times (ns) of benchmark `id` in run record `record`.
+fn samples(record: &triebench_record::RunRecord, id: &str) -> Vec<f64> {
+    record
+        .benchmarks
         .iter()
-        .map(|t| t.as_f64().expect("number"))
-        .collect()
+        .find(|b| b.id() == id)
+        .unwrap_or_else(|| panic!("{id} is in the run record"))
+        .per_iteration_ns()
 }
 
 #[test]
@@ -60,25 +59,37 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
     assert!(record.contains("\"requested\": \"poll\""), "{record}");
     assert!(stderr.contains("headline: idle CPUs"), "{stderr}");
 
+    // The run record: this crate's format, named for the run and the command.
+    let record_path = criterion.join("triebench-runs/records/fast/headline.json");
+    let record = triebench_record::RunRecord::read(&record_path)
+        .expect("a valid run record")
+        .expect("the run record is written");
+    assert_eq!(
+        (record.run.as_str(), record.command.as_str()),
+        ("fast", "headline")
+    );
+    assert_eq!(record.benchmarks.len(), 28);
+    assert!(record.cpu_idle.is_some() && record.filesystem.is_some());
+
     // Two rounds: twenty samples for every scenario, `update` (ten per run) and the small ones
     // (one per run) alike; the suite's sample j sums the scenarios' sample j.
     let scenarios = triebench_workloads::SCENARIOS.map(|s| s.name());
     for profile in ["btree", "lmdb"] {
         let mut sum = vec![0.0; 20];
         for s in scenarios {
-            let got = samples(&criterion.join(format!("scenario_{s}/{profile}/fast")));
+            let got = samples(&record, &format!("scenario/{s}/{profile}"));
             assert_eq!(got.len(), 20, "{s} on {profile}");
             assert!(got.iter().all(|&t| t > 0.0), "{s} on {profile}: {got:?}");
             for (acc, t) in sum.iter_mut().zip(&got) {
                 *acc += t;
             }
         }
-        let suite = samples(&criterion.join(format!("scenario_suite/{profile}/fast")));
+        let suite = samples(&record, &format!("scenario/suite/{profile}"));
         for (a, b) in suite.iter().zip(&sum) {
             assert!((a - b).abs() <= 1e-6 * b, "{profile}: suite {a} vs sum {b}");
         }
         // The floor: one sample per commit, each a real commit's time.
-        let floor = samples(&criterion.join(format!("floor_commit/{profile}/fast")));
+        let floor = samples(&record, &format!("floor/commit/{profile}"));
         assert_eq!(
             floor.len(),
             triebench_workloads::floor::FLOOR_COMMITS,

@@ -120,7 +120,7 @@ fn load_phases_time_the_writer_and_refuse_readers() {
                 "--readers",
                 readers,
                 "--rate",
-                "20",
+                "5",
                 "--duration",
                 "1s",
                 "--no-plots",
@@ -157,8 +157,7 @@ fn load_phases_time_the_writer_and_refuse_readers() {
             "{phase}: {json}"
         );
     }
-    // At 20 commits/s for 1 s the writer mostly waits for each commit's turn; the total is its
-    // time in the commits, which holds every phase and is far from the second of wall time.
+    // The total is the writer's time in its commits, which holds every phase.
     let total = json["total_ns"].as_u64().expect("total_ns");
     let phased: u64 = json["phases"]
         .as_object()
@@ -167,7 +166,26 @@ fn load_phases_time_the_writer_and_refuse_readers() {
         .filter_map(serde_json::Value::as_u64)
         .sum();
     assert!(phased <= total, "{json}");
-    assert!(total < 500_000_000, "the waits were counted: {json}");
+    // And not the run's wall time: at 5 commits/s the open-loop writer waits for each commit's
+    // turn whenever a commit ends before the next is due. The run's own record says whether
+    // that happened (each commit's latency counts from its turn, so `commits x max` bounds the
+    // time in commits); a host too slow to leave a wait proves nothing either way and only the
+    // accounting above is checked. No bound on how long anything takes.
+    let record: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out").join("load.json")).expect("load.json"),
+    )
+    .expect("load JSON");
+    let run = &record["headline"];
+    let elapsed_ns = run["elapsed_s"].as_f64().expect("elapsed_s") * 1e9;
+    let in_commits_ns = run["commit"]["count"].as_f64().expect("count")
+        * run["commit"]["max_us"].as_f64().expect("max_us")
+        * 1e3;
+    if run["missed"] == 0 && 2.0 * in_commits_ns < elapsed_ns {
+        assert!(
+            (total as f64) < elapsed_ns,
+            "the waits were counted: {json}\n{record}"
+        );
+    }
 }
 
 /// Runs `triebench phases --run RUN --profiles PROFILE --cpu-idle os` on fresh stores under

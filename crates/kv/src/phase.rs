@@ -1,7 +1,7 @@
 //! The phases a commit or a read spends its time in, named once for every crate.
 //!
 //! The trie (`triebench-merkle`) and the storage boundary open a `tracing` span named after a
-//! phase around each step; a collector (the report's `read::phases`) sums the time per phase.
+//! phase around each step; a collector (`triebench-measure`'s `phases`) sums the time per phase.
 //! Spans are static callsites at level TRACE: when no subscriber listens, entering one costs a
 //! relaxed atomic load of the global max level (the `phases` bench measures it).
 //!

@@ -1,18 +1,16 @@
 //! Failure behaviour of the Redis backend: a missing `redis-server`, a server killed mid-run, a
-//! `REDIS_URL` that points nowhere, an unusable directory. Every failure is a typed error,
-//! returned promptly; nothing hangs or panics.
+//! `REDIS_URL` that points nowhere, an unusable directory. Every failure is a typed error that
+//! names its cause; nothing panics. (No test bounds how long a failure takes: a hang is caught
+//! by the test command's timeout, and libtest names the test that runs on.)
 #![cfg(feature = "redis-db")]
 
 use std::ffi::OsStr;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use triebench_kv::conformance::TABLES;
 use triebench_kv::redis::{RedisOptions, RedisServer, RedisStore};
 use triebench_kv::{KvError, KvResult, ReadTx, Store, WriteTx};
-
-/// Bound on how long a failing operation may take.
-const PROMPT: Duration = Duration::from_secs(30);
 
 /// Set in the child process that runs `open_without_redis_server_on_path_child`.
 const CHILD_ENV: &str = "TRIEBENCH_REDIS_FAULT_CHILD";
@@ -99,17 +97,15 @@ fn server_that_dies_at_start_reports_its_log() {
     .expect("write fake");
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let dir = tempfile::tempdir().expect("temp dir");
-    let started = Instant::now();
     let err = RedisServer::start_with_path(dir.path(), false, Some(OsStr::new(bin.path())))
         .expect_err("fake server started");
-    assert!(started.elapsed() < PROMPT);
     let msg = err.to_string();
     assert!(matches!(err, KvError::RedisServerStart(_)), "{err:?}");
     assert!(msg.contains("refusing to start"), "{msg}");
 }
 
 /// Kills the process with SIGKILL by its pid, as an outside actor would, and waits until it is
-/// gone.
+/// gone (however long that takes).
 fn kill_by_pid(server: &RedisServer) {
     let status = std::process::Command::new("sh")
         .arg("-c")
@@ -117,9 +113,7 @@ fn kill_by_pid(server: &RedisServer) {
         .status()
         .expect("run kill");
     assert!(status.success(), "kill failed");
-    let deadline = Instant::now() + Duration::from_secs(10);
     while server.is_running() {
-        assert!(Instant::now() < deadline, "server survived SIGKILL");
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -142,7 +136,6 @@ fn managed_server_killed_mid_run() {
 
     let server = store.server().expect("managed");
     kill_by_pid(server);
-    let started = Instant::now();
 
     // Open transactions fail on their next round trip.
     let err = reader.get(t, b"k").expect_err("read from a dead server");
@@ -163,7 +156,6 @@ fn managed_server_killed_mid_run() {
         "{msg}"
     );
     assert!(store.writer().is_err());
-    assert!(started.elapsed() < PROMPT, "took {:?}", started.elapsed());
 }
 
 #[test]
@@ -184,7 +176,6 @@ fn server_by_url_killed_mid_run() {
 
     server.kill().expect("kill");
     assert!(!server.is_running());
-    let started = Instant::now();
     // A pooled connection is reused without a round trip, so the failure may surface at the
     // first read instead of at `reader()`; either way it is an error, not a hang.
     let read = store.reader().and_then(|r| r.get(t, b"k"));
@@ -201,20 +192,17 @@ fn server_by_url_killed_mid_run() {
     assert!(commit.is_err());
     // Later calls reconnect and fail the same way.
     assert!(store.reader().and_then(|r| r.count(t)).is_err());
-    assert!(started.elapsed() < PROMPT, "took {:?}", started.elapsed());
 }
 
 #[test]
-fn redis_url_to_a_closed_port_fails_fast() {
+fn redis_url_to_a_closed_port_is_refused() {
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.local_addr().expect("addr").port()
     };
     let url = format!("redis://127.0.0.1:{port}/");
     let dir = tempfile::tempdir().expect("temp dir");
-    let started = Instant::now();
     let err = open(dir.path(), Some(&url)).expect_err("opened with nothing listening");
-    assert!(started.elapsed() < PROMPT, "took {:?}", started.elapsed());
     let msg = err.to_string();
     assert!(matches!(err, KvError::Backend { .. }), "{err:?}");
     assert!(msg.contains(&url) && msg.contains("REDIS_URL"), "{msg}");

@@ -82,7 +82,7 @@ fn a_failed_run_keeps_only_the_directory_its_error_names() {
 #[cfg(feature = "postgres-db")]
 mod postgres {
     use super::*;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     /// Kills the shared server's postmaster under `parent`, waits until it has exited, then fails.
     struct KillServer<'a> {
@@ -107,14 +107,11 @@ mod postgres {
                 .ok_or("no pid in postmaster.pid")?;
             // SAFETY: a signal to the postmaster the stores under test started.
             unsafe { libc::kill(pid, libc::SIGKILL) };
-            let deadline = Instant::now() + Duration::from_secs(10);
-            // Dead once it is a zombie (its parent, this process, has not reaped it yet).
+            // Dead once it is a zombie (its parent, this process, has not reaped it yet); waited
+            // for however long SIGKILL takes (a hang is the test command's timeout to catch).
             while std::fs::read_to_string(format!("/proc/{pid}/stat"))
                 .is_ok_and(|stat| !stat.contains(") Z "))
             {
-                if Instant::now() > deadline {
-                    return Err(format!("postmaster {pid} still runs"));
-                }
                 std::thread::sleep(Duration::from_millis(20));
             }
             Err("the store stopped answering".to_string())

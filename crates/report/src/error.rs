@@ -98,6 +98,20 @@ pub enum ReportError {
     )]
     InvalidRunName(String),
 
+    /// A run record or a sidecar could not be read, or breaks its format's rules (the message
+    /// names the file).
+    #[error(transparent)]
+    Record(#[from] triebench_record::RecordError),
+
+    /// A sidecar (phase file, I/O profile) could not be read or written.
+    #[error("{}: {reason}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+
     /// Writing an output file failed.
     #[error("cannot write {}: {source}; check that the directory is writable and has space", path.display())]
     Write {

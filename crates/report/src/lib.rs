@@ -1,18 +1,18 @@
-//! `triebench-report`: from measurements (criterion's saved baselines, one per filesystem; run
-//! sidecars; I/O profiles) to a shareable result folder. Used by `triebench report`,
-//! `capture-fs` and `io-profile`.
+//! `triebench-report`: files in, report out. From measurements (criterion's saved baselines and
+//! the run records `triebench-measure` writes, one run per filesystem; run sidecars; I/O
+//! profiles) to a shareable result folder. Used by `triebench report`; it runs no workload and
+//! opens no store.
 //!
 //! A pipeline in one direction; each stage imports only the stages above it:
 //!
 //! - [`model`]: the vocabulary every stage shares (bench ids, results, filesystems, I/O
 //!   profiles, names).
-//! - [`read`]: criterion's output, sidecars, filesystem probes, slowfs counters, host and
-//!   versions, into the model.
+//! - [`read`]: criterion's output, run records, sidecars, the host, into the model.
 //! - [`analysis`]: slowdowns (vs the baseline filesystem) and overheads (vs `btree`) with
 //!   bootstrap intervals, what is missing, predicted slowdowns.
 //! - [`render`]: `report.md` (with the lab's sections as a renderer of their own), CSV/JSON,
 //!   plots.
-//! - [`error`]: [`ReportError`]; [`io_error`]: [`IoLabError`], the lab's measurement errors.
+//! - [`error`]: [`ReportError`]; [`atomic_file`]: output files written whole or not at all.
 //!
 //! [`run_report`] wires the stages, reading every input before it writes anything (a bad file
 //! leaves an existing folder as it was), and writes the folder:
@@ -27,14 +27,10 @@
 //!
 //! [`merged::run_merged_report`] does the same over run folders from several machines
 //! (`triebench export-run`), adding `criterion/` (the merged runs) and a "Machines" section.
-//!
-//! [`capture_fs`] records which filesystem a run's directory is on, as a sidecar the report
-//! reads (`<criterion-dir>/triebench-runs/<NAME>.json`).
 
 pub mod analysis;
 pub mod atomic_file;
 pub mod error;
-pub mod io_error;
 pub mod merged;
 pub mod model;
 pub mod read;
@@ -44,17 +40,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 pub use error::ReportError;
-pub use io_error::IoLabError;
 pub use model::fs::FsInfo;
 pub use model::results::ResultSet;
 pub use read::criterion_reader::CriterionIndex;
-pub use read::fs_info::fs_info_for_dir;
-pub use triebench_slowfs::{OpClass, PerClass};
+pub use triebench_record::{OpClass, PerClass};
 
 use analysis::{lab, missing, ratios, stats};
 use atomic_file::write_text;
 use model::{naming, results};
-use read::{cpu_idle, env, fs_info, io_profile_run, versions};
+use read::{cpu_idle, env, fs_info, io_profile_file, versions};
 use render::{export, lab_csv, markdown, plots};
 
 /// Baseline names criterion manages itself; not taken as runs unless asked for by name.
@@ -82,23 +76,6 @@ pub struct ReportArgs {
 /// as cargo resolves it plus `criterion`, else `target/criterion`.
 pub fn default_criterion_dir() -> PathBuf {
     read::criterion_home::criterion_home()
-}
-
-/// Records the filesystem of `dir` (the TMPDIR run `name` uses), and its latency per operation
-/// class when `probe_latency`, as `<criterion_dir>/triebench-runs/<name>.json`; returns that path
-/// and what it recorded.
-///
-/// `criterion_dir` defaults to [`default_criterion_dir`].
-pub fn capture_fs(
-    name: &str,
-    dir: &Path,
-    criterion_dir: Option<&Path>,
-    probe_latency: bool,
-) -> Result<(PathBuf, FsInfo), ReportError> {
-    let criterion_dir = criterion_dir
-        .map(Path::to_path_buf)
-        .unwrap_or_else(default_criterion_dir);
-    fs_info::write_sidecar(name, dir, &criterion_dir, probe_latency)
 }
 
 /// The runs of a report: the baseline, then the requested runs (or every saved baseline but
@@ -181,10 +158,10 @@ fn read_inputs(index: &CriterionIndex, runs: &[String]) -> Result<Inputs, Report
     let dir = index.root();
     Ok(Inputs {
         results: load_results(index, runs)?,
-        io: io_profile_run::load_io_profile(dir)?,
+        io: io_profile_file::load_io_profile(dir)?,
         crash: read::crash::load_crash(dir)?,
         load: read::load_runs::read_all(dir, runs)?,
-        phases: read::phases_run::load_all(dir, runs).map_err(|e| ReportError::Sidecar {
+        phases: read::phase_files::load_all(dir, runs).map_err(|e| ReportError::Sidecar {
             path: dir.join(read::fs_info::SIDECAR_DIR),
             reason: e.to_string(),
         })?,
@@ -251,7 +228,10 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
             .iter()
             .map(|r| (r.name.clone(), r.fs.clone()))
             .collect(),
-        versions: versions::capture(),
+        versions: index
+            .versions(&args.baseline)
+            .cloned()
+            .unwrap_or_else(versions::unrecorded),
         criterion_dir: criterion_dir.display().to_string(),
         baseline: args.baseline.clone(),
         runs: runs.clone(),

@@ -4,13 +4,13 @@
 
 use std::path::PathBuf;
 
+use triebench_record::load::SecondSample;
 use triebench_report::model::load::RerunRule;
 use triebench_report::read::load_runs::{load_dir, read_all, read_load_file};
 use triebench_report::render::load_files::{
     compare_markdown, matrix_markdown, search_markdown, timeseries_csv, write_load_folder,
 };
 use triebench_report::render::load_section;
-use triebench_workloads::load::SecondSample;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

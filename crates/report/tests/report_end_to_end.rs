@@ -243,19 +243,10 @@ fn the_full_report_is_written_and_consistent() {
         assert!(env["versions"][key].is_string(), "versions.{key}");
     }
     let version = |k: &str| env["versions"][k].as_str().unwrap_or_default().to_string();
-    if cfg!(feature = "lmdb") {
-        assert!(
-            version("lmdb").starts_with("LMDB 0."),
-            "{}",
-            version("lmdb")
-        );
-    } else {
-        assert_eq!(version("lmdb"), "not built");
-    }
-    if cfg!(feature = "sqlite-db") {
-        assert!(version("sqlite").starts_with("3."), "{}", version("sqlite"));
-    } else {
-        assert_eq!(version("sqlite"), "not built");
+    // Criterion's own output records no library versions (a run record does; see
+    // report_run_records.rs, and triebench-measure's versions tests for how they are taken).
+    for library in ["lmdb", "sqlite", "redis_server"] {
+        assert_eq!(version(library), "unknown", "{library}");
     }
     assert_eq!(version("triebench"), env!("CARGO_PKG_VERSION"));
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use triebench_report::model::cpu_idle::{CpuIdle, CpuIdleRecord};
 use triebench_report::model::phases::{PhaseRow, PhaseRunFile, SCHEMA};
-use triebench_report::read::phases_run;
+use triebench_report::read::phase_files;
 use triebench_report::{run_report, ReportArgs};
 
 fn fixtures() -> PathBuf {
@@ -62,7 +62,7 @@ fn a_phase_run_becomes_a_table_a_plot_and_a_file() {
             },
         ],
     };
-    file.save(&phases_run::path(crit.path(), "tmpfs")).unwrap();
+    file.save(&phase_files::path(crit.path(), "tmpfs")).unwrap();
     let out = crit.path().join("out");
     run_report(&ReportArgs {
         baseline: "tmpfs".into(),

@@ -12,7 +12,8 @@
 //!   `background` mounts it in-process for tools that cut power themselves.
 //! - [`inodes`]: which path each inode number the kernel holds stands for.
 //! - [`op`]: the FUSE request types counted, each with its JSON name and its class.
-//! - [`class`]: the four classes (metadata, read, write, sync) with their own delay and counters.
+//! - [`class`]: the four classes (metadata, read, write, sync) with their own delay and counters
+//!   (`triebench-record`'s types, shared with the files the report reads).
 //! - [`profile`]: the per-class delays, named after the storage they emulate.
 //! - [`stats`]: the live, lock-free counters a request is recorded in.
 //! - [`snapshot`]: the counters frozen as the stats JSON that `.slowfs-stats` and `--stats-out`
@@ -23,7 +24,7 @@
 //! `fs` is the FUSE filesystem, [`inodes`] its inode table, and `mount` mounts and serves it
 //! (both with the `mount` feature).
 //! The `slowfs` binary is the command line over `mount::run`. Without the default `mount`
-//! feature only the stats model is built (no fuser), which is what `triebench-report` uses to
+//! feature only the stats model is built (no fuser), which is what `triebench-measure` uses to
 //! read a mount's counters. The mount is Linux only (FUSE through `/dev/fuse`): elsewhere
 //! (macOS) the `mount` feature builds nothing and the binary says so.
 //!

@@ -1,6 +1,6 @@
 //! `/proc/self/mountinfo` fields: decoding the octal escapes the kernel writes for spaces,
 //! tabs, newlines and backslashes in paths. Built without the `mount` feature, so
-//! `triebench-report` reads mount points with the same decoder.
+//! `triebench-measure` reads mount points with the same decoder.
 
 /// Decodes the octal escapes (`\040` for a space, ...) of a mountinfo field.
 pub fn unescape(field: &str) -> String {

@@ -7,8 +7,7 @@ mod common;
 
 use common::Mounted;
 use triebench_kv::Profile;
-use triebench_report::model::io_profile::IoRow;
-use triebench_report::read::io_profile_run::collect;
+use triebench_measure::io_profile_run::{collect, IoRow};
 
 fn profile(name: &str) -> Profile {
     name.parse()

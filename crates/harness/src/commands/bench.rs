@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use clap::Args;
 use triebench_kv::Profile;
-use triebench_report::model::cpu_idle::CpuIdle;
+use triebench_record::CpuIdle;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::commands::outputs::writable_dir;
@@ -242,9 +242,7 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
     let cx = Context {
         criterion_dir,
         checkout,
-        host: args
-            .host
-            .unwrap_or_else(triebench_report::read::env::hostname),
+        host: args.host.unwrap_or_else(triebench_record::host::hostname),
     };
     let times = execute(&plan, &cx)?;
     eprintln!("{}", times_table(&times));

@@ -22,10 +22,10 @@ pub struct CaptureFsArgs {
 }
 
 pub fn run_capture_fs(args: CaptureFsArgs) -> Result<(), CliError> {
-    let (sidecar, info) = triebench_report::capture_fs(
+    let (sidecar, info) = triebench_measure::capture_fs(
         &args.name,
         &args.dir,
-        args.criterion.criterion_dir.as_deref(),
+        &args.criterion.resolve(),
         !args.no_latency,
     )?;
     println!(

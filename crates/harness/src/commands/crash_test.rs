@@ -338,8 +338,8 @@ fn write_out(out: &Option<PathBuf>, run: &CrashRun) -> Result<(), CliError> {
     // The machine and software the counts come from (rewritten with each run).
     let env = serde_json::json!({
         "generated_at": triebench_report::model::naming::now(),
-        "host": triebench_report::read::env::capture_host(),
-        "versions": triebench_report::read::versions::capture(),
+        "host": triebench_record::host::capture_host(),
+        "versions": triebench_measure::versions::capture(),
         "command": std::env::args().collect::<Vec<_>>().join(" "),
     });
     let env = serde_json::to_string_pretty(&env).map_err(|e| fail(e.to_string()))?;

@@ -1,18 +1,18 @@
 //! `triebench headline`: every scenario and the suite on every profile, on one filesystem, with
 //! samples taken within runs, each profile's storage floor, and the small benchmarks (fsync and
-//! SHA-512 floors, a phase span's cost); saved as criterion baselines where `report` reads
-//! them (scripts/bench-fs.sh calls this per filesystem).
+//! SHA-512 floors, a phase span's cost); saved as the run's record, which `report` reads like a
+//! criterion baseline (scripts/bench-fs.sh calls this per filesystem).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use triebench_report::model::cpu_idle::CpuIdle;
-use triebench_report::model::headline::Baseline;
-use triebench_report::read::cpu_idle::{self, CpuIdleGuard};
-use triebench_report::read::headline_run::{self, Plan, ProfileHeadline};
-use triebench_report::read::micro_run;
-use triebench_report::read::trie_warm_up::warm_trie;
+use triebench_measure::cpu_idle::{self, CpuIdleGuard};
+use triebench_measure::headline_run::{self, Plan, ProfileHeadline};
+use triebench_measure::headline_samples::mean_and_half_width;
+use triebench_measure::trie_warm_up::warm_trie;
+use triebench_measure::{headline_record, micro_run};
+use triebench_record::{Benchmark, CpuIdle, RunRecord};
 use triebench_workloads::Scenario;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
@@ -24,7 +24,7 @@ pub struct HeadlineArgs {
     /// Directory on the filesystem under test (fresh store directories are made in it).
     #[arg(long, value_name = "DIR")]
     pub dir: PathBuf,
-    /// The run (filesystem) name: the baseline the results are saved as, as given to
+    /// The run (filesystem) name the results are saved as, as given to
     /// `capture-fs` and `report --runs`.
     #[arg(long, value_name = "NAME")]
     pub run: String,
@@ -53,7 +53,7 @@ fn describe(h: &ProfileHeadline) -> String {
     let Some(suite) = h.suite() else {
         return format!("headline: {}: no suite", h.profile);
     };
-    let Some((mean, half)) = suite.mean_and_half_width() else {
+    let Some((mean, half)) = mean_and_half_width(suite) else {
         return format!("headline: {}: no samples", h.profile);
     };
     format!(
@@ -67,22 +67,30 @@ fn describe(h: &ProfileHeadline) -> String {
     )
 }
 
-/// Prints one small benchmark's mean and interval, and saves it.
-fn save_small(baseline: &Baseline, criterion_dir: &Path, run: &str) -> Result<(), CliError> {
-    if let Some((mean, half)) = baseline.mean_and_half_width() {
+/// Prints one line for a small benchmark (mean with its 95% interval), then adds it to
+/// `record` and rewrites the record, so that a run failing later keeps it.
+fn save_small(
+    benchmark: Benchmark,
+    record: &mut RunRecord,
+    criterion_dir: &Path,
+) -> Result<(), CliError> {
+    if let Some((mean, half)) = mean_and_half_width(&benchmark) {
         eprintln!(
             "headline: {:<28} {:>12.1} ns ± {:>4.1}%",
-            format!("{}/{}", baseline.group, baseline.function),
+            benchmark.id(),
             mean,
             100.0 * half / mean.max(1e-9)
         );
     }
-    baseline.save(criterion_dir, run)?;
+    record.benchmarks.push(benchmark);
+    headline_record::write(record, criterion_dir)?;
     Ok(())
 }
 
+/// Takes the headline of `args.run` and writes its run record
+/// (`<criterion-dir>/triebench-runs/records/<run>/headline.json`) and CPU idle record.
 pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
-    triebench_report::read::fs_info::validate_run_name(&args.run)?;
+    triebench_record::layout::validate_run_name(&args.run)?;
     let Some(budget) = (args.budget >= 0.0)
         .then(|| Duration::try_from_secs_f64(args.budget).ok())
         .flatten()
@@ -112,21 +120,18 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
     let idle = CpuIdleGuard::hold(args.cpu_idle);
     eprintln!("headline: {}", idle.record().describe());
     cpu_idle::save(&criterion_dir, &args.run, idle.record())?;
+    let mut record = headline_record::new_record(&args.run, &args.dir, idle.record());
     // First, before anything in this process listens to the phase spans.
-    let mut saved = 0;
-    for baseline in micro_run::collect(&args.dir)? {
-        save_small(&baseline, &criterion_dir, &args.run)?;
-        saved += 1;
+    for benchmark in micro_run::collect(&args.dir)? {
+        save_small(benchmark, &mut record, &criterion_dir)?;
     }
     let warm = warm_trie(&args.dir)?;
     let mut failure = None;
     headline_run::collect(&warm, &args.dir, &profiles, plan, |h| {
         eprintln!("{}", describe(h));
-        for baseline in &h.baselines {
-            match baseline.save(&criterion_dir, &args.run) {
-                Ok(_) => saved += 1,
-                Err(e) => failure = failure.take().or(Some(e)),
-            }
+        record.benchmarks.extend(h.benchmarks.iter().cloned());
+        if let Err(e) = headline_record::write(&record, &criterion_dir) {
+            failure = failure.take().or(Some(e));
         }
     })?;
     if let Some(e) = failure {
@@ -134,15 +139,16 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
     }
     // Last: once the collector has listened, spans cost more in this process.
     save_small(
-        &micro_run::collect_with_collector(),
+        micro_run::collect_with_collector(),
+        &mut record,
         &criterion_dir,
-        &args.run,
     )?;
-    saved += 1;
+    let path = headline_record::write(&record, &criterion_dir)?;
     println!(
-        "headline: {saved} benchmarks saved as baseline '{}' in {} ({:.0} s)",
+        "headline: {} benchmarks saved as run '{}' in {} ({:.0} s)",
+        record.benchmarks.len(),
         args.run,
-        criterion_dir.display(),
+        path.display(),
         start.elapsed().as_secs_f64()
     );
     Ok(())

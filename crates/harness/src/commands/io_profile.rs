@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use triebench_measure::io_profile_run;
+use triebench_record::layout::SIDECAR_DIR;
 use triebench_report::model::io_profile;
-use triebench_report::read::{fs_info, io_profile_run};
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::commands::flamegraph::profiled;
@@ -36,7 +37,7 @@ pub fn run_io_profile(args: IoProfileArgs) -> Result<(), CliError> {
     let out = args.out.unwrap_or_else(|| {
         args.criterion
             .resolve()
-            .join(fs_info::SIDECAR_DIR)
+            .join(SIDECAR_DIR)
             .join(io_profile::FILE_NAME)
     });
     let file = profiled(args.flamegraph.as_deref(), || {

@@ -11,13 +11,15 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
-use triebench_report::model::cpu_idle::{CpuIdle, CpuIdleRecord};
+use triebench_measure::cpu_idle::CpuIdleGuard;
+use triebench_measure::load_env::capture_env;
+use triebench_measure::load_summary::run_summary;
+use triebench_measure::proc_monitor::ProcMonitor;
+use triebench_record::{CpuIdle, CpuIdleRecord};
 use triebench_report::model::load::{
     LoadConfig, LoadEnv, LoadFile, RerunRule, RunSummary, Saturation, SearchedRate, LOAD_FILE,
 };
-use triebench_report::read::cpu_idle::CpuIdleGuard;
-use triebench_report::read::load_runs::{capture_env, read_load_file};
-use triebench_report::read::proc_monitor::ProcMonitor;
+use triebench_report::read::load_runs::read_load_file;
 use triebench_report::render::load_files::{self, latency, rate};
 use triebench_workloads::load::saturate::{search, sustained, SearchPlan};
 use triebench_workloads::load::{
@@ -367,7 +369,7 @@ impl StoreVisitor for LoadVisitor<'_> {
                 None => go()?,
             };
             pb.finish_and_clear();
-            print_run(&RunSummary::of(&run, bound_us, MIN_FRACTION));
+            print_run(&run_summary(&run, bound_us, MIN_FRACTION));
             Ok(run)
         };
         let mut runs: Vec<RunResult> = Vec::new();
@@ -461,7 +463,7 @@ impl StoreVisitor for LoadVisitor<'_> {
         };
         let summaries: Vec<RunSummary> = runs
             .iter()
-            .map(|r| RunSummary::of(r, bound_us, MIN_FRACTION))
+            .map(|r| run_summary(r, bound_us, MIN_FRACTION))
             .collect();
         let file = LoadFile {
             schema_version: triebench_report::model::load::SCHEMA_VERSION,
@@ -502,7 +504,7 @@ impl StoreVisitor for LoadVisitor<'_> {
             },
             commit: headline.commit_stats(),
             read: headline.read_stats(),
-            headline: RunSummary::of(headline, bound_us, MIN_FRACTION),
+            headline: run_summary(headline, bound_us, MIN_FRACTION),
             saturation,
             runs: summaries,
             search: searched,

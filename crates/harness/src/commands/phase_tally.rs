@@ -8,8 +8,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use triebench_kv::Profile;
+use triebench_measure::phases::{measure, PhaseTotals};
 use triebench_report::model::phases::{save_json, PhaseRow};
-use triebench_report::read::phases::{measure, PhaseTotals};
 
 use crate::commands::phases::describe;
 use crate::error::CliError;

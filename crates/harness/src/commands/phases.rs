@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 use triebench_kv::Phase;
-use triebench_report::model::cpu_idle::CpuIdle;
+use triebench_measure::cpu_idle::CpuIdleGuard;
+use triebench_measure::phases_run;
+use triebench_measure::trie_warm_up::warm_trie;
+use triebench_record::CpuIdle;
 use triebench_report::model::phases::PhaseRow;
-use triebench_report::read::cpu_idle::CpuIdleGuard;
-use triebench_report::read::phases_run;
-use triebench_report::read::trie_warm_up::warm_trie;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::commands::flamegraph::profiled;
@@ -54,7 +54,7 @@ pub fn describe(row: &PhaseRow) -> String {
         row.total_ns as f64 / 1e6
     );
     for phase in Phase::ALL {
-        let ns = row.ns(phase);
+        let ns = row.ns(phase.name());
         let spans = row.spans.get(phase.name()).copied().unwrap_or(0);
         out.push_str(&format!(
             "  {:<14} {:>12.3} ms {:>6.1}% {:>9} spans\n",
@@ -77,7 +77,7 @@ pub fn describe(row: &PhaseRow) -> String {
 }
 
 pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
-    triebench_report::read::fs_info::validate_run_name(&args.run)?;
+    triebench_record::layout::validate_run_name(&args.run)?;
     let profiles = chosen_profiles(&args.profiles, &args.dir)?;
     let out = args
         .out

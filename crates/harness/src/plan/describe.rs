@@ -29,7 +29,7 @@ pub fn run_step_label(plan: &Plan, run: &RunSpec, step: &RunStep) -> String {
             profiles(plan)
         ),
         RunStep::ForgetHeadline => {
-            format!("forget an earlier headline's CPU idle record of '{name}' (criterion measures the headline)")
+            format!("forget an earlier headline's records of '{name}' (criterion measures the headline)")
         }
         RunStep::Criterion => match &plan.criterion {
             Some(c) => format!(

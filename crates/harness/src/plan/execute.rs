@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use triebench_record::layout::{cpu_idle_path, phases_path, records_dir};
 use triebench_report::read::load_runs::load_dir;
 
 use crate::commands::capture_fs::{run_capture_fs, CaptureFsArgs};
@@ -148,9 +149,10 @@ pub fn execute(plan: &Plan, cx: &Context) -> Result<Vec<StepTime>, CliError> {
                         })?;
                         forget_listeners();
                     }
-                    RunStep::ForgetHeadline => remove_file(
-                        &triebench_report::read::cpu_idle::record_path(&cx.criterion_dir, name),
-                    )?,
+                    RunStep::ForgetHeadline => {
+                        remove_file(&cpu_idle_path(&cx.criterion_dir, name))?;
+                        remove_dir(&records_dir(&cx.criterion_dir, name))?;
+                    }
                     RunStep::Criterion => {
                         let c = plan.criterion.as_ref().ok_or_else(|| {
                             CliError::Usage("the plan runs criterion without its options".into())
@@ -173,9 +175,7 @@ pub fn execute(plan: &Plan, cx: &Context) -> Result<Vec<StepTime>, CliError> {
                         })?;
                         forget_listeners();
                     }
-                    RunStep::ForgetPhases => remove_file(
-                        &triebench_report::read::phases_run::path(&cx.criterion_dir, name),
-                    )?,
+                    RunStep::ForgetPhases => remove_file(&phases_path(&cx.criterion_dir, name))?,
                 }
                 Ok(Ok(()))
             })?;
@@ -304,6 +304,17 @@ fn remove_file(path: &Path) -> Result<(), CliError> {
 /// left, turns them back off: the second run then reads as the first.
 fn forget_listeners() {
     tracing_core::callsite::rebuild_interest_cache();
+}
+
+/// Removes the directory `path` and what it holds, if it is there.
+fn remove_dir(path: &Path) -> Result<(), CliError> {
+    match std::fs::remove_dir_all(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(CliError::Input {
+            path: path.to_path_buf(),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// The closing table: each step's time, then the total.

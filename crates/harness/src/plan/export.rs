@@ -6,7 +6,8 @@
 //! ```text
 //! manifest.json                        host, filesystem (run name), scale, git commit, date
 //! env.json                             host name, os, kernel, arch, CPUs, memory, rustc
-//! criterion/<bench id path>/<run>/     the baseline's JSON files, per benchmark
+//! criterion/<bench id path>/<run>/     criterion's baseline files, per benchmark
+//! criterion/triebench-runs/records/<run>/              the run records (the headline's)
 //! criterion/triebench-runs/<run>.json  the filesystem capture
 //! criterion/triebench-runs/load/<run>/                  load searches, when run
 //! criterion/triebench-runs/{phases,headline}/<run>.json phase breakdown, CPU idle record
@@ -20,12 +21,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde::Serialize;
-use triebench_report::model::load::LOAD_RUNS_DIR;
-use triebench_report::model::naming;
+use triebench_measure::versions;
+use triebench_record::layout::{
+    cpu_idle_path, fs_sidecar_path, phases_path, records_dir, SIDECAR_DIR,
+};
+use triebench_record::load::LOAD_RUNS_DIR;
+use triebench_record::time::today;
 use triebench_report::model::run_folder::{Machine, Manifest, FORMAT, MANIFEST};
-use triebench_report::read::fs_info::{sidecar_path, SIDECAR_DIR};
 use triebench_report::read::run_folders::CRITERION;
-use triebench_report::read::{cpu_idle, phases_run, versions};
 
 use crate::plan::error::PlanError;
 
@@ -46,7 +49,7 @@ pub struct ExportRun<'a> {
 
 /// Writes the run folder (replacing one of the same name) and returns its path.
 pub fn export_run(e: &ExportRun<'_>) -> Result<PathBuf, PlanError> {
-    let date = naming::today();
+    let date = today();
     let folder = e.parent.join(format!("{}-{}-{date}", e.host, e.run));
     let io = |path: &Path| {
         let path = path.to_path_buf();
@@ -93,15 +96,16 @@ pub fn export_run(e: &ExportRun<'_>) -> Result<PathBuf, PlanError> {
 }
 
 /// Every file of run `run` under `criterion_dir`: the JSON files of each directory named `run`
-/// outside the sidecars (one per benchmark), the filesystem sidecar, the load searches, the
-/// phase breakdown and the CPU idle record.
+/// outside the sidecars (one per benchmark, criterion's), its run records, the filesystem
+/// sidecar, the load searches, the phase breakdown and the CPU idle record.
 fn run_files(criterion_dir: &Path, run: &str) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     baselines(criterion_dir, run, &mut files)?;
+    all_files(&records_dir(criterion_dir, run), &mut files)?;
     for file in [
-        sidecar_path(criterion_dir, run),
-        phases_run::path(criterion_dir, run),
-        cpu_idle::record_path(criterion_dir, run),
+        fs_sidecar_path(criterion_dir, run),
+        phases_path(criterion_dir, run),
+        cpu_idle_path(criterion_dir, run),
     ] {
         if file.is_file() {
             files.push(file);

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use triebench_report::read::fs_info::{fs_info_for_dir, validate_run_name};
+use triebench_measure::fs_info_for_dir;
+use triebench_record::layout::validate_run_name;
 
 use crate::plan::error::PlanError;
 

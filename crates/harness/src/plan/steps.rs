@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use triebench_report::model::cpu_idle::CpuIdle;
+use triebench_record::CpuIdle;
 
 use crate::plan::run_spec::RunSpec;
 use crate::plan::scale::Scale;
@@ -118,8 +118,9 @@ pub enum RunStep {
         /// Most rounds per profile.
         max_rounds: usize,
     },
-    /// Removes an earlier headline's CPU idle record of this run (criterion measures the
-    /// headline, and the old record would be reported as this run's).
+    /// Removes an earlier headline's CPU idle record and run record of this run (criterion
+    /// measures the headline; the old files would be reported as this run's, and a run record
+    /// wins over criterion's baseline of the same run).
     ForgetHeadline,
     /// `cargo bench -- --save-baseline NAME` with TMPDIR on the filesystem.
     Criterion,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::bench_id::{BenchKey, FLOOR_FSYNC, FLOOR_SHA512, SCENARIOS, SUITE};
 use crate::model::results::ResultSet;
+use triebench_record::vocabulary::PROFILES;
 
 /// What kind of thing is missing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,16 +100,16 @@ pub fn find(results: &ResultSet) -> Vec<MissingItem> {
         }
     }
     let measured = results.all_profiles();
-    for p in triebench_kv::Profile::ALL {
-        if !measured.contains(p.name()) {
+    for p in PROFILES {
+        if !measured.contains(p.name) {
             out.push(MissingItem {
                 kind: MissingKind::Profile,
                 run: None,
-                what: Some(p.name().to_string()),
+                what: Some(p.name.to_string()),
                 detail: format!(
                     "profile `{}` not measured in any run (its feature `{}` may not have been built)",
-                    p.name(),
-                    p.feature().unwrap_or("none")
+                    p.name,
+                    p.feature.unwrap_or("none")
                 ),
             });
         }

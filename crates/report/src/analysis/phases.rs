@@ -2,7 +2,7 @@
 //! run split into its phases plus the time outside every phase, and what one phase span costs
 //! (the `phases/span/...` benchmarks) so a reader can judge how much the measuring itself took.
 
-use triebench_kv::Phase;
+use triebench_record::vocabulary::PHASES;
 
 use crate::model::bench_id::BenchKey;
 pub use crate::model::bench_id::{SPAN_COLLECTED, SPAN_GROUP, SPAN_IDLE};
@@ -18,7 +18,7 @@ pub struct Breakdown {
     pub commits: u64,
     /// The run's measured wall time, ns.
     pub total_ns: u64,
-    /// Time per phase in [`Phase::ALL`] order, ns.
+    /// Time per phase in [`PHASES`] order, ns.
     pub phase_ns: Vec<u64>,
     /// Time outside every phase (workload code, opening the trie), ns.
     pub other_ns: u64,
@@ -42,7 +42,7 @@ fn breakdown(row: &PhaseRow) -> Breakdown {
         profile: row.profile.clone(),
         commits: row.commits,
         total_ns: row.total_ns,
-        phase_ns: Phase::ALL.iter().map(|&p| row.ns(p)).collect(),
+        phase_ns: PHASES.iter().map(|p| row.ns(p)).collect(),
         other_ns: row.unaccounted_ns(),
         spans: row.span_count(),
     }
@@ -97,8 +97,9 @@ mod tests {
         let b = breakdown(&row);
         assert_eq!(b.other_ns, 200);
         assert_eq!(b.spans, 14);
-        assert_eq!(b.phase_ns[Phase::Hash.index()], 300);
-        assert_eq!(b.phase_ns[Phase::Commit.index()], 500);
+        let at = |name: &str| PHASES.iter().position(|p| *p == name).unwrap();
+        assert_eq!(b.phase_ns[at("hash")], 300);
+        assert_eq!(b.phase_ns[at("commit")], 500);
         let shares: f64 =
             b.phase_ns.iter().map(|&ns| b.share(ns)).sum::<f64>() + b.share(b.other_ns);
         assert!((shares - 1.0).abs() < 1e-12, "{shares}");

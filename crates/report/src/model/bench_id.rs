@@ -16,37 +16,11 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Transact's ten scenario names, in the order tables list them (the workloads' own order).
-pub const SCENARIOS: [&str; 10] = {
-    let scenarios = triebench_workloads::SCENARIOS;
-    let mut names = [""; 10];
-    let mut i = 0;
-    while i < names.len() {
-        names[i] = scenarios[i].name();
-        i += 1;
-    }
-    names
+use triebench_record::vocabulary::{profile, PROFILES};
+pub use triebench_record::vocabulary::{
+    FLOOR_COMMIT_GROUP, FLOOR_FSYNC, FLOOR_SHA512, SCENARIOS, SPAN_COLLECTED, SPAN_GROUP,
+    SPAN_IDLE, SUITE,
 };
-
-/// The scenario name of the whole-suite measurement (the headline figure).
-pub const SUITE: &str = "suite";
-
-/// The floor benchmark timing one 4 KiB write + fdatasync in the directory under test.
-pub const FLOOR_FSYNC: &str = "fsync_4k";
-
-/// The floor benchmark timing SHA-512 over 8 KiB inputs.
-pub const FLOOR_SHA512: &str = "sha512_8k";
-
-/// The benchmark group measuring one phase span.
-pub const SPAN_GROUP: &str = "phases/span";
-/// Its function with nothing listening.
-pub const SPAN_IDLE: &str = "no-subscriber";
-/// Its function with the phase collector listening.
-pub const SPAN_COLLECTED: &str = "collector";
-
-/// The group of each profile's storage floor, `floor/commit/<profile>`: one commit of `update`'s
-/// shape written straight to the store, without the trie (`triebench headline` measures it).
-pub const FLOOR_COMMIT_GROUP: &str = "floor/commit";
 
 /// The profile every other profile's overhead is measured against.
 pub const REFERENCE_PROFILE: &str = "btree";
@@ -215,22 +189,17 @@ pub fn scenario_rank(name: &str) -> (usize, String) {
     }
 }
 
-/// Where a profile sorts in tables: [`triebench_kv::Profile::ALL`] order, then unknown names.
+/// Where a profile sorts in tables: [`PROFILES`] order, then unknown names.
 pub fn profile_rank(name: &str) -> (usize, String) {
-    match triebench_kv::Profile::ALL
-        .iter()
-        .position(|p| p.name() == name)
-    {
+    match PROFILES.iter().position(|p| p.name == name) {
         Some(i) => (i, String::new()),
-        None => (triebench_kv::Profile::ALL.len(), name.to_string()),
+        None => (PROFILES.len(), name.to_string()),
     }
 }
 
 /// Whether the named profile fsyncs every commit (`None` for a name that is not a profile).
 pub fn profile_durable(name: &str) -> Option<bool> {
-    name.parse::<triebench_kv::Profile>()
-        .ok()
-        .map(triebench_kv::Profile::fsyncs_each_commit)
+    profile(name).map(|p| p.fsyncs_each_commit)
 }
 
 #[cfg(test)]

@@ -7,19 +7,22 @@
 //! - [`io_profile`]: operations per profile × scenario counted on slowfs (`io-profile.json`).
 //! - [`load`]: what a `triebench load` run offered and measured (`load.json`).
 //! - [`env`](mod@env): the machine and software versions (`env.json`).
-//! - [`headline`]: the headline's samples taken within runs, saved as criterion baselines.
 //! - [`phases`]: time per phase of a run, and a filesystem's phase rows per profile.
 //! - [`naming`]: result folder names and UTC dates.
 //! - [`run_folder`]: a run folder's manifest and machine, merged into a multi-machine report.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 //! - [`cpu_idle`]: what idle CPUs did while a headline measured (held polling or not).
+//!
+//! The file types of [`fs`], [`cpu_idle`], [`io_profile`], [`load`], [`phases`], the host and
+//! version types of [`env`](mod@env), the time functions of [`naming`] and the profile,
+//! scenario and benchmark names of [`bench_id`] are `triebench-record`'s, the files the
+//! measuring crate writes: re-exported here, so the report needs no storage or workload crate.
 
 pub mod bench_id;
 pub mod cpu_idle;
 pub mod crash;
 pub mod env;
 pub mod fs;
-pub mod headline;
 pub mod io_profile;
 pub mod load;
 pub mod naming;

@@ -1,5 +1,7 @@
 //! Reads criterion's output directory: which baselines were saved, which benchmarks each holds,
-//! and each benchmark's estimates and samples.
+//! and each benchmark's estimates and samples; with the run records beside it
+//! ([`read::run_records`](crate::read::run_records)), whose runs read as baselines too (a record wins
+//! over a criterion directory of the same run and benchmark).
 //!
 //! Layout relied on (criterion 0.8; it is not a stable API, the tests pin it with captured
 //! output in `fixtures/criterion/`): every benchmark has a directory (criterion sanitises the
@@ -17,6 +19,8 @@ use serde::Deserialize;
 use crate::error::ReportError;
 use crate::model::bench_id::BenchKey;
 use crate::model::results::{Estimate, Measurement, Throughput, ThroughputUnit};
+use crate::read::run_records::{self, RecordedRun};
+use triebench_record::Versions;
 
 /// Directories under the criterion dir that never hold benchmarks.
 const SKIPPED_DIRS: [&str; 2] = ["report", crate::read::fs_info::SIDECAR_DIR];
@@ -29,7 +33,26 @@ const MAX_DEPTH: usize = 12;
 pub struct CriterionIndex {
     root: PathBuf,
     /// baseline name -> benchmark -> the baseline's directory for that benchmark.
-    baselines: BTreeMap<String, BTreeMap<BenchKey, PathBuf>>,
+    baselines: BTreeMap<String, BTreeMap<BenchKey, Source>>,
+    recorded: BTreeMap<String, RecordedRun>,
+}
+
+/// Where one benchmark of one run comes from.
+#[derive(Debug, Clone)]
+enum Source {
+    /// A criterion benchmark directory (`benchmark.json`, `estimates.json`, `sample.json`).
+    Criterion(PathBuf),
+    /// A run record's benchmark, already read.
+    Record(Measurement),
+}
+
+impl Source {
+    fn load(&self) -> Result<Measurement, ReportError> {
+        match self {
+            Source::Criterion(dir) => load_measurement(dir),
+            Source::Record(m) => Ok(m.clone()),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -132,8 +155,15 @@ impl CriterionIndex {
         let mut index = CriterionIndex {
             root: root.to_path_buf(),
             baselines: BTreeMap::new(),
+            recorded: run_records::read_all(root)?,
         };
         index.walk(root, 0)?;
+        for (run, recorded) in &index.recorded {
+            let benches = index.baselines.entry(run.clone()).or_default();
+            for (key, m) in recorded.measurements() {
+                benches.insert(key, Source::Record(m));
+            }
+        }
         Ok(index)
     }
 
@@ -171,12 +201,17 @@ impl CriterionIndex {
                     .entry(name)
                     .or_default()
                     .entry(key)
-                    .or_insert(sub);
+                    .or_insert(Source::Criterion(sub));
             } else {
                 self.walk(&sub, depth + 1)?;
             }
         }
         Ok(())
+    }
+
+    /// The versions run `run`'s records name, `None` for a run without records.
+    pub fn versions(&self, run: &str) -> Option<&Versions> {
+        self.recorded.get(run).and_then(RecordedRun::versions)
     }
 
     /// The directory indexed.
@@ -206,8 +241,8 @@ impl CriterionIndex {
     pub fn load_all(&self, baseline: &str) -> Result<BTreeMap<BenchKey, Measurement>, ReportError> {
         let mut out = BTreeMap::new();
         if let Some(benches) = self.baselines.get(baseline) {
-            for (key, dir) in benches {
-                out.insert(key.clone(), load_measurement(dir)?);
+            for (key, source) in benches {
+                out.insert(key.clone(), source.load()?);
             }
         }
         Ok(out)
@@ -216,7 +251,7 @@ impl CriterionIndex {
     /// Loads one benchmark of `baseline` (`None` when it was not measured there).
     pub fn load(&self, baseline: &str, key: &BenchKey) -> Result<Option<Measurement>, ReportError> {
         match self.baselines.get(baseline).and_then(|m| m.get(key)) {
-            Some(dir) => load_measurement(dir).map(Some),
+            Some(source) => source.load().map(Some),
             None => Ok(None),
         }
     }

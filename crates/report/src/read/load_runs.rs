@@ -83,16 +83,3 @@ pub fn read_all(criterion_dir: &Path, run_order: &[String]) -> Result<Vec<LoadEn
     }
     Ok(out)
 }
-
-/// The environment of a load run: host, the filesystem of `dir` (when given), versions; what
-/// idle CPUs did is the caller's to fill in (`None` here).
-pub fn capture_env(dir: Option<&Path>, command: String) -> crate::model::load::LoadEnv {
-    crate::model::load::LoadEnv {
-        generated_at: crate::model::naming::now(),
-        host: crate::read::env::capture_host(),
-        fs: dir.and_then(|d| crate::read::fs_info::fs_info_for_dir("load", d).ok()),
-        versions: crate::read::versions::capture(),
-        command,
-        cpu_idle: None,
-    }
-}

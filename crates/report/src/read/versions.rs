@@ -1,79 +1,42 @@
-//! Versions of what produced the numbers: SQLite, LMDB, redis-server and triebench itself.
+//! The versions `env.json` states: those the baseline run's record names (what its numbers were
+//! measured with), else triebench's and the checkout's, with the libraries `unknown` (a run
+//! of criterion's own output records no versions).
 
 use std::path::Path;
 use std::process::Command;
 
 pub use crate::model::env::Versions;
 
-#[cfg(feature = "sqlite-db")]
-fn sqlite() -> String {
-    rusqlite::version().to_string()
-}
-
-#[cfg(not(feature = "sqlite-db"))]
-fn sqlite() -> String {
-    "not built".to_string()
-}
-
-#[cfg(feature = "lmdb")]
-fn lmdb() -> String {
-    // SAFETY: mdb_version accepts null out-pointers and returns a pointer to a static,
-    // NUL-terminated string owned by the library.
-    let text = unsafe {
-        let p = lmdb_sys::mdb_version(
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        );
-        if p.is_null() {
-            return "unknown".to_string();
-        }
-        std::ffi::CStr::from_ptr(p)
-    };
-    text.to_string_lossy().into_owned()
-}
-
-#[cfg(not(feature = "lmdb"))]
-fn lmdb() -> String {
-    "not built".to_string()
-}
-
-fn command_output(program: &str, args: &[&str], dir: Option<&Path>) -> Option<String> {
-    let mut cmd = Command::new(program);
-    cmd.args(args);
-    if let Some(d) = dir {
-        cmd.current_dir(d);
-    }
-    let out = cmd.output().ok()?;
+fn command_output(program: &str, args: &[&str], dir: &Path) -> Option<String> {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
     Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-fn redis_server() -> String {
-    command_output("redis-server", &["--version"], None)
-        .and_then(|s| s.lines().next().map(str::to_string))
-        .unwrap_or_else(|| "not found".to_string())
-}
-
-/// Captures the versions. Git is asked in the checkout this binary was built from (the
-/// crate's source directory), never in the current directory: run from inside another
-/// repository, that one's commit would be recorded. `unknown` when the checkout is gone.
-pub fn capture() -> Versions {
+/// The versions a report states when its runs recorded none. Git is asked in the checkout
+/// this binary was built from (the crate's source directory), never in the current directory;
+/// `unknown` when the checkout is gone.
+pub fn unrecorded() -> Versions {
     let source_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let git = |args: &[&str]| command_output("git", args, Some(source_dir));
+    let git = |args: &[&str]| command_output("git", args, source_dir);
     let commit = git(&["rev-parse", "HEAD"]);
     let dirty = commit
         .as_ref()
         .and_then(|_| git(&["status", "--porcelain", "--untracked-files=no"]))
         .map(|s| !s.is_empty());
+    let unknown = || "unknown".to_string();
     Versions {
-        sqlite: sqlite(),
-        lmdb: lmdb(),
-        redis_server: redis_server(),
+        sqlite: unknown(),
+        lmdb: unknown(),
+        redis_server: unknown(),
         triebench: env!("CARGO_PKG_VERSION").to_string(),
-        git_commit: commit.unwrap_or_else(|| "unknown".to_string()),
+        git_commit: commit.unwrap_or_else(unknown),
         git_dirty: dirty,
     }
 }

@@ -7,6 +7,7 @@ use crate::analysis::stats::CONFIDENCE;
 use crate::model::cpu_idle::CpuIdleRecord;
 use crate::render::markdown::{durable_cell, ReportInput, MISSING};
 use crate::render::table::{esc, header, row};
+use triebench_record::vocabulary::PROFILES;
 
 impl ReportInput<'_> {
     pub fn intro(&self, out: &mut String) {
@@ -132,16 +133,16 @@ impl ReportInput<'_> {
             &["profile", "durable", "measured", "what it does per commit"].map(str::to_string),
         ));
         let measured = self.results.all_profiles();
-        for p in triebench_kv::Profile::ALL {
+        for p in PROFILES {
             out.push_str(&row(&[
-                format!("`{}`", p.name()),
-                durable_cell(p.name()).to_string(),
-                if measured.contains(p.name()) {
+                format!("`{}`", p.name),
+                durable_cell(p.name).to_string(),
+                if measured.contains(p.name) {
                     "yes".to_string()
                 } else {
                     MISSING.to_string()
                 },
-                esc(p.describe()),
+                esc(p.describe),
             ]));
         }
         out.push('\n');

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use triebench_kv::Profile;
+use triebench_record::vocabulary::PROFILES;
 
 use crate::model::crash::{CrashFile, CrashRun, MODE_POWER, MODE_PROCESS};
 use crate::render::table::{esc, header, row};
@@ -35,9 +35,9 @@ pub fn table(crash: &CrashFile) -> String {
         "lost after power cut".into(),
         "corrupt".into(),
     ]));
-    let mut names: Vec<String> = Profile::ALL
+    let mut names: Vec<String> = PROFILES
         .iter()
-        .map(|p| p.name().to_string())
+        .map(|p| p.name.to_string())
         .filter(|n| crash.runs.iter().any(|r| &r.profile == n))
         .collect();
     let known: BTreeSet<String> = names.iter().cloned().collect();

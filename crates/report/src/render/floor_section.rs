@@ -5,8 +5,7 @@
 
 use std::fmt::Write as _;
 
-use triebench_workloads::floor::FLOOR_COMMITS;
-use triebench_workloads::UPDATE_KEYS;
+use triebench_record::vocabulary::{FLOOR_COMMITS, UPDATE_KEYS};
 
 use crate::model::bench_id::{BenchKey, FLOOR_COMMIT_GROUP};
 use crate::model::results::ResultSet;

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-use triebench_workloads::load::{OpStats, SecondSample};
+use triebench_record::load::{OpStats, SecondSample};
 
 use crate::atomic_file::write_text;
 use crate::error::ReportError;

@@ -14,7 +14,7 @@ use crate::render::chart::color;
 use crate::render::fmt;
 use crate::render::font::{ensure_registered, FAMILY};
 use crate::render::plots::PlotFile;
-use triebench_workloads::load::SecondSample;
+use triebench_record::load::SecondSample;
 
 const SIZE: (u32, u32) = (1400, 560);
 /// The plots of a load folder, each as `<stem>.svg` and `<stem>.png`.

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use triebench_kv::Profile;
+use triebench_record::vocabulary::PROFILES;
 
 use crate::error::ReportError;
 use crate::model::bench_id::profile_durable;
@@ -38,9 +38,9 @@ fn profiles(entries: &[LoadEntry]) -> Vec<String> {
         }
     }
     let pos = |p: &String| {
-        Profile::ALL
+        PROFILES
             .iter()
-            .position(|x| x.name() == p)
+            .position(|x| x.name == p)
             .unwrap_or(usize::MAX)
     };
     out.sort_by_key(pos);

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use triebench_kv::Phase;
+use triebench_record::vocabulary::PHASES;
 
 use crate::analysis::phases::{suite_breakdowns, Breakdown, SpanCost};
 use crate::error::ReportError;
@@ -25,9 +25,9 @@ pub fn stem(run: &str) -> String {
 }
 
 fn segments() -> Vec<String> {
-    Phase::ALL
+    PHASES
         .iter()
-        .map(|p| p.name().to_string())
+        .map(|p| p.to_string())
         .chain(std::iter::once(OTHER.to_string()))
         .collect()
 }

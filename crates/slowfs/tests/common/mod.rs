@@ -14,7 +14,6 @@ use tempfile::TempDir;
 use triebench_slowfs::StatsSnapshot;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_slowfs");
-const MOUNT_TIMEOUT: Duration = Duration::from_secs(10);
 const EXIT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The one place that decides between skipping and failing when FUSE is unavailable: prints
@@ -108,7 +107,8 @@ pub fn wait_child(child: &mut Child, timeout: Duration) -> String {
 /// Waits until `mnt` is mounted. `Ok(false)` means skip (FUSE refused); panics on other
 /// failures with slowfs's stderr.
 pub fn wait_mounted(child: &mut Child, mnt: &Path) -> bool {
-    let start = Instant::now();
+    // However long mounting takes: a slowfs that neither mounts nor exits is a hang for the test
+    // command's timeout (libtest names the test), not a wall-clock bound here.
     loop {
         if is_mounted(mnt) {
             return true;
@@ -121,14 +121,6 @@ pub fn wait_mounted(child: &mut Child, mnt: &Path) -> bool {
             }
             panic!(
                 "slowfs exited ({status}) before mounting {}: {stderr}",
-                mnt.display()
-            );
-        }
-        if start.elapsed() > MOUNT_TIMEOUT {
-            let _ = child.kill();
-            let stderr = wait_child(child, EXIT_TIMEOUT);
-            panic!(
-                "{} not mounted within {MOUNT_TIMEOUT:?}; slowfs stderr: {stderr}",
                 mnt.display()
             );
         }

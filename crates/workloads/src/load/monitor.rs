@@ -1,6 +1,6 @@
 //! What a load run samples once per second besides latencies: memory, CPU and disk use. The
 //! run asks a [`Monitor`]; the CLI passes one reading `/proc` and the store's directory
-//! (`triebench-report`'s `ProcMonitor`), tests pass [`NoMonitor`].
+//! (`triebench-measure`'s `ProcMonitor`), tests pass [`NoMonitor`].
 
 use serde::{Deserialize, Serialize};
 

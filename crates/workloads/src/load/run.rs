@@ -5,7 +5,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{PoisonError, RwLock};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use triebench_kv::Store;
 use triebench_merkle::MerkleTrie;
 
@@ -46,26 +45,7 @@ pub struct LoadState {
     pub commits: u64,
 }
 
-/// One row of `timeseries.csv`: second `t_s` of the run (the interval ending then).
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct SecondSample {
-    /// End of the second, seconds since the run's start.
-    pub t_s: u64,
-    /// Commits completed in that second.
-    pub commits: u64,
-    /// Their 99th percentile latency from the intended start, µs.
-    pub commit_p99_us: u64,
-    /// Reads completed in that second.
-    pub reads: u64,
-    /// Their 99th percentile, µs.
-    pub read_p99_us: u64,
-    /// Resident memory (this process plus the backend's server), bytes.
-    pub rss_bytes: u64,
-    /// CPU over that second (same processes), percent of one core.
-    pub cpu_pct: f64,
-    /// Bytes the store occupies on disk.
-    pub store_bytes: u64,
-}
+pub use triebench_record::load::SecondSample;
 
 /// What a run measured.
 #[derive(Debug, Clone)]

@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
 
 /// Longest latency tracked exactly: 10 minutes, in µs (longer ones are clamped to it).
 const MAX_US: u64 = 600_000_000;
@@ -23,35 +22,7 @@ fn micros(d: Duration) -> u64 {
         .clamp(1, MAX_US)
 }
 
-/// Summary of one operation kind over a run: how many, how fast, how long.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct OpStats {
-    /// Operations completed.
-    pub count: u64,
-    /// Completed per second of the run.
-    pub per_sec: f64,
-    /// Median latency, µs.
-    pub p50_us: u64,
-    /// 99th percentile, µs.
-    pub p99_us: u64,
-    /// 99.9th percentile, µs.
-    pub p999_us: u64,
-    /// Longest, µs.
-    pub max_us: u64,
-}
-
-impl OpStats {
-    /// Whether these operations kept up with `offered` per second, to within `min_fraction`.
-    pub fn achieves(&self, offered: f64, min_fraction: f64) -> bool {
-        self.count > 0 && self.per_sec >= min_fraction * offered
-    }
-
-    /// Whether they kept up with `offered` with their p99 within `p99_bound`: what a load run
-    /// (or a rate of the saturation search) must do to hold.
-    pub fn holds(&self, offered: f64, p99_bound: Duration, min_fraction: f64) -> bool {
-        self.achieves(offered, min_fraction) && u128::from(self.p99_us) <= p99_bound.as_micros()
-    }
-}
+pub use triebench_record::load::OpStats;
 
 /// The latencies of one operation kind.
 #[derive(Debug, Clone)]

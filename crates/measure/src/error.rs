@@ -1,0 +1,81 @@
+//! [`MeasureError`]: everything that stops a measurement, each saying what to do.
+
+use std::path::PathBuf;
+
+use triebench_kv::{KvError, Profile};
+
+use triebench_workloads::{Scenario, WorkloadError};
+
+/// Everything that stops a measurement: a headline, a phase breakdown, an I/O profile, a
+/// filesystem capture or a latency probe.
+#[derive(Debug, thiserror::Error)]
+pub enum MeasureError {
+    /// The directory is not a slowfs mount (no live counters file).
+    #[error(
+        "{} is not a slowfs mount (cannot read {}: {reason}); mount one with \
+         `slowfs --profile none BACKING MOUNT` or `scripts/fs-lab.sh up` (its `iolab` mount)",
+        dir.display(),
+        file.display()
+    )]
+    NotSlowfs {
+        /// The directory given.
+        dir: PathBuf,
+        /// The counters file looked for.
+        file: PathBuf,
+        /// Why it could not be read or parsed.
+        reason: String,
+    },
+    /// A filesystem operation of the probe or the profile failed.
+    #[error("{what} in {}: {source}", dir.display())]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The directory under test.
+        dir: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A backend profile could not be opened.
+    #[error(transparent)]
+    Backend(#[from] KvError),
+    /// A scenario failed on the mount.
+    #[error("scenario {scenario} on {profile}: {source}")]
+    Scenario {
+        /// The scenario.
+        scenario: &'static str,
+        /// The backend profile.
+        profile: String,
+        /// What went wrong.
+        source: WorkloadError,
+    },
+    /// The directory whose filesystem should be captured is not usable.
+    #[error("cannot inspect directory {}: {reason}; pass an existing directory (the TMPDIR the benches used)", dir.display())]
+    FsProbe {
+        /// The directory.
+        dir: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A run record or sidecar could not be written, or a run name is unusable.
+    #[error(transparent)]
+    Record(#[from] triebench_record::RecordError),
+    /// A result file could not be read or written.
+    #[error("{}: {reason}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+impl MeasureError {
+    /// `scenario`'s run on `profile` failed with `source`.
+    pub fn scenario(scenario: Scenario, profile: Profile, source: WorkloadError) -> Self {
+        MeasureError::Scenario {
+            scenario: scenario.name(),
+            profile: profile.name().to_string(),
+            source,
+        }
+    }
+}

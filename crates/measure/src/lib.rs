@@ -1,0 +1,63 @@
+//! `triebench-measure`: runs triebench's workloads to take measurements, and writes what it
+//! measured as files the report reads (`triebench-record`'s run records and sidecars). It is the
+//! measuring half of what criterion does for `cargo bench`; `triebench-report` is the other half
+//! and the two meet only in those files.
+//!
+//! # Modules, in data order
+//!
+//! - [`cpu_idle`]: holds idle CPUs polling while a command measures, and saves what it got.
+//! - [`versions`]: the library, server and triebench versions a run record records.
+//! - [`fs_capture`]: which filesystem a directory is on, captured as the run's sidecar;
+//!   [`latency`]: its cost per operation class, measured.
+//! - [`phases`]: the phase collector (a `tracing` layer summing time per phase).
+//! - [`trie_warm_up`]: untimed runs that grow the trie's per-thread buffers before a command
+//!   measures its first profile.
+//! - [`micro_run`]: the headline's small benchmarks (fsync and SHA-512 floors, a phase span's
+//!   cost), taken without criterion.
+//! - [`headline_samples`]: samples taken within runs; [`headline_run`]: a filesystem's
+//!   headline (every scenario and the suite per profile, and the storage floor).
+//! - [`headline_record`]: the headline's run record, written as
+//!   `<criterion-dir>/triebench-runs/records/<run>/headline.json`.
+//! - [`phases_run`]: a filesystem's phase breakdown (every scenario per profile).
+//! - [`slowfs_stats`]: a slowfs mount's live counters; [`io_profile_run`]: an I/O profile
+//!   (every scenario per profile, counted on slowfs).
+//! - [`proc_monitor`]: a load run's memory, CPU and store size, sampled from `/proc`;
+//!   [`load_env`]: the environment a load run records; [`load_summary`]: a load run's
+//!   summary as `load.json` holds it.
+//! - [`error`]: [`MeasureError`], everything that stops a measurement.
+
+pub mod cpu_idle;
+pub mod error;
+pub mod fs_capture;
+pub mod headline_record;
+pub mod headline_run;
+pub mod headline_samples;
+pub mod io_profile_run;
+pub mod latency;
+pub mod load_env;
+pub mod load_summary;
+pub mod micro_run;
+pub mod phases;
+pub mod phases_run;
+pub mod proc_monitor;
+pub mod slowfs_stats;
+pub mod trie_warm_up;
+pub mod versions;
+
+use std::path::{Path, PathBuf};
+
+pub use error::MeasureError;
+pub use fs_capture::fs_info_for_dir;
+pub use triebench_record::FsInfo;
+
+/// Records the filesystem of `dir` (the TMPDIR run `name` uses), and its latency per operation
+/// class when `probe_latency`, as `<criterion_dir>/triebench-runs/<name>.json`; returns that path
+/// and what it recorded.
+pub fn capture_fs(
+    name: &str,
+    dir: &Path,
+    criterion_dir: &Path,
+    probe_latency: bool,
+) -> Result<(PathBuf, FsInfo), MeasureError> {
+    fs_capture::write_sidecar(name, dir, criterion_dir, probe_latency)
+}

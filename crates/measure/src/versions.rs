@@ -1,0 +1,100 @@
+//! Versions of what produced the numbers: SQLite, LMDB, redis-server and triebench itself.
+
+use std::path::Path;
+use std::process::Command;
+
+pub use triebench_record::Versions;
+
+#[cfg(feature = "sqlite-db")]
+fn sqlite() -> String {
+    rusqlite::version().to_string()
+}
+
+#[cfg(not(feature = "sqlite-db"))]
+fn sqlite() -> String {
+    "not built".to_string()
+}
+
+#[cfg(feature = "lmdb")]
+fn lmdb() -> String {
+    // SAFETY: mdb_version accepts null out-pointers and returns a pointer to a static,
+    // NUL-terminated string owned by the library.
+    let text = unsafe {
+        let p = lmdb_sys::mdb_version(
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        );
+        if p.is_null() {
+            return "unknown".to_string();
+        }
+        std::ffi::CStr::from_ptr(p)
+    };
+    text.to_string_lossy().into_owned()
+}
+
+#[cfg(not(feature = "lmdb"))]
+fn lmdb() -> String {
+    "not built".to_string()
+}
+
+fn command_output(program: &str, args: &[&str], dir: Option<&Path>) -> Option<String> {
+    let mut cmd = Command::new(program);
+    cmd.args(args);
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    let out = cmd.output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn redis_server() -> String {
+    command_output("redis-server", &["--version"], None)
+        .and_then(|s| s.lines().next().map(str::to_string))
+        .unwrap_or_else(|| "not found".to_string())
+}
+
+/// Captures the versions. Git is asked in the checkout this binary was built from (the
+/// crate's source directory), never in the current directory: run from inside another
+/// repository, that one's commit would be recorded. `unknown` when the checkout is gone.
+pub fn capture() -> Versions {
+    let source_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let git = |args: &[&str]| command_output("git", args, Some(source_dir));
+    let commit = git(&["rev-parse", "HEAD"]);
+    let dirty = commit
+        .as_ref()
+        .and_then(|_| git(&["status", "--porcelain", "--untracked-files=no"]))
+        .map(|s| !s.is_empty());
+    Versions {
+        sqlite: sqlite(),
+        lmdb: lmdb(),
+        redis_server: redis_server(),
+        triebench: env!("CARGO_PKG_VERSION").to_string(),
+        git_commit: commit.unwrap_or_else(|| "unknown".to_string()),
+        git_dirty: dirty,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_libraries_built_in_report_their_versions() {
+        let v = capture();
+        if cfg!(feature = "lmdb") {
+            assert!(v.lmdb.starts_with("LMDB 0."), "{}", v.lmdb);
+        } else {
+            assert_eq!(v.lmdb, "not built");
+        }
+        if cfg!(feature = "sqlite-db") {
+            assert!(v.sqlite.starts_with("3."), "{}", v.sqlite);
+        } else {
+            assert_eq!(v.sqlite, "not built");
+        }
+        assert_eq!(v.triebench, env!("CARGO_PKG_VERSION"));
+    }
+}

@@ -1,0 +1,72 @@
+//! [`RecordError`]: every way reading, writing or checking a run record (or a sidecar) fails.
+
+use std::path::PathBuf;
+
+/// What went wrong with a record file; each names the file and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The file is not JSON of the expected shape.
+    #[error("{}: not a valid {what}: {source}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// What the file should have been.
+        what: &'static str,
+        /// serde_json's reason.
+        source: serde_json::Error,
+    },
+    /// The file names another format.
+    #[error("{}: format `{found}` is not `{expected}`", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// The format this reader reads.
+        expected: &'static str,
+        /// The format the file names.
+        found: String,
+    },
+    /// The file's format version is newer than this reader's.
+    #[error(
+        "{}: run record version {found} is newer than this build reads ({supported}); \
+         update triebench to read it",
+        path.display()
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// The version the file declares.
+        found: u32,
+        /// The newest version this build reads.
+        supported: u32,
+    },
+    /// The record breaks a rule of the format (see [`crate::run_record`]).
+    #[error("{}: {reason}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The rule broken, and where.
+        reason: String,
+    },
+    /// A sidecar (phase file, I/O profile) could not be read or written.
+    #[error("{}: {reason}", path.display())]
+    Sidecar {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong, and what to do.
+        reason: String,
+    },
+    /// A run or command name that cannot name a file and a criterion baseline.
+    #[error(
+        "invalid run name `{0}`: use letters, digits, `.`, `_` and `-` only, not starting with \
+         `.`, and not `new` or `base` (criterion's own)"
+    )]
+    InvalidName(String),
+}

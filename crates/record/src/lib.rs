@@ -1,0 +1,49 @@
+//! `triebench-record`: the files between measuring and reporting. The measuring crate
+//! (`triebench-measure`) writes them, the report (`triebench-report`) reads them; neither
+//! imports the other, as criterion's measurement and its HTML report meet only in its files.
+//!
+//! # Modules, in data order
+//!
+//! - [`class`]: the four operation classes (metadata, read, write, sync) and a value per class,
+//!   which slowfs counts and a filesystem's latency probe measures.
+//! - [`fs`]: the filesystem a run was on ([`FsInfo`]).
+//! - [`cpu_idle`]: what idle CPUs did while a run measured ([`CpuIdleRecord`]).
+//! - [`env`](mod@env): the machine and software versions ([`HostInfo`], [`Versions`]);
+//!   [`host`]: the machine this process runs on, read from `/proc`.
+//! - [`vocabulary`]: profile, scenario, phase and benchmark names both sides use, with the
+//!   workload sizes the report divides by.
+//! - [`time`]: UTC dates and timestamps.
+//! - [`phases`]: a phase breakdown (`triebench phases`, `root --phases`) as its file holds it.
+//! - [`io_profile`]: an I/O profile (`io-profile.json`): operations per profile and scenario.
+//! - [`load`](mod@load): a load run (`load.json`): what was offered and measured.
+//! - [`run_record`]: the run record, one versioned file per run and command: environment,
+//!   filesystem, CPU idle state and every benchmark's samples with their unit ([`RunRecord`]).
+//! - [`layout`]: where each file lives under `<criterion-dir>/triebench-runs/`, and the rule for
+//!   run names.
+//! - [`file`](mod@file): pretty JSON written atomically, read as `None` when absent.
+//! - [`error`]: [`RecordError`], every way a file fails to read, write or check.
+//!
+//! The run record's layout, fields, units and versioning rule are in [`run_record`] and in
+//! `docs/run-record.md`.
+
+pub mod class;
+pub mod cpu_idle;
+pub mod env;
+pub mod error;
+pub mod file;
+pub mod fs;
+pub mod host;
+pub mod io_profile;
+pub mod layout;
+pub mod load;
+pub mod phases;
+pub mod run_record;
+pub mod time;
+pub mod vocabulary;
+
+pub use class::{OpClass, PerClass};
+pub use cpu_idle::{CpuIdle, CpuIdleRecord};
+pub use env::{HostInfo, Versions};
+pub use error::RecordError;
+pub use fs::{FsInfo, StatFs};
+pub use run_record::{Benchmark, Environment, RunRecord, Sample, Throughput, ThroughputUnit, Unit};

@@ -1,0 +1,154 @@
+//! The names both sides of the files use, fixed here so the report needs neither the storage
+//! crate nor the workloads to lay out its tables: the backend profiles (in the order tables list
+//! them, with what each survives), Transact's scenario names, the phase names, the benchmark ids
+//! the measuring commands and the benches share, and the workload sizes the report divides by.
+//! `triebench-measure`'s tests check every table against `triebench-kv` and
+//! `triebench-workloads`, where these are defined for running.
+
+/// A backend profile as tables show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProfileFacts {
+    /// The name given on the command line and in benchmark ids.
+    pub name: &'static str,
+    /// Whether a commit is fsynced (survives power loss): the tables' `[fsync]` / "durable".
+    pub fsyncs_each_commit: bool,
+    /// The cargo feature that builds it (`None`: always built).
+    pub feature: Option<&'static str>,
+    /// One line on what it does per commit.
+    pub describe: &'static str,
+}
+
+/// Every profile, in the order tables list them (`triebench_kv::Profile::ALL`).
+pub const PROFILES: [ProfileFacts; 13] = [
+    ProfileFacts {
+        name: "btree",
+        fsyncs_each_commit: false,
+        feature: None,
+        describe: "in-memory BTreeMap; nothing persists",
+    },
+    ProfileFacts {
+        name: "lmdb",
+        fsyncs_each_commit: true,
+        feature: Some("lmdb"),
+        describe: "LMDB, default flags; fsync per commit",
+    },
+    ProfileFacts {
+        name: "lmdb-async",
+        fsyncs_each_commit: false,
+        feature: Some("lmdb"),
+        describe: "LMDB with Transact's flags (WRITEMAP|MAPASYNC|NORDAHEAD|NOSUBDIR); no fsync",
+    },
+    ProfileFacts {
+        name: "sqlite-wal",
+        fsyncs_each_commit: false,
+        feature: Some("sqlite-db"),
+        describe: "SQLite WAL, synchronous=NORMAL; fsync at checkpoints only",
+    },
+    ProfileFacts {
+        name: "sqlite-wal-full",
+        fsyncs_each_commit: true,
+        feature: Some("sqlite-db"),
+        describe: "SQLite WAL, synchronous=FULL; WAL fsynced per commit",
+    },
+    ProfileFacts {
+        name: "sqlite-rollback",
+        fsyncs_each_commit: true,
+        feature: Some("sqlite-db"),
+        describe: "SQLite rollback journal (DELETE), synchronous=FULL; several fsyncs per commit",
+    },
+    ProfileFacts {
+        name: "sqlite-wal-mmap",
+        fsyncs_each_commit: false,
+        feature: Some("sqlite-db"),
+        describe:
+            "SQLite WAL, synchronous=NORMAL, reads through a 1 GiB mmap; fsync at checkpoints only",
+    },
+    ProfileFacts {
+        name: "sqlite-wal-full-mmap",
+        fsyncs_each_commit: true,
+        feature: Some("sqlite-db"),
+        describe:
+            "SQLite WAL, synchronous=FULL, reads through a 1 GiB mmap; WAL fsynced per commit",
+    },
+    ProfileFacts {
+        name: "redis",
+        fsyncs_each_commit: false,
+        feature: Some("redis-db"),
+        describe: "redis-server, no persistence; reads of what it wrote or read cached",
+    },
+    ProfileFacts {
+        name: "redis-aof",
+        fsyncs_each_commit: true,
+        feature: Some("redis-db"),
+        describe: "redis-server, appendonly + appendfsync always; fsync per commit; reads cached",
+    },
+    ProfileFacts {
+        name: "redis-uncached",
+        fsyncs_each_commit: false,
+        feature: Some("redis-db"),
+        describe: "redis-server, no persistence; every read a round trip",
+    },
+    ProfileFacts {
+        name: "postgres",
+        fsyncs_each_commit: true,
+        feature: Some("postgres-db"),
+        describe: "PostgreSQL, synchronous_commit=on; WAL flushed per commit",
+    },
+    ProfileFacts {
+        name: "postgres-async",
+        fsyncs_each_commit: false,
+        feature: Some("postgres-db"),
+        describe:
+            "PostgreSQL, synchronous_commit=off; survives a server crash but its last moments",
+    },
+];
+
+/// The facts of the profile named `name`, `None` for a name that is not a profile.
+pub fn profile(name: &str) -> Option<&'static ProfileFacts> {
+    PROFILES.iter().find(|p| p.name == name)
+}
+
+/// Transact's ten scenario names, in the order tables list them (the workloads' own order).
+pub const SCENARIOS: [&str; 10] = [
+    "empty_changes",
+    "root_advance",
+    "delete",
+    "update",
+    "update_same_address_space",
+    "update_same_address_space_with_no_children",
+    "pruning_parent",
+    "pruning_successors",
+    "pruning_duplicate_leaves",
+    "pruning_successor_duplicate_leaves",
+];
+
+/// The phase names, in the order a commit meets them (`triebench_kv::Phase::ALL`).
+pub const PHASES: [&str; 7] = [
+    "trie",
+    "storage_read",
+    "node_decode",
+    "encode",
+    "hash",
+    "storage_write",
+    "commit",
+];
+
+/// The scenario name of the whole-suite measurement (the headline figure).
+pub const SUITE: &str = "suite";
+/// Function id of the fsync floor (`floor/fsync_4k`).
+pub const FLOOR_FSYNC: &str = "fsync_4k";
+/// Function id of the SHA-512 floor (`floor/sha512_8k`).
+pub const FLOOR_SHA512: &str = "sha512_8k";
+/// Group of a phase span's cost.
+pub const SPAN_GROUP: &str = "phases/span";
+/// A span's cost with nothing listening.
+pub const SPAN_IDLE: &str = "no-subscriber";
+/// A span's cost with the phase collector listening.
+pub const SPAN_COLLECTED: &str = "collector";
+/// Group of each profile's storage floor (`floor/commit/<profile>`).
+pub const FLOOR_COMMIT_GROUP: &str = "floor/commit";
+
+/// Commits of a storage floor (`triebench_workloads::floor::FLOOR_COMMITS`).
+pub const FLOOR_COMMITS: usize = 300;
+/// Single-key commits of the `update` scenario (`triebench_workloads::UPDATE_KEYS`).
+pub const UPDATE_KEYS: u32 = 1000;
