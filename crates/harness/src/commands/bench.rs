@@ -85,13 +85,13 @@ pub struct BenchArgs {
     pub iolab: Option<String>,
     /// Report folder [default: results/DATE-HOST-LABEL].
     #[arg(long, value_name = "DIR", env = "TRIEBENCH_OUT")]
-    pub out: Option<PathBuf>,
+    pub out: Option<String>,
     /// Where the run folders go, one per filesystem (`report --runs` merges them, from any
     /// machine), or `none`.
     #[arg(
         long,
         value_name = "DIR|none",
-        default_value = "runs",
+        default_value = DEFAULT_EXPORT,
         env = "TRIEBENCH_RUNS_DIR"
     )]
     pub export: String,
@@ -161,6 +161,9 @@ pub struct BenchArgs {
     pub dry_run: bool,
 }
 
+/// Where run folders go by default.
+const DEFAULT_EXPORT: &str = "runs";
+
 /// `--criterion[=BOOL]`, or TRIEBENCH_HEADLINE's `criterion`/`runs`.
 fn parse_criterion(text: &str) -> Result<bool, String> {
     match text.trim().to_ascii_lowercase().as_str() {
@@ -180,7 +183,13 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
         parse_runs(&args.runs)?
     };
     let checkout = checkout();
-    let export = (args.export != "none").then(|| PathBuf::from(&args.export));
+    // An empty value (an environment variable set to nothing) counts as not given, as it did
+    // for bench-fs.sh.
+    let export = match args.export.as_str() {
+        "none" => None,
+        "" => Some(PathBuf::from(DEFAULT_EXPORT)),
+        dir => Some(PathBuf::from(dir)),
+    };
     let options = Options {
         scale: args.scale,
         runs,
@@ -215,7 +224,7 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
         }),
         iolab: IoLabChoice::from_arg(args.iolab.as_deref()).resolve(checkout.as_deref()),
         cpu_idle: args.cpu_idle,
-        out: args.out,
+        out: args.out.filter(|o| !o.is_empty()).map(PathBuf::from),
         export,
     };
     let enabled: Vec<String> = Profile::enabled()
@@ -242,7 +251,10 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
     let cx = Context {
         criterion_dir,
         checkout,
-        host: args.host.unwrap_or_else(triebench_record::host::hostname),
+        host: args
+            .host
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(triebench_record::host::hostname),
     };
     let times = execute(&plan, &cx)?;
     eprintln!("{}", times_table(&times));

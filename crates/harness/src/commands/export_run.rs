@@ -31,7 +31,10 @@ pub struct ExportRunArgs {
 pub fn run_export_run(args: ExportRunArgs) -> Result<(), CliError> {
     triebench_report::read::fs_info::validate_run_name(&args.name)?;
     let criterion_dir = args.criterion.resolve();
-    let host = args.host.unwrap_or_else(triebench_record::host::hostname);
+    let host = args
+        .host
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(triebench_record::host::hostname);
     let folder = export_run(&ExportRun {
         run: &args.name,
         criterion_dir: &criterion_dir,

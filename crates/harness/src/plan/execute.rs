@@ -96,9 +96,6 @@ pub fn execute(plan: &Plan, cx: &Context) -> Result<Vec<StepTime>, CliError> {
         total: plan.step_count(),
         times: Vec::new(),
     };
-    let criterion = CriterionDirArg {
-        criterion_dir: Some(cx.criterion_dir.clone()),
-    };
     let dir_arg = || CriterionDirArg {
         criterion_dir: Some(cx.criterion_dir.clone()),
     };
@@ -201,7 +198,7 @@ pub fn execute(plan: &Plan, cx: &Context) -> Result<Vec<StepTime>, CliError> {
             baseline: Some(plan.report.baseline.clone()),
             runs: plan.report.runs.clone(),
             out: plan.report.out.clone(),
-            criterion,
+            criterion: dir_arg(),
             label: None,
         })?;
         Ok(Ok(()))
