@@ -9,7 +9,8 @@
 //! - [`versions`]: the library, server and triebench versions a run record records.
 //! - [`fs_capture`]: which filesystem a directory is on, captured as the run's sidecar;
 //!   [`latency`]: its cost per operation class, measured.
-//! - [`phases`]: the phase collector (a `tracing` layer summing time per phase).
+//! - [`phases`]: the phase collector (a `tracing` layer summing time per phase);
+//!   [`phase_tally`]: its totals summed over several runs.
 //! - [`trie_warm_up`]: untimed runs that grow the trie's per-thread buffers before a command
 //!   measures its first profile.
 //! - [`micro_run`]: the headline's small benchmarks (fsync and SHA-512 floors, a phase span's
@@ -22,8 +23,9 @@
 //! - [`slowfs_stats`]: a slowfs mount's live counters; [`io_profile_run`]: an I/O profile
 //!   (every scenario per profile, counted on slowfs).
 //! - [`proc_monitor`]: a load run's memory, CPU and store size, sampled from `/proc`;
-//!   [`load_env`]: the environment a load run records; [`load_summary`]: a load run's
-//!   summary as `load.json` holds it.
+//!   [`load_summary`]: a run's summary as `load.json` holds it; [`load_run`]: a load run on
+//!   an opened store (preload, the readers × rate matrix or the saturation search);
+//!   [`load_env`]: the environment a load run records.
 //! - [`error`]: [`MeasureError`], everything that stops a measurement.
 
 pub mod cpu_idle;
@@ -35,8 +37,10 @@ pub mod headline_samples;
 pub mod io_profile_run;
 pub mod latency;
 pub mod load_env;
+pub mod load_run;
 pub mod load_summary;
 pub mod micro_run;
+pub mod phase_tally;
 pub mod phases;
 pub mod phases_run;
 pub mod proc_monitor;

@@ -5,30 +5,28 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
+use triebench_kv::{BackendSpec, Profile};
 use triebench_measure::cpu_idle::CpuIdleGuard;
 use triebench_measure::load_env::capture_env;
-use triebench_measure::load_summary::run_summary;
-use triebench_measure::proc_monitor::ProcMonitor;
-use triebench_record::{CpuIdle, CpuIdleRecord};
-use triebench_report::model::load::{
-    LoadConfig, LoadEnv, LoadFile, RerunRule, RunSummary, Saturation, SearchedRate, LOAD_FILE,
+use triebench_measure::load_run::{
+    LoadOutcome, LoadPlan, LoadProgress, LoadVisitor, MAX_RUNS_PER_RATE, MIN_FRACTION,
+    MIN_P99_COMMITS,
 };
+use triebench_measure::load_summary::run_summary;
+use triebench_record::load::{LoadConfig, LoadEnv, LoadFile, RerunRule, RunSummary, LOAD_FILE};
+use triebench_record::phases::save_json;
+use triebench_record::{CpuIdle, CpuIdleRecord};
 use triebench_report::read::load_runs::read_load_file;
 use triebench_report::render::load_files::{self, latency, rate};
-use triebench_workloads::load::saturate::{search, sustained, SearchPlan};
-use triebench_workloads::load::{
-    judge, preload, run_load, Judged, LoadError, LoadState, Mix, RunConfig, RunResult, StateShape,
-    StepRule, SystemClock,
-};
+use triebench_workloads::load::{Judged, Mix, StateShape};
 
 use crate::commands::outputs::{writable_dir, writable_file};
-use crate::commands::phase_tally::PhaseTally;
+use crate::commands::phases::describe;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -104,13 +102,6 @@ pub struct LoadArgs {
     pub cpu_idle: CpuIdle,
 }
 
-/// Share of the offered rate a run must achieve to hold.
-const MIN_FRACTION: f64 = 0.95;
-/// Commits a search step's failing p99 must rest on before it counts; fewer, and the rate runs
-/// again (`triebench_workloads::load::verdict`).
-const MIN_P99_COMMITS: u64 = 400;
-/// Runs of one rate at most in a search.
-const MAX_RUNS_PER_RATE: usize = 3;
 /// Reader threads a run may ask for (`--readers 100000` took 14 GiB before it was refused).
 const MAX_READERS: usize = 1024;
 const RUN_DEFAULT: Duration = Duration::from_secs(10);
@@ -262,20 +253,37 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
     let idle = CpuIdleGuard::hold(args.cpu_idle);
     eprintln!("load: {}", idle.record().describe());
     let spec = BackendSpec::new(profile, dir.clone())?;
-    let visitor = LoadVisitor {
-        args: &args,
-        readers: &readers,
-        rates: &rates,
+    let duration = args.duration.unwrap_or(if args.saturate {
+        STEP_DEFAULT
+    } else {
+        RUN_DEFAULT
+    });
+    let plan = LoadPlan {
         profile,
         shape,
+        readers: &readers,
+        rates: &rates,
+        duration,
+        commit_size: args.commit_size,
+        saturate: args.saturate,
+        p99_bound: args.p99_bound,
+        budget: args.budget,
+        phases: args.phases.is_some(),
         dir: dir.as_deref(),
         stop: &stop,
-        cpu_idle: idle.record(),
+    };
+    let progress = Bars::new(&args.backend, args.state_size);
+    let visitor = LoadVisitor {
+        plan,
+        progress: &progress,
     };
     let result = spec
         .open(triebench_merkle::TABLES, visitor)
         .map_err(CliError::from)
-        .and_then(|run| run);
+        .and_then(|outcome| {
+            let outcome = outcome?;
+            write_outcome(&args, &plan, outcome, idle.record())
+        });
     if matches!(&result, Err(e) if !matches!(e, CliError::Interrupted(_))) {
         if let Some(temp) = temp_dir.take() {
             // The error may name a file in it (a server's log): keep it to be read.
@@ -288,15 +296,10 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
     result
 }
 
-struct LoadVisitor<'a> {
-    args: &'a LoadArgs,
-    readers: &'a [usize],
-    rates: &'a [f64],
-    profile: Profile,
-    shape: StateShape,
-    dir: Option<&'a Path>,
-    stop: &'a AtomicBool,
-    cpu_idle: &'a CpuIdleRecord,
+/// The command's progress bars (preload, then one per run) and its line per run.
+struct Bars {
+    backend: String,
+    current: Mutex<ProgressBar>,
 }
 
 fn bar(len: u64, template: &str, msg: String) -> ProgressBar {
@@ -308,225 +311,171 @@ fn bar(len: u64, template: &str, msg: String) -> ProgressBar {
     pb
 }
 
-impl StoreVisitor for LoadVisitor<'_> {
-    type Output = Result<(), CliError>;
+impl Bars {
+    fn new(backend: &str, state_size: u64) -> Bars {
+        Bars {
+            backend: backend.to_string(),
+            current: Mutex::new(bar(
+                state_size,
+                "preload {bar:40} {pos}/{len} leaves {elapsed} (eta {eta}) {msg}",
+                backend.to_string(),
+            )),
+        }
+    }
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
-        let a = self.args;
-        let pb = bar(
-            self.shape.size,
-            "preload {bar:40} {pos}/{len} leaves {elapsed} (eta {eta}) {msg}",
-            a.backend.clone(),
-        );
-        let t0 = Instant::now();
-        let (root, window) = preload(&store, &self.shape, &mut |n| pb.set_position(n))?;
+    /// The bar being drawn (a poisoned lock still holds a usable bar).
+    fn current(&self) -> std::sync::MutexGuard<'_, ProgressBar> {
+        self.current.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl LoadProgress for Bars {
+    fn preloading(&self, done: u64) {
+        self.current().set_position(done);
+    }
+
+    fn preloaded(&self, secs: f64) {
+        let pb = self.current();
         pb.finish_and_clear();
-        let preload_s = t0.elapsed().as_secs_f64();
         eprintln!(
-            "load: {} preloaded {} leaves in {preload_s:.1} s",
-            a.backend, self.shape.size
+            "load: {} preloaded {} leaves in {secs:.1} s",
+            self.backend,
+            pb.length().unwrap_or_default()
         );
-        let mut state = LoadState {
-            shape: self.shape,
-            root,
-            window,
-            commits: 0,
-        };
-        let mut monitor = ProcMonitor::new(store.server_pid(), self.dir);
-        let bound_us = u64::try_from(a.p99_bound.as_micros()).unwrap_or(u64::MAX);
-        let duration = a.duration.unwrap_or(if a.saturate {
-            STEP_DEFAULT
-        } else {
-            RUN_DEFAULT
-        });
-        let mut tally = PhaseTally::default();
-        let mut one = |readers: usize, rate: f64| -> Result<RunResult, LoadError> {
-            let cfg = RunConfig {
-                rate,
-                readers,
-                duration,
-                commit_size: a.commit_size,
-                mix: Mix::default(),
-            };
-            let pb = bar(
-                duration.as_secs(),
-                "{msg} {bar:30} {pos}/{len} s",
-                format!("{} c={readers} r={}/s", a.backend, rate_text(rate)),
-            );
-            let mut go = || {
-                run_load(
-                    &store,
-                    &mut state,
-                    &cfg,
-                    &SystemClock::start(),
-                    &mut monitor,
-                    self.stop,
-                    &|t| pb.set_position(t.as_secs()),
-                )
-            };
-            let run = match a.phases {
-                Some(_) => tally.measure(go)?,
-                None => go()?,
-            };
-            pb.finish_and_clear();
-            print_run(&run_summary(&run, bound_us, MIN_FRACTION));
-            Ok(run)
-        };
-        let mut runs: Vec<RunResult> = Vec::new();
-        // Each rate a search tried, with the verdict on its pooled commits.
-        let mut searched: Vec<SearchedRate> = Vec::new();
-        let mut saturation = None;
-        if a.saturate {
-            let readers = self.readers[0];
-            let started = Instant::now();
-            let plan = SearchPlan::default();
-            let rule = StepRule {
-                p99_bound: a.p99_bound,
-                min_fraction: MIN_FRACTION,
+    }
+
+    fn run_started(&self, readers: usize, rate: f64, duration: Duration) {
+        *self.current() = bar(
+            duration.as_secs(),
+            "{msg} {bar:30} {pos}/{len} s",
+            format!("{} c={readers} r={}/s", self.backend, rate_text(rate)),
+        );
+    }
+
+    fn running(&self, elapsed: Duration) {
+        self.current().set_position(elapsed.as_secs());
+    }
+
+    fn run_done(&self, summary: &RunSummary) {
+        self.current().finish_and_clear();
+        print_run(summary);
+    }
+
+    fn pooled(&self, judged: &Judged, bound_us: u64) {
+        print_pooled(judged, bound_us);
+    }
+}
+
+/// Prints what the runs found, writes the phase breakdown (`--phases`) and the load folder.
+fn write_outcome(
+    a: &LoadArgs,
+    plan: &LoadPlan<'_>,
+    outcome: LoadOutcome,
+    cpu_idle: &CpuIdleRecord,
+) -> Result<(), CliError> {
+    let LoadOutcome {
+        preload_s,
+        runs,
+        searched,
+        saturation,
+        lowest_tried,
+        phases,
+        bound_us,
+    } = outcome;
+    if a.saturate {
+        match &saturation {
+            Some(s) => println!(
+                "{} sustains {} commits/s (p99 {})",
+                a.backend,
+                rate_text(s.commits_per_sec),
+                latency(s.p99_us)
+            ),
+            None => println!(
+                "{} sustains no rate tried (lowest {} commits/s) within p99 {}",
+                a.backend,
+                rate_text(lowest_tried),
+                latency(bound_us)
+            ),
+        }
+    }
+    if let (Some(row), Some(path)) = (&phases, &a.phases) {
+        eprint!("{}", describe(row));
+        save_json(row, path)?;
+    }
+    let headline_idx = match saturation {
+        Some(s) => runs.iter().position(|r| r.config.rate == s.commits_per_sec),
+        None => runs.len().checked_sub(1),
+    };
+    let Some(headline) = headline_idx.and_then(|i| runs.get(i)) else {
+        return Err(CliError::Interrupted(
+            "load was stopped before any run completed; nothing was written".to_string(),
+        ));
+    };
+    let summaries: Vec<RunSummary> = runs
+        .iter()
+        .map(|r| run_summary(r, bound_us, MIN_FRACTION))
+        .collect();
+    let file = LoadFile {
+        schema_version: triebench_record::load::SCHEMA_VERSION,
+        config: LoadConfig {
+            backend: a.backend.clone(),
+            durability: plan.profile.durability().name().to_string(),
+            dir: plan.dir.map(|d| d.display().to_string()),
+            state_size: plan.shape.size,
+            commit_size: a.commit_size,
+            value_bytes: [a.value_min, a.value_max],
+            mix: {
+                let m = Mix::default();
+                [m.update, m.insert, m.delete]
+            },
+            readers: if a.saturate {
+                vec![plan.readers[0]]
+            } else {
+                plan.readers.to_vec()
+            },
+            rates: if a.saturate {
+                Vec::new()
+            } else {
+                plan.rates.to_vec()
+            },
+            duration_s: plan.duration.as_secs_f64(),
+            p99_bound_us: bound_us,
+            min_fraction: MIN_FRACTION,
+            rerun_below: a.saturate.then_some(RerunRule {
                 min_commits: MIN_P99_COMMITS,
                 max_runs: MAX_RUNS_PER_RATE,
-            };
-            let steps = search(&plan, |rate| {
-                let judged = judge(&rule, rate, || {
-                    if self.stop.load(Ordering::Relaxed) || started.elapsed() + duration > a.budget
-                    {
-                        return Ok(None);
-                    }
-                    one(readers, rate).map(Some)
-                })?;
-                let Some(judged) = judged else {
-                    return Ok(None);
-                };
-                if judged.runs.len() > 1 {
-                    print_pooled(&judged, bound_us);
-                }
-                let stopped = judged.runs.iter().any(|r| r.stopped);
-                searched.push(SearchedRate {
-                    rate,
-                    runs: judged.runs.len(),
-                    commit: judged.commits,
-                    holds: judged.holds,
-                });
-                runs.extend(judged.runs);
-                Ok::<_, LoadError>(if stopped { None } else { Some(judged.holds) })
-            })?;
-            if let Some(best) = sustained(&steps) {
-                let s = searched
-                    .iter()
-                    .find(|s| s.rate == best)
-                    .map(|s| s.commit)
-                    .unwrap_or_default();
-                saturation = Some(Saturation {
-                    commits_per_sec: best,
-                    p99_us: s.p99_us,
-                    achieved_per_sec: s.per_sec,
-                    steps: steps.len(),
-                    search_s: started.elapsed().as_secs_f64(),
-                });
-                println!(
-                    "{} sustains {} commits/s (p99 {})",
-                    a.backend,
-                    rate_text(best),
-                    latency(s.p99_us)
-                );
-            } else {
-                println!(
-                    "{} sustains no rate tried (lowest {} commits/s) within p99 {}",
-                    a.backend,
-                    rate_text(steps.last().map_or(0.0, |s| s.rate)),
-                    latency(bound_us)
-                );
-            }
-        } else {
-            'matrix: for &c in self.readers {
-                for &r in self.rates {
-                    if self.stop.load(Ordering::Relaxed) {
-                        break 'matrix;
-                    }
-                    runs.push(one(c, r)?);
-                }
-            }
-        }
-        if let Some(path) = &a.phases {
-            let commits = runs.iter().map(|r| r.commit_stats().count).sum();
-            let busy = runs.iter().map(|r| r.writer_busy).sum();
-            tally.finish(self.profile, "load", commits, busy, path)?;
-        }
-        let headline_idx = match saturation {
-            Some(s) => runs.iter().position(|r| r.config.rate == s.commits_per_sec),
-            None => runs.len().checked_sub(1),
-        };
-        let Some(headline) = headline_idx.and_then(|i| runs.get(i)) else {
-            return Err(CliError::Interrupted(
-                "load was stopped before any run completed; nothing was written".to_string(),
-            ));
-        };
-        let summaries: Vec<RunSummary> = runs
-            .iter()
-            .map(|r| run_summary(r, bound_us, MIN_FRACTION))
-            .collect();
-        let file = LoadFile {
-            schema_version: triebench_report::model::load::SCHEMA_VERSION,
-            config: LoadConfig {
-                backend: a.backend.clone(),
-                durability: self.profile.durability().name().to_string(),
-                dir: self.dir.map(|d| d.display().to_string()),
-                state_size: self.shape.size,
-                commit_size: a.commit_size,
-                value_bytes: [a.value_min, a.value_max],
-                mix: {
-                    let m = Mix::default();
-                    [m.update, m.insert, m.delete]
-                },
-                readers: if a.saturate {
-                    vec![self.readers[0]]
-                } else {
-                    self.readers.to_vec()
-                },
-                rates: if a.saturate {
-                    Vec::new()
-                } else {
-                    self.rates.to_vec()
-                },
-                duration_s: duration.as_secs_f64(),
-                p99_bound_us: bound_us,
-                min_fraction: MIN_FRACTION,
-                rerun_below: a.saturate.then_some(RerunRule {
-                    min_commits: MIN_P99_COMMITS,
-                    max_runs: MAX_RUNS_PER_RATE,
-                }),
-                seed: a.seed,
-                preload_s,
-            },
-            env: LoadEnv {
-                cpu_idle: Some(self.cpu_idle.clone()),
-                ..capture_env(self.dir, std::env::args().collect::<Vec<_>>().join(" "))
-            },
-            commit: headline.commit_stats(),
-            read: headline.read_stats(),
-            headline: run_summary(headline, bound_us, MIN_FRACTION),
-            saturation,
-            runs: summaries,
-            search: searched,
-        };
-        load_files::write_load_folder(&a.out, &file, &headline.seconds(), !a.no_plots)?;
-        if !a.saturate && runs.len() > 1 {
-            print!("\n{}", load_files::matrix_markdown(&file));
-        } else if a.saturate {
-            print!("\n{}", load_files::search_markdown(&file));
-        }
-        println!("load: wrote {}", a.out.join(LOAD_FILE).display());
-        if self.stop.load(Ordering::Relaxed) {
-            let cut = runs.last().is_some_and(|r| r.stopped);
-            return Err(CliError::Interrupted(format!(
-                "load was stopped; {} holds the {} run(s) made before it{}",
-                a.out.join(LOAD_FILE).display(),
-                runs.len(),
-                if cut { ", the last one cut short" } else { "" }
-            )));
-        }
-        Ok(())
+            }),
+            seed: a.seed,
+            preload_s,
+        },
+        env: LoadEnv {
+            cpu_idle: Some(cpu_idle.clone()),
+            ..capture_env(plan.dir, std::env::args().collect::<Vec<_>>().join(" "))
+        },
+        commit: headline.commit_stats(),
+        read: headline.read_stats(),
+        headline: run_summary(headline, bound_us, MIN_FRACTION),
+        saturation,
+        runs: summaries,
+        search: searched,
+    };
+    load_files::write_load_folder(&a.out, &file, &headline.seconds(), !a.no_plots)?;
+    if !a.saturate && runs.len() > 1 {
+        print!("\n{}", load_files::matrix_markdown(&file));
+    } else if a.saturate {
+        print!("\n{}", load_files::search_markdown(&file));
     }
+    println!("load: wrote {}", a.out.join(LOAD_FILE).display());
+    if plan.stop.load(Ordering::Relaxed) {
+        let cut = runs.last().is_some_and(|r| r.stopped);
+        return Err(CliError::Interrupted(format!(
+            "load was stopped; {} holds the {} run(s) made before it{}",
+            a.out.join(LOAD_FILE).display(),
+            runs.len(),
+            if cut { ", the last one cut short" } else { "" }
+        )));
+    }
+    Ok(())
 }
 
 fn rate_text(r: f64) -> String {

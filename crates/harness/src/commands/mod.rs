@@ -14,7 +14,6 @@ pub mod headline;
 pub mod io_profile;
 pub mod load;
 pub mod outputs;
-pub mod phase_tally;
 pub mod phases;
 pub mod profile_choice;
 pub mod profiles;
