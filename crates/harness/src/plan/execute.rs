@@ -106,7 +106,8 @@ pub fn execute(plan: &Plan, cx: &Context) -> Result<Vec<StepTime>, CliError> {
         })?;
     }
     for run in &plan.runs {
-        let work = tempfile::Builder::new()
+        // Removed (with what the steps left in it) when the run's last step is done.
+        let work_dir = tempfile::Builder::new()
             .prefix("triebench-run.")
             .tempdir_in(&run.run.dir)
             .map_err(|source| PlanError::RunDir {
@@ -114,66 +115,15 @@ pub fn execute(plan: &Plan, cx: &Context) -> Result<Vec<StepTime>, CliError> {
                 dir: run.run.dir.clone(),
                 source,
             })?;
-        let work = work.path();
-        let name = &run.run.name;
         eprintln!(
-            "bench: run '{name}' in {} (scale {})",
-            work.display(),
+            "bench: run '{}' in {} (scale {})",
+            run.run.name,
+            work_dir.path().display(),
             plan.scale
         );
         for step in &run.steps {
-            let label = run_step_label(plan, &run.run, step);
-            progress.step(label, || {
-                match step {
-                    RunStep::CaptureFs => run_capture_fs(CaptureFsArgs {
-                        name: name.clone(),
-                        dir: work.to_path_buf(),
-                        criterion: dir_arg(),
-                        no_latency: false,
-                    })?,
-                    RunStep::Headline {
-                        budget_secs,
-                        max_rounds,
-                    } => {
-                        run_headline(HeadlineArgs {
-                            dir: work.to_path_buf(),
-                            run: name.clone(),
-                            profiles: plan.profiles.clone(),
-                            criterion: dir_arg(),
-                            budget: *budget_secs,
-                            max_rounds: *max_rounds,
-                            cpu_idle: plan.cpu_idle,
-                        })?;
-                        forget_listeners();
-                    }
-                    RunStep::ForgetHeadline => {
-                        remove_file(&cpu_idle_path(&cx.criterion_dir, name))?;
-                        remove_dir(&records_dir(&cx.criterion_dir, name))?;
-                    }
-                    RunStep::Criterion => {
-                        let c = plan.criterion.as_ref().ok_or_else(|| {
-                            CliError::Usage("the plan runs criterion without its options".into())
-                        })?;
-                        cargo(
-                            checkout(cx)?,
-                            &cargo_args(c, Some(name)),
-                            &bench_env(plan, c, &cx.criterion_dir, work),
-                        )?;
-                    }
-                    RunStep::Phases => {
-                        run_phases(PhasesArgs {
-                            dir: work.to_path_buf(),
-                            run: name.clone(),
-                            profiles: plan.profiles.clone(),
-                            out: None,
-                            criterion: dir_arg(),
-                            flamegraph: None,
-                            cpu_idle: plan.cpu_idle,
-                        })?;
-                        forget_listeners();
-                    }
-                    RunStep::ForgetPhases => remove_file(&phases_path(&cx.criterion_dir, name))?,
-                }
+            progress.step(run_step_label(plan, &run.run, step), || {
+                run_step(plan, cx, &run.run.name, work_dir.path(), step)?;
                 Ok(Ok(()))
             })?;
         }
@@ -217,6 +167,71 @@ pub fn execute(plan: &Plan, cx: &Context) -> Result<Vec<StepTime>, CliError> {
         })?;
     }
     Ok(progress.times)
+}
+
+/// One step on run `name`, in its fresh directory `work`.
+fn run_step(
+    plan: &Plan,
+    cx: &Context,
+    name: &str,
+    work: &Path,
+    step: &RunStep,
+) -> Result<(), CliError> {
+    let dir_arg = || CriterionDirArg {
+        criterion_dir: Some(cx.criterion_dir.clone()),
+    };
+    match step {
+        RunStep::CaptureFs => run_capture_fs(CaptureFsArgs {
+            name: name.to_string(),
+            dir: work.to_path_buf(),
+            criterion: dir_arg(),
+            no_latency: false,
+        }),
+        RunStep::Headline {
+            budget_secs,
+            max_rounds,
+        } => {
+            run_headline(HeadlineArgs {
+                dir: work.to_path_buf(),
+                run: name.to_string(),
+                profiles: plan.profiles.clone(),
+                criterion: dir_arg(),
+                budget: *budget_secs,
+                max_rounds: *max_rounds,
+                cpu_idle: plan.cpu_idle,
+            })?;
+            forget_listeners();
+            Ok(())
+        }
+        RunStep::ForgetHeadline => {
+            remove_file(&cpu_idle_path(&cx.criterion_dir, name))?;
+            remove_dir(&records_dir(&cx.criterion_dir, name))
+        }
+        RunStep::Criterion => {
+            let c = plan.criterion.as_ref().ok_or_else(|| {
+                CliError::Usage("the plan runs criterion without its options".into())
+            })?;
+            Ok(cargo(
+                checkout(cx)?,
+                &cargo_args(c, Some(name)),
+                &bench_env(plan, c, &cx.criterion_dir, work),
+            )?)
+        }
+        RunStep::Phases => {
+            run_phases(PhasesArgs {
+                dir: work.to_path_buf(),
+                run: name.to_string(),
+                profiles: plan.profiles.clone(),
+                out: None,
+                criterion: dir_arg(),
+                flamegraph: None,
+                cpu_idle: plan.cpu_idle,
+            })?;
+            forget_listeners();
+            Ok(())
+        }
+        RunStep::ForgetPhases => remove_file(&phases_path(&cx.criterion_dir, name)),
+    }
 }
 
 /// One load search, into the load folder the report reads; a failure is the step's outcome
