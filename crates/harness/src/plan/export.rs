@@ -200,3 +200,92 @@ fn write_json<T: Serialize>(path: &Path, value: &T, run: &str) -> Result<(), Pla
         source,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use triebench_report::read::run_folders;
+
+    fn touch(path: &Path) {
+        fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        fs::write(path, "{}").expect("write");
+    }
+
+    /// Every file below `dir`, relative to it, sorted.
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut files = Vec::new();
+        all_files(dir, &mut files).expect("list");
+        let mut names: Vec<String> = files
+            .iter()
+            .filter_map(|f| f.strip_prefix(dir).ok())
+            .map(|f| f.display().to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_run_folder_holds_that_run_alone_and_the_reader_accepts_it() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let c = tmp.path().join("criterion");
+        for file in [
+            "scenario/suite/btree/t/estimates.json",
+            "scenario/suite/btree/t/sample.json",
+            "scenario/suite/btree/t/raw.csv",
+            "scenario/suite/btree/other/estimates.json",
+            "floor/fsync_4k/t/estimates.json",
+            "triebench-runs/t.json",
+            "triebench-runs/other.json",
+            "triebench-runs/records/t/headline.json",
+            "triebench-runs/records/other/headline.json",
+            "triebench-runs/headline/t.json",
+            "triebench-runs/phases/t.json",
+            "triebench-runs/load/t/btree/load.json",
+            "triebench-runs/load/other/btree/load.json",
+        ] {
+            touch(&c.join(file));
+        }
+        let parent = tmp.path().join("runs");
+        let folder = export_run(&ExportRun {
+            run: "t",
+            criterion_dir: &c,
+            parent: &parent,
+            host: "h",
+            scale: "quick",
+        })
+        .expect("export");
+        assert_eq!(
+            folder.file_name().and_then(|n| n.to_str()),
+            Some(format!("h-t-{}", today()).as_str())
+        );
+        assert_eq!(
+            listing(&folder.join(CRITERION)),
+            [
+                "floor/fsync_4k/t/estimates.json",
+                "scenario/suite/btree/t/estimates.json",
+                "scenario/suite/btree/t/sample.json",
+                "triebench-runs/headline/t.json",
+                "triebench-runs/load/t/btree/load.json",
+                "triebench-runs/phases/t.json",
+                "triebench-runs/records/t/headline.json",
+                "triebench-runs/t.json",
+            ]
+        );
+        let runs = run_folders::read(std::slice::from_ref(&folder)).expect("the reader accepts it");
+        assert_eq!(runs[0].label, "h.t");
+        assert_eq!(runs[0].manifest.format, FORMAT);
+        assert_eq!(runs[0].manifest.scale, "quick");
+        assert_eq!(runs[0].machine.hostname, "h");
+        // Exported again, the folder is replaced, not added to.
+        fs::write(folder.join("stale.json"), "{}").expect("write");
+        export_run(&ExportRun {
+            run: "t",
+            criterion_dir: &c,
+            parent: &parent,
+            host: "h",
+            scale: "quick",
+        })
+        .expect("export again");
+        assert!(!folder.join("stale.json").exists());
+    }
+}
