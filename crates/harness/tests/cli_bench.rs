@@ -223,6 +223,21 @@ fn a_bad_run_argument_is_one_clear_error_before_anything_runs() {
     assert_eq!(twice.status.code(), Some(1));
     assert!(text(&twice.stderr).contains("`a` is given twice"));
     assert_eq!(std::fs::read_dir(tmp.path()).expect("tmp").count(), 0);
+    // A counting mount that is not one is refused before the first step, not after the last.
+    let plain = tempfile::tempdir().expect("temp dir");
+    let iolab = plain.path().display().to_string();
+    let run = format!("t={}", tmp.path().join("t").display());
+    let not_slowfs = triebench(&["bench", "--iolab", &iolab, &run], tmp.path());
+    assert_eq!(not_slowfs.status.code(), Some(1));
+    let stderr = text(&not_slowfs.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "error: --iolab {iolab}: not a slowfs counting mount"
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("bench: [1/"), "{stderr}");
+    assert!(!tmp.path().join("t").exists());
 }
 
 #[test]

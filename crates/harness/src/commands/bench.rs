@@ -4,7 +4,7 @@
 //! Each flag may also come from the environment variable `scripts/bench-fs.sh` read before
 //! (`TRIEBENCH_SCALE`, ...), named in its help; a flag on the command line wins.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
@@ -15,13 +15,14 @@ use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::commands::outputs::writable_dir;
 use crate::commands::profile_choice::chosen_profiles;
 use crate::error::CliError;
-use crate::plan::checkout::{checkout, default_disk_dir};
+use crate::plan::checkout::{built_from, checkout, default_disk_dir};
 use crate::plan::describe::describe;
+use crate::plan::error::PlanError;
 use crate::plan::execute::{execute, times_table, Context};
 use crate::plan::iolab::IoLabChoice;
 use crate::plan::run_spec::{default_runs, parse_runs, prepare_dir, shm_is_tmpfs};
 use crate::plan::scale::Scale;
-use crate::plan::steps::{plan, CriterionOptions, Groups, LoadOptions, Options};
+use crate::plan::steps::{plan, CriterionOptions, Groups, LoadOptions, Options, Plan};
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -236,18 +237,8 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
     if args.dry_run {
         return Ok(());
     }
-    // Everything that can be refused is refused before minutes of measuring.
     let criterion_dir = args.criterion_dir.resolve();
-    writable_dir("--criterion-dir", &criterion_dir)?;
-    for run in &plan.runs {
-        prepare_dir(&run.run)?;
-        chosen_profiles(&plan.profiles, &run.run.dir)?;
-    }
-    if plan.criterion.is_some() && checkout.is_none() {
-        return Err(
-            crate::plan::error::PlanError::NoCheckout(crate::plan::checkout::built_from()).into(),
-        );
-    }
+    preflight(&plan, checkout.as_deref(), &criterion_dir)?;
     let cx = Context {
         criterion_dir,
         checkout,
@@ -262,5 +253,29 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
         "bench: all steps took {:.0} s",
         start.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// Everything that can be refused, refused before minutes of measuring: the counting mount, the
+/// checkout criterion's benches need, the criterion directory, each run's directory (created)
+/// and the profiles on it.
+fn preflight(plan: &Plan, checkout: Option<&Path>, criterion_dir: &Path) -> Result<(), CliError> {
+    if let Some(dir) = &plan.io_profile {
+        triebench_measure::slowfs_stats::read_snapshot(dir).map_err(|e| {
+            CliError::Usage(format!(
+                "--iolab {}: not a slowfs counting mount ({e}); `scripts/fs-lab.sh up` mounts \
+                 the lab's, --iolab none skips the I/O profile",
+                dir.display()
+            ))
+        })?;
+    }
+    if plan.criterion.is_some() && checkout.is_none() {
+        return Err(PlanError::NoCheckout(built_from()).into());
+    }
+    writable_dir("--criterion-dir", criterion_dir)?;
+    for run in &plan.runs {
+        prepare_dir(&run.run)?;
+        chosen_profiles(&plan.profiles, &run.run.dir)?;
+    }
     Ok(())
 }
