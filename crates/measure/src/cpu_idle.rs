@@ -1,5 +1,5 @@
 //! Holding idle CPUs polling while a run measures ([`CpuIdleGuard`]), and the record of it a
-//! headline leaves beside its baselines (`<criterion-dir>/triebench-runs/headline/<run>.json`),
+//! headline leaves beside its run record (`<criterion-dir>/triebench-runs/headline/<run>.json`),
 //! which the report states beside the numbers it shaped (see [`triebench_record::cpu_idle`]
 //! for why).
 //!

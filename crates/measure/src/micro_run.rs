@@ -143,9 +143,9 @@ mod tests {
     #[test]
     fn every_benchmark_has_its_samples_and_a_positive_time() {
         let dir = tempfile::tempdir().unwrap();
-        let mut baselines = collect(dir.path()).unwrap();
-        baselines.push(collect_with_collector());
-        let ids: Vec<_> = baselines
+        let mut benchmarks = collect(dir.path()).unwrap();
+        benchmarks.push(collect_with_collector());
+        let ids: Vec<_> = benchmarks
             .iter()
             .map(|b| format!("{}/{}", b.group, b.function))
             .collect();
@@ -158,7 +158,7 @@ mod tests {
                 "phases/span/collector"
             ]
         );
-        for b in &baselines {
+        for b in &benchmarks {
             assert_eq!(b.samples.len(), SAMPLES, "{}", b.group);
             assert!(
                 b.samples.iter().all(|s| s.iterations >= 1 && s.total > 0.0),

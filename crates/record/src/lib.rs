@@ -16,6 +16,7 @@
 //! - [`phases`]: a phase breakdown (`triebench phases`, `root --phases`) as its file holds it.
 //! - [`io_profile`]: an I/O profile (`io-profile.json`): operations per profile and scenario.
 //! - [`load`](mod@load): a load run (`load.json`): what was offered and measured.
+//! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 //! - [`run_record`]: the run record, one versioned file per run and command: environment,
 //!   filesystem, CPU idle state and every benchmark's samples with their unit ([`RunRecord`]).
 //! - [`layout`]: where each file lives under `<criterion-dir>/triebench-runs/`, and the rule for
@@ -28,6 +29,7 @@
 
 pub mod class;
 pub mod cpu_idle;
+pub mod crash;
 pub mod env;
 pub mod error;
 pub mod file;

@@ -1,8 +1,8 @@
-//! The errors of `triebench report` and `triebench capture-fs`, each saying what to do.
+//! The errors of `triebench report`, each saying what to do.
 
 use std::path::PathBuf;
 
-/// Everything that stops a report (or a filesystem capture) from being written.
+/// Everything that stops a report from being written.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     /// The criterion output directory does not exist.
@@ -65,15 +65,6 @@ pub enum ReportError {
     Sidecar {
         /// The file.
         path: PathBuf,
-        /// What was wrong.
-        reason: String,
-    },
-
-    /// The directory whose filesystem should be captured is not usable.
-    #[error("cannot inspect directory {}: {reason}; pass an existing directory (the TMPDIR the benches used)", dir.display())]
-    FsProbe {
-        /// The directory.
-        dir: PathBuf,
         /// What was wrong.
         reason: String,
     },

@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use triebench_kv::{BackendSpec, Durability, Profile, Store, StoreVisitor};
 use triebench_merkle::MerkleTrie;
-use triebench_report::atomic_file::write_atomically;
-use triebench_report::model::crash::{
+use triebench_record::crash::{
     CrashFile, CrashRound, CrashRun, CRASH_FILE, MODE_POWER, MODE_PROCESS,
 };
+use triebench_record::file::write_atomically;
 use triebench_workloads::crash::{check_roots, BatchGen, RootFate, RoundCheck};
 use triebench_workloads::rng::XorShift64Star;
 
@@ -337,7 +337,7 @@ fn write_out(out: &Option<PathBuf>, run: &CrashRun) -> Result<(), CliError> {
     write_atomically(&dir.join("crash.md"), table.as_bytes()).map_err(|e| fail(e.to_string()))?;
     // The machine and software the counts come from (rewritten with each run).
     let env = serde_json::json!({
-        "generated_at": triebench_report::model::naming::now(),
+        "generated_at": triebench_record::time::now(),
         "host": triebench_record::host::capture_host(),
         "versions": triebench_measure::versions::capture(),
         "command": std::env::args().collect::<Vec<_>>().join(" "),

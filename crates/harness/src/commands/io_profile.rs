@@ -5,8 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use triebench_measure::io_profile_run;
-use triebench_record::layout::SIDECAR_DIR;
-use triebench_report::model::io_profile;
+use triebench_record::layout::io_profile_path;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::commands::flamegraph::profiled;
@@ -34,12 +33,9 @@ pub struct IoProfileArgs {
 
 pub fn run_io_profile(args: IoProfileArgs) -> Result<(), CliError> {
     let profiles = chosen_profiles(&args.profiles, &args.dir)?;
-    let out = args.out.unwrap_or_else(|| {
-        args.criterion
-            .resolve()
-            .join(SIDECAR_DIR)
-            .join(io_profile::FILE_NAME)
-    });
+    let out = args
+        .out
+        .unwrap_or_else(|| io_profile_path(&args.criterion.resolve()));
     let file = profiled(args.flamegraph.as_deref(), || {
         Ok(io_profile_run::collect(&args.dir, &profiles, |row| {
             let c = &row.counts;

@@ -8,8 +8,8 @@ use triebench_kv::Phase;
 use triebench_measure::cpu_idle::CpuIdleGuard;
 use triebench_measure::phases_run;
 use triebench_measure::trie_warm_up::warm_trie;
+use triebench_record::phases::PhaseRow;
 use triebench_record::CpuIdle;
-use triebench_report::model::phases::PhaseRow;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::commands::flamegraph::profiled;
@@ -98,7 +98,7 @@ pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
             &args.dir,
             &profiles,
             |row| {
-                if row.scenario == triebench_report::model::bench_id::SUITE {
+                if row.scenario == triebench_record::vocabulary::SUITE {
                     eprint!("{}", describe(row));
                 }
             },

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
 use triebench_measure::phases::measure;
-use triebench_report::model::phases::{save_json, PhaseRow};
+use triebench_record::phases::{save_json, PhaseRow};
 use triebench_workloads::commit_file::replay;
 
 use crate::commands::flamegraph::profiled;
