@@ -29,7 +29,7 @@ done
 
 # 2. Each results/<folder>... path cited exists.
 for f in "${docs[@]}"; do
-  grep -oE 'results/[0-9][A-Za-z0-9._/-]*' "$f" | sed -E 's/[.,)]+$//' | sort -u |
+  { grep -oE 'results/[0-9][A-Za-z0-9._/-]*' "$f" || true; } | sed -E 's/[.,)]+$//' | sort -u |
     while read -r path; do
       [[ -e $path ]] || echo "check-docs: $f cites $path, which does not exist" >&2
     done
@@ -38,7 +38,7 @@ done 2>&1 | { grep . >&2 && exit 1 || true; } || fail=1
 # 3. Relative links and anchors.
 for f in "${docs[@]}" results/README.md; do
   base=$(dirname "$f")
-  grep -oE '\]\([^) ]+\)' "$f" | sed -E 's/^\]\(//; s/\)$//' | sort -u | while read -r link; do
+  { grep -oE '\]\([^) ]+\)' "$f" || true; } | sed -E 's/^\]\(//; s/\)$//' | sort -u | while read -r link; do
     case $link in http://* | https://* | mailto:*) continue ;; esac
     target=${link%%#*}
     anchor=

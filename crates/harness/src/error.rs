@@ -54,6 +54,9 @@ pub enum CliError {
     /// the command exits with status 130, as a shell reports a process ended by SIGINT.
     #[error("{0}")]
     Interrupted(String),
+    /// `triebench bench`'s plan could not be made or carried out, or a run folder written.
+    #[error(transparent)]
+    Plan(#[from] crate::plan::error::PlanError),
     /// A flamegraph could not be taken or written.
     #[error("cannot write the flamegraph {}: {reason}", path.display())]
     Flamegraph {

@@ -10,6 +10,7 @@
 
 mod commands;
 mod error;
+mod plan;
 
 use std::process::ExitCode;
 
@@ -18,8 +19,8 @@ use clap::{Parser, Subcommand};
 use error::CliError;
 
 use commands::{
-    capture_fs, crash_child, crash_mount, crash_test, headline, io_profile, load, phases, profiles,
-    report, root,
+    bench, capture_fs, crash_child, crash_mount, crash_test, export_run, headline, io_profile,
+    load, phases, profiles, report, root,
 };
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
@@ -87,6 +88,15 @@ enum Command {
     /// and first the fsync and SHA-512 floors and a phase span's cost; saved as criterion
     /// baselines named by --run (scripts/bench-fs.sh calls this per filesystem).
     Headline(headline::HeadlineArgs),
+    /// The main job, per filesystem NAME=DIR: capture-fs, the headline (or criterion's benches),
+    /// the phase breakdown, optionally the load search, then the I/O profile on the lab's slowfs
+    /// mount, the report and a run folder per filesystem. Prints the plan first and each step's
+    /// time at the end (docs/bench.md).
+    Bench(bench::BenchArgs),
+    /// Copy one run out of the criterion directory into a self-contained run folder
+    /// (HOST-NAME-DATE, with manifest.json and env.json) that `report --runs` merges with
+    /// folders from other machines; prints its path.
+    ExportRun(export_run::ExportRunArgs),
 }
 
 fn main() -> ExitCode {
@@ -103,6 +113,8 @@ fn main() -> ExitCode {
         Command::CrashMount(args) => crash_mount::run_crash_mount(args),
         Command::Phases(args) => phases::run_phases(args),
         Command::Headline(args) => headline::run_headline(args),
+        Command::Bench(args) => bench::run_bench(args),
+        Command::ExportRun(args) => export_run::run_export_run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

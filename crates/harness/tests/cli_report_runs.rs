@@ -1,4 +1,4 @@
-//! `triebench report --runs DIR...` over run folders made by `scripts/export-run.sh` on two
+//! `triebench report --runs DIR...` over run folders made by `triebench export-run` on two
 //! (simulated) hosts whose runs share a filesystem name: one report whose columns name host and
 //! filesystem, each ratio taken from the right folder and each run's CPU idle record with it.
 
@@ -57,22 +57,21 @@ fn first_file_named(dir: &Path, name: &str) -> Option<PathBuf> {
         .find_map(|p| first_file_named(p, name))
 }
 
-/// Runs scripts/export-run.sh as host `host`; returns the run folder it made.
+/// Runs `triebench export-run` as host `host`; returns the run folder it made.
 fn export(host: &str, name: &str, criterion: &Path, parent: &Path) -> PathBuf {
-    let out = Command::new("bash")
-        .arg(repo().join("scripts/export-run.sh"))
-        .args([
-            name,
-            &criterion.display().to_string(),
-            &parent.display().to_string(),
-        ])
-        .env("TRIEBENCH_HOST", host)
-        .current_dir(repo())
-        .output()
-        .expect("run export-run.sh");
+    let out = triebench(&[
+        "export-run",
+        name,
+        "--criterion-dir",
+        &criterion.display().to_string(),
+        "--out",
+        &parent.display().to_string(),
+        "--host",
+        host,
+    ]);
     assert!(
         out.status.success(),
-        "export-run.sh: {}",
+        "export-run: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())

@@ -69,10 +69,10 @@ pub enum ReportError {
         reason: String,
     },
 
-    /// A run folder (`scripts/export-run.sh`) that cannot be merged.
+    /// A run folder (`triebench export-run`) that cannot be merged.
     #[error(
         "cannot use run folder {}: {reason}; a run folder holds manifest.json, env.json and \
-         criterion/ as scripts/export-run.sh writes them",
+         criterion/ as `triebench export-run` writes them",
         path.display()
     )]
     RunFolder {

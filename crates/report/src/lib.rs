@@ -26,7 +26,7 @@
 //! ```
 //!
 //! [`merged::run_merged_report`] does the same over run folders from several machines
-//! (`scripts/export-run.sh`), adding `criterion/` (the merged runs) and a "Machines" section.
+//! (`triebench export-run`), adding `criterion/` (the merged runs) and a "Machines" section.
 
 pub mod analysis;
 pub mod atomic_file;

@@ -1,5 +1,6 @@
 //! One file per `triebench` subcommand: its arguments and the function that runs it.
 
+pub mod bench;
 pub mod capture_fs;
 pub mod crash_child;
 pub mod crash_mount;
@@ -7,6 +8,7 @@ pub mod crash_power;
 pub mod crash_round;
 pub mod crash_test;
 pub mod criterion_dir_arg;
+pub mod export_run;
 pub mod flamegraph;
 pub mod headline;
 pub mod io_profile;

@@ -18,7 +18,7 @@ pub struct ReportCliArgs {
     #[arg(long, value_name = "NAME")]
     pub baseline: Option<String>,
     /// Runs to compare (repeatable): criterion baseline names [default: every saved baseline],
-    /// or run folders made by scripts/export-run.sh on any machine (paths), merged into one
+    /// or run folders made by `triebench export-run` on any machine (paths), merged into one
     /// report whose columns are `<host>.<filesystem>`.
     #[arg(long = "runs", value_name = "NAME|DIR", num_args = 1..)]
     pub runs: Vec<String>,

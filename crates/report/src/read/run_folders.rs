@@ -1,6 +1,6 @@
 //! Run folders from several machines, merged into one criterion directory the report reads.
 //!
-//! `scripts/export-run.sh` leaves one self-contained folder per filesystem run: `manifest.json`
+//! `triebench export-run` leaves one self-contained folder per filesystem run: `manifest.json`
 //! (host, filesystem, scale, commit), `env.json` (the machine) and `criterion/`, a copy of that
 //! run's criterion baseline files and sidecars laid out as in `<target>/criterion`. Folders copied
 //! from other machines may share a filesystem name (two hosts' `tmpfs`), so [`merge`] renames each

@@ -12,7 +12,7 @@ pub fn render(runs: &[MergedRun]) -> String {
     let _ = writeln!(out, "## Machines\n");
     let _ = writeln!(
         out,
-        "This report merges run folders (`scripts/export-run.sh`) from these machines; each \
+        "This report merges run folders (`triebench export-run`) from these machines; each \
          column is `<host>.<filesystem>`.\n"
     );
     out.push_str(&header(&[

@@ -1,0 +1,281 @@
+//! `triebench bench [NAME=DIR ...]`: the main job. Its arguments, resolved into the options of
+//! [`crate::plan`], which makes the plan and runs it; the report and the run folders at the end.
+//!
+//! Each flag may also come from the environment variable `scripts/bench-fs.sh` read before
+//! (`TRIEBENCH_SCALE`, ...), named in its help; a flag on the command line wins.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::Args;
+use triebench_kv::Profile;
+use triebench_record::CpuIdle;
+
+use crate::commands::criterion_dir_arg::CriterionDirArg;
+use crate::commands::outputs::writable_dir;
+use crate::commands::profile_choice::chosen_profiles;
+use crate::error::CliError;
+use crate::plan::checkout::{built_from, checkout, default_disk_dir};
+use crate::plan::describe::describe;
+use crate::plan::error::PlanError;
+use crate::plan::execute::{execute, times_table, Context};
+use crate::plan::iolab::IoLabChoice;
+use crate::plan::run_spec::{default_runs, parse_runs, prepare_dir, shm_is_tmpfs};
+use crate::plan::scale::Scale;
+use crate::plan::steps::{plan, CriterionOptions, Groups, LoadOptions, Options, Plan};
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Filesystems to measure, each a run name and a directory on it; the first is the baseline
+    /// the report divides by [default: tmpfs=/dev/shm when it is a tmpfs, and
+    /// disk=CHECKOUT/target/bench-disk, CHECKOUT being the checkout this binary was built from].
+    #[arg(value_name = "NAME=DIR")]
+    pub runs: Vec<String>,
+    /// Run size: `quick` (one headline round per profile, no phases), `standard` (up to 5 s of
+    /// rounds per profile, phases), `full` (up to 30 s, phases, criterion's scalable and raw
+    /// groups).
+    #[arg(long, value_enum, default_value = "standard", env = "TRIEBENCH_SCALE")]
+    pub scale: Scale,
+    /// Backend profiles, comma-separated [default: every profile built in].
+    #[arg(
+        long,
+        value_name = "A,B",
+        value_delimiter = ',',
+        env = "TRIEBENCH_PROFILES"
+    )]
+    pub profiles: Vec<String>,
+    /// Time where each commit's time goes (`triebench phases`) on each filesystem [default: on,
+    /// off at quick scale]; `--phases=false` or `--no-phases` skips it.
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_parser = clap::builder::BoolishValueParser::new(),
+        env = "TRIEBENCH_PHASES",
+        overrides_with = "no_phases"
+    )]
+    pub phases: Option<bool>,
+    /// Skip the phase breakdown.
+    #[arg(long, overrides_with = "phases")]
+    pub no_phases: bool,
+    /// Also search each profile's sustained commits/s on each filesystem (`triebench load
+    /// --saturate`, up to a minute per profile and filesystem).
+    #[arg(long, env = "TRIEBENCH_LOAD", value_parser = clap::builder::FalseyValueParser::new())]
+    pub load: bool,
+    /// Leaves preloaded before each load search.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10_000,
+        env = "TRIEBENCH_LOAD_STATE"
+    )]
+    pub load_state: u64,
+    /// Reader threads beside each load search's writer.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 2,
+        env = "TRIEBENCH_LOAD_READERS"
+    )]
+    pub load_readers: usize,
+    /// The slowfs counting mount for the I/O profile, or `none` to skip it [default: the one
+    /// `scripts/fs-lab.sh iolab` names when the lab is up].
+    #[arg(long, value_name = "DIR|none", env = "TRIEBENCH_IOLAB")]
+    pub iolab: Option<String>,
+    /// Report folder [default: results/DATE-HOST-LABEL].
+    #[arg(long, value_name = "DIR", env = "TRIEBENCH_OUT")]
+    pub out: Option<String>,
+    /// Where the run folders go, one per filesystem (`report --runs` merges them, from any
+    /// machine), or `none`.
+    #[arg(
+        long,
+        value_name = "DIR|none",
+        default_value = DEFAULT_EXPORT,
+        env = "TRIEBENCH_RUNS_DIR"
+    )]
+    pub export: String,
+    /// The host name run folders carry [default: this machine's].
+    #[arg(long, value_name = "NAME", env = "TRIEBENCH_HOST")]
+    pub host: Option<String>,
+    /// What idle CPUs do while measuring: `poll` (hold /dev/cpu_dma_latency at 0 µs when root)
+    /// or `os`.
+    #[arg(
+        long,
+        value_name = "MODE",
+        default_value = "poll",
+        env = "TRIEBENCH_CPU_IDLE"
+    )]
+    pub cpu_idle: CpuIdle,
+    /// Measure the headline with criterion's benches (`cargo bench`, at least eleven runs of
+    /// each scenario; slower) instead of `triebench headline` [default: with --filter];
+    /// `--criterion=false` keeps `triebench headline` with a filter. The environment's
+    /// TRIEBENCH_HEADLINE takes `criterion` or `runs`.
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_parser = parse_criterion,
+        env = "TRIEBENCH_HEADLINE"
+    )]
+    pub criterion: Option<bool>,
+    /// Criterion's filter regex (e.g. `scenario/suite|floor`): criterion measures what it
+    /// selects, the headline's groups included.
+    #[arg(long, value_name = "REGEX", env = "TRIEBENCH_FILTER")]
+    pub filter: Option<String>,
+    /// Criterion's groups beside the headline's: `all` adds the scalable (`scale/`) and raw
+    /// backend (`kv/`) groups [default: all at full scale, else headline].
+    #[arg(long, value_enum, env = "TRIEBENCH_GROUPS")]
+    pub groups: Option<Groups>,
+    /// Criterion's bench targets, when criterion runs.
+    #[arg(
+        long,
+        value_name = "A,B",
+        value_delimiter = ',',
+        default_value = "merkle,kv,phases",
+        env = "TRIEBENCH_BENCHES"
+    )]
+    pub benches: Vec<String>,
+    /// Cargo features of criterion's bench build (`transact` adds Transact's stores).
+    #[arg(
+        long,
+        value_name = "F,G",
+        default_value = "all-backends",
+        env = "TRIEBENCH_FEATURES"
+    )]
+    pub features: String,
+    /// Samples per criterion benchmark (at least 10) [default: per scale and profile].
+    #[arg(long, value_name = "N", env = "TRIEBENCH_SAMPLES",
+          value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(10..))]
+    pub samples: Option<u32>,
+    /// Keep criterion's HTML plots (off: they cost more than many benchmarks on 2 cores, and the
+    /// report does not read them).
+    #[arg(long, env = "TRIEBENCH_PLOTS", value_parser = clap::builder::FalseyValueParser::new())]
+    pub plots: bool,
+    #[command(flatten)]
+    pub criterion_dir: CriterionDirArg,
+    /// Print the plan and stop.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Where run folders go by default.
+const DEFAULT_EXPORT: &str = "runs";
+
+/// `--criterion[=BOOL]`, or TRIEBENCH_HEADLINE's `criterion`/`runs`.
+fn parse_criterion(text: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "criterion" | "true" | "yes" | "on" | "1" => Ok(true),
+        "runs" | "false" | "no" | "off" | "0" => Ok(false),
+        _ => Err(format!(
+            "`{text}`: use true or false (TRIEBENCH_HEADLINE: criterion or runs)"
+        )),
+    }
+}
+
+pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
+    let start = Instant::now();
+    let runs = if args.runs.is_empty() {
+        default_runs(shm_is_tmpfs(), default_disk_dir())
+    } else {
+        parse_runs(&args.runs)?
+    };
+    let checkout = checkout();
+    // An empty value (an environment variable set to nothing) counts as not given, as it did
+    // for bench-fs.sh.
+    let export = match args.export.as_str() {
+        "none" => None,
+        "" => Some(PathBuf::from(DEFAULT_EXPORT)),
+        dir => Some(PathBuf::from(dir)),
+    };
+    let options = Options {
+        scale: args.scale,
+        runs,
+        profiles: args
+            .profiles
+            .iter()
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect(),
+        phases: if args.no_phases {
+            Some(false)
+        } else {
+            args.phases
+        },
+        criterion_headline: args.criterion,
+        criterion: CriterionOptions {
+            features: args.features,
+            benches: args
+                .benches
+                .iter()
+                .flat_map(|b| b.split_whitespace())
+                .map(String::from)
+                .collect(),
+            filter: args.filter.filter(|f| !f.is_empty()),
+            groups: args.groups,
+            samples: args.samples,
+            plots: args.plots,
+        },
+        load: args.load.then_some(LoadOptions {
+            state_size: args.load_state,
+            readers: args.load_readers,
+        }),
+        iolab: IoLabChoice::from_arg(args.iolab.as_deref()).resolve(checkout.as_deref()),
+        cpu_idle: args.cpu_idle,
+        out: args.out.filter(|o| !o.is_empty()).map(PathBuf::from),
+        export,
+    };
+    let enabled: Vec<String> = Profile::enabled()
+        .into_iter()
+        .map(|p| p.name().to_string())
+        .collect();
+    let plan = plan(&options, &enabled);
+    eprintln!("bench: {}", describe(&plan));
+    if args.dry_run {
+        return Ok(());
+    }
+    let criterion_dir = args.criterion_dir.resolve();
+    preflight(&plan, checkout.as_deref(), &criterion_dir)?;
+    let cx = Context {
+        criterion_dir,
+        checkout,
+        host: args
+            .host
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(triebench_record::host::hostname),
+    };
+    let times = execute(&plan, &cx)?;
+    eprintln!("{}", times_table(&times));
+    eprintln!(
+        "bench: all steps took {:.0} s",
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Everything that can be refused, refused before minutes of measuring: the counting mount, the
+/// checkout criterion's benches need, the criterion directory, each run's directory (created)
+/// and the profiles on it.
+fn preflight(plan: &Plan, checkout: Option<&Path>, criterion_dir: &Path) -> Result<(), CliError> {
+    if let Some(dir) = &plan.io_profile {
+        triebench_measure::slowfs_stats::read_snapshot(dir).map_err(|e| {
+            CliError::Usage(format!(
+                "--iolab {}: not a slowfs counting mount ({e}); `scripts/fs-lab.sh up` mounts \
+                 the lab's, --iolab none skips the I/O profile",
+                dir.display()
+            ))
+        })?;
+    }
+    if plan.criterion.is_some() && checkout.is_none() {
+        return Err(PlanError::NoCheckout(built_from()).into());
+    }
+    writable_dir("--criterion-dir", criterion_dir)?;
+    for run in &plan.runs {
+        prepare_dir(&run.run)?;
+        chosen_profiles(&plan.profiles, &run.run.dir)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,70 @@
+//! How big a run is: `--scale quick|standard|full`, and what each scale sets (the headline's
+//! budget and rounds, whether the phase breakdown runs, whether criterion adds its groups).
+
+use std::fmt;
+
+/// The run size, as `--scale` (and the benches' `TRIEBENCH_SCALE`) names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scale {
+    /// A first look: one round of the headline per profile, no phase breakdown.
+    Quick,
+    /// The default: up to 5 s per profile of headline rounds, the phase breakdown.
+    Standard,
+    /// Up to 30 s per profile, the phase breakdown, criterion's scalable and raw groups.
+    Full,
+}
+
+/// What a scale sets; every other step is the same at every scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScaleSettings {
+    /// Seconds each profile's headline may take (`headline --budget`).
+    pub headline_budget_secs: f64,
+    /// Most headline rounds per profile (`headline --max-rounds`).
+    pub headline_max_rounds: usize,
+    /// Whether the phase breakdown runs unless `--phases`/`--no-phases` says otherwise.
+    pub phases: bool,
+    /// Whether criterion adds the scalable and raw backend groups (`kv/`, `scale/`) unless
+    /// `--groups` says otherwise.
+    pub all_groups: bool,
+}
+
+impl Scale {
+    /// The name `--scale` and `TRIEBENCH_SCALE` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scale::Quick => "quick",
+            Scale::Standard => "standard",
+            Scale::Full => "full",
+        }
+    }
+
+    /// What this scale sets.
+    pub fn settings(self) -> ScaleSettings {
+        match self {
+            Scale::Quick => ScaleSettings {
+                headline_budget_secs: 1.0,
+                headline_max_rounds: 1,
+                phases: false,
+                all_groups: false,
+            },
+            Scale::Standard => ScaleSettings {
+                headline_budget_secs: 5.0,
+                headline_max_rounds: 30,
+                phases: true,
+                all_groups: false,
+            },
+            Scale::Full => ScaleSettings {
+                headline_budget_secs: 30.0,
+                headline_max_rounds: 30,
+                phases: true,
+                all_groups: true,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Scale {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

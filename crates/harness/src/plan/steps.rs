@@ -1,0 +1,557 @@
+//! The plan itself: [`plan`] turns the options of `triebench bench` into the steps it will run,
+//! per scale, without touching anything (a pure function, tested below).
+//!
+//! Per filesystem: `capture-fs`; the headline (`triebench headline`, or criterion's benches);
+//! criterion when it has something to measure; the phase breakdown. Then the load search per
+//! profile and filesystem (`--load`), the I/O profile on the slowfs counting mount, the report,
+//! and a run folder per filesystem.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use triebench_record::CpuIdle;
+
+use crate::plan::run_spec::RunSpec;
+use crate::plan::scale::Scale;
+
+/// Which criterion groups run beside the headline's (`--groups`; the benches'
+/// `TRIEBENCH_GROUPS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Groups {
+    /// The headline's groups only (`scenario/`, `floor/`).
+    Headline,
+    /// Also the scalable groups (`scale/`) and raw backend operations (`kv/`).
+    All,
+}
+
+impl Groups {
+    /// The name `--groups` and `TRIEBENCH_GROUPS` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Groups::Headline => "headline",
+            Groups::All => "all",
+        }
+    }
+}
+
+/// What the user asked of criterion's benches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CriterionOptions {
+    /// Cargo features of the benches' build (`--features`).
+    pub features: String,
+    /// The bench targets (`--benches`).
+    pub benches: Vec<String>,
+    /// Criterion's filter regex (`--filter`).
+    pub filter: Option<String>,
+    /// `--groups`, when given.
+    pub groups: Option<Groups>,
+    /// Samples per benchmark (`--samples`), when given.
+    pub samples: Option<u32>,
+    /// Whether criterion draws its HTML plots (`--plots`).
+    pub plots: bool,
+}
+
+/// The load search's size (`--load-state`, `--load-readers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Leaves preloaded.
+    pub state_size: u64,
+    /// Reader threads.
+    pub readers: usize,
+}
+
+/// Everything `triebench bench` was asked, resolved (the runs and the I/O mount found).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// The run size.
+    pub scale: Scale,
+    /// The filesystems, the baseline first.
+    pub runs: Vec<RunSpec>,
+    /// Backend profiles (empty: every profile built in).
+    pub profiles: Vec<String>,
+    /// `--phases`/`--no-phases`, when given.
+    pub phases: Option<bool>,
+    /// `--criterion`: `Some(true)` measures the headline with criterion, `Some(false)` with
+    /// `triebench headline`; `None` decides by `--filter`.
+    pub criterion_headline: Option<bool>,
+    /// Criterion's options.
+    pub criterion: CriterionOptions,
+    /// The load search, when asked for.
+    pub load: Option<LoadOptions>,
+    /// The slowfs counting mount, when there is one.
+    pub iolab: Option<PathBuf>,
+    /// What idle CPUs do while measuring.
+    pub cpu_idle: CpuIdle,
+    /// The report folder (`None`: the report's default under `results/`).
+    pub out: Option<PathBuf>,
+    /// Where run folders go (`None`: no export).
+    pub export: Option<PathBuf>,
+}
+
+/// One `cargo bench` of criterion's benches: the same build for the `--no-run` step and every
+/// run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CriterionRun {
+    /// Cargo features.
+    pub features: String,
+    /// Bench targets.
+    pub benches: Vec<String>,
+    /// Criterion's filter (`None`: what the benches run by default at this scale).
+    pub filter: Option<String>,
+    /// `TRIEBENCH_GROUPS` for the benches, when given.
+    pub groups: Option<Groups>,
+    /// `TRIEBENCH_SAMPLES` for the benches, when given.
+    pub samples: Option<u32>,
+    /// Whether criterion draws its HTML plots.
+    pub plots: bool,
+}
+
+/// One step on one filesystem, in a fresh directory on it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunStep {
+    /// `triebench capture-fs`: the filesystem and its cost per operation class.
+    CaptureFs,
+    /// `triebench headline` with this budget and these rounds.
+    Headline {
+        /// Seconds per profile.
+        budget_secs: f64,
+        /// Most rounds per profile.
+        max_rounds: usize,
+    },
+    /// Removes an earlier headline's CPU idle record and run record of this run (criterion
+    /// measures the headline; the old files would be reported as this run's, and a run record
+    /// wins over criterion's baseline of the same run).
+    ForgetHeadline,
+    /// `cargo bench -- --save-baseline NAME` with TMPDIR on the filesystem.
+    Criterion,
+    /// `triebench phases`.
+    Phases,
+    /// Removes an earlier phase breakdown of this run (phases are off; it would be reported as
+    /// this run's).
+    ForgetPhases,
+}
+
+/// The steps on one filesystem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPlan {
+    /// The filesystem.
+    pub run: RunSpec,
+    /// Its steps, in order.
+    pub steps: Vec<RunStep>,
+}
+
+/// One `triebench load --saturate`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadStep {
+    /// The filesystem.
+    pub run: RunSpec,
+    /// The profile.
+    pub profile: String,
+    /// Its size.
+    pub options: LoadOptions,
+    /// Length of each search step.
+    pub step: Duration,
+    /// Time limit of the search.
+    pub budget: Duration,
+}
+
+/// The report over every run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportStep {
+    /// The run every slowdown is relative to.
+    pub baseline: String,
+    /// Every run, the baseline first.
+    pub runs: Vec<String>,
+    /// The report folder (`None`: `results/DATE-HOST-LABEL`).
+    pub out: Option<PathBuf>,
+}
+
+/// One run folder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportStep {
+    /// The run.
+    pub run: String,
+    /// The directory the run folder goes in.
+    pub parent: PathBuf,
+}
+
+/// Length of each step of the load search (`load --duration`).
+pub const LOAD_STEP: Duration = Duration::from_secs(4);
+/// Time limit of each load search (`load --budget`).
+pub const LOAD_BUDGET: Duration = Duration::from_secs(60);
+
+/// What `triebench bench` will do, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The run size.
+    pub scale: Scale,
+    /// Backend profiles for headline, phases and I/O profile (empty: every profile built in).
+    pub profiles: Vec<String>,
+    /// What idle CPUs do while measuring.
+    pub cpu_idle: CpuIdle,
+    /// Criterion's benches, when they run (built once first, then run per filesystem).
+    pub criterion: Option<CriterionRun>,
+    /// The steps per filesystem.
+    pub runs: Vec<RunPlan>,
+    /// The load searches.
+    pub loads: Vec<LoadStep>,
+    /// The slowfs counting mount the I/O profile runs on.
+    pub io_profile: Option<PathBuf>,
+    /// The report.
+    pub report: ReportStep,
+    /// The run folders.
+    pub exports: Vec<ExportStep>,
+}
+
+/// The plan for `options`; `enabled_profiles` are the profiles built in (the load searches'
+/// profiles when `--profiles` is not given).
+pub fn plan(options: &Options, enabled_profiles: &[String]) -> Plan {
+    let settings = options.scale.settings();
+    // A filter picks criterion benchmarks, the scenario groups included: criterion then
+    // measures the headline too, unless --criterion=false says otherwise.
+    let criterion_headline = options
+        .criterion_headline
+        .unwrap_or(options.criterion.filter.is_some());
+    let criterion = criterion_run(options, settings.all_groups, criterion_headline);
+    let phases = options.phases.unwrap_or(settings.phases);
+    let runs = options
+        .runs
+        .iter()
+        .map(|run| {
+            let mut steps = vec![RunStep::CaptureFs];
+            steps.push(if criterion_headline {
+                RunStep::ForgetHeadline
+            } else {
+                RunStep::Headline {
+                    budget_secs: settings.headline_budget_secs,
+                    max_rounds: settings.headline_max_rounds,
+                }
+            });
+            if criterion.is_some() {
+                steps.push(RunStep::Criterion);
+            }
+            steps.push(if phases {
+                RunStep::Phases
+            } else {
+                RunStep::ForgetPhases
+            });
+            RunPlan {
+                run: run.clone(),
+                steps,
+            }
+        })
+        .collect();
+    let load_profiles = if options.profiles.is_empty() {
+        enabled_profiles
+    } else {
+        &options.profiles
+    };
+    let loads = options
+        .load
+        .map(|load| {
+            options
+                .runs
+                .iter()
+                .flat_map(|run| {
+                    load_profiles.iter().map(move |profile| LoadStep {
+                        run: run.clone(),
+                        profile: profile.clone(),
+                        options: load,
+                        step: LOAD_STEP,
+                        budget: LOAD_BUDGET,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let names: Vec<String> = options.runs.iter().map(|r| r.name.clone()).collect();
+    let exports = options
+        .export
+        .as_ref()
+        .map(|parent| {
+            names
+                .iter()
+                .map(|run| ExportStep {
+                    run: run.clone(),
+                    parent: parent.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Plan {
+        scale: options.scale,
+        profiles: options.profiles.clone(),
+        cpu_idle: options.cpu_idle,
+        criterion,
+        runs,
+        loads,
+        io_profile: options.iolab.clone(),
+        report: ReportStep {
+            baseline: names.first().cloned().unwrap_or_default(),
+            runs: names,
+            out: options.out.clone(),
+        },
+        exports,
+    }
+}
+
+/// Criterion's part: everything it selects when it measures the headline or a filter was given;
+/// otherwise only what the headline leaves to it (the scalable and raw groups when asked for or
+/// at full scale, Transact's stores when the `transact` bench is listed), or nothing (then it is
+/// not even built).
+fn criterion_run(
+    options: &Options,
+    scale_wants_all_groups: bool,
+    criterion_headline: bool,
+) -> Option<CriterionRun> {
+    let c = &options.criterion;
+    let filter = if criterion_headline || c.filter.is_some() {
+        c.filter.clone()
+    } else {
+        let mut groups = Vec::new();
+        let all = match c.groups {
+            Some(groups) => groups == Groups::All,
+            None => scale_wants_all_groups,
+        };
+        if all {
+            groups.push("^(kv|scale)/");
+        }
+        if c.benches.iter().any(|b| b == "transact") {
+            groups.push("^scenario/[^/]+/transact-");
+        }
+        if groups.is_empty() {
+            return None;
+        }
+        Some(groups.join("|"))
+    };
+    Some(CriterionRun {
+        features: c.features.clone(),
+        benches: c.benches.clone(),
+        filter,
+        groups: c.groups,
+        samples: c.samples,
+        plots: c.plots,
+    })
+}
+
+impl Plan {
+    /// How many steps the plan runs (building criterion's benches counted).
+    pub fn step_count(&self) -> usize {
+        usize::from(self.criterion.is_some())
+            + self.runs.iter().map(|r| r.steps.len()).sum::<usize>()
+            + self.loads.len()
+            + usize::from(self.io_profile.is_some())
+            + 1
+            + self.exports.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(scale: Scale) -> Options {
+        Options {
+            scale,
+            runs: vec![
+                RunSpec {
+                    name: "tmpfs".into(),
+                    dir: "/dev/shm".into(),
+                },
+                RunSpec {
+                    name: "disk".into(),
+                    dir: "/repo/target/bench-disk".into(),
+                },
+            ],
+            profiles: Vec::new(),
+            phases: None,
+            criterion_headline: None,
+            criterion: CriterionOptions {
+                features: "all-backends".into(),
+                benches: vec!["merkle".into(), "kv".into(), "phases".into()],
+                filter: None,
+                groups: None,
+                samples: None,
+                plots: false,
+            },
+            load: None,
+            iolab: None,
+            cpu_idle: CpuIdle::Poll,
+            out: None,
+            export: Some("runs".into()),
+        }
+    }
+
+    fn enabled() -> Vec<String> {
+        vec!["btree".into(), "lmdb".into()]
+    }
+
+    fn headline(budget_secs: f64, max_rounds: usize) -> RunStep {
+        RunStep::Headline {
+            budget_secs,
+            max_rounds,
+        }
+    }
+
+    #[test]
+    fn quick_takes_one_headline_round_and_skips_phases_and_criterion() {
+        let plan = plan(&options(Scale::Quick), &enabled());
+        assert_eq!(plan.criterion, None);
+        for run in &plan.runs {
+            assert_eq!(
+                run.steps,
+                [RunStep::CaptureFs, headline(1.0, 1), RunStep::ForgetPhases]
+            );
+        }
+        assert_eq!(plan.report.baseline, "tmpfs");
+        assert_eq!(plan.report.runs, ["tmpfs", "disk"]);
+        assert_eq!(plan.exports.len(), 2);
+        // Building nothing: 3 steps per run, the report, 2 exports.
+        assert_eq!(plan.step_count(), 9);
+    }
+
+    #[test]
+    fn standard_takes_five_seconds_of_rounds_and_the_phases() {
+        let plan = plan(&options(Scale::Standard), &enabled());
+        assert_eq!(plan.criterion, None);
+        for run in &plan.runs {
+            assert_eq!(
+                run.steps,
+                [RunStep::CaptureFs, headline(5.0, 30), RunStep::Phases]
+            );
+        }
+    }
+
+    #[test]
+    fn full_adds_criterion_for_the_scalable_and_raw_groups() {
+        let plan = plan(&options(Scale::Full), &enabled());
+        let criterion = plan
+            .criterion
+            .as_ref()
+            .expect("criterion runs at full scale");
+        assert_eq!(criterion.filter.as_deref(), Some("^(kv|scale)/"));
+        for run in &plan.runs {
+            assert_eq!(
+                run.steps,
+                [
+                    RunStep::CaptureFs,
+                    headline(30.0, 30),
+                    RunStep::Criterion,
+                    RunStep::Phases
+                ]
+            );
+        }
+        // The build, 4 steps per run, the report, 2 exports.
+        assert_eq!(plan.step_count(), 1 + 8 + 1 + 2);
+    }
+
+    #[test]
+    fn groups_override_the_scale_and_the_transact_bench_adds_its_stores() {
+        let mut o = options(Scale::Full);
+        o.criterion.groups = Some(Groups::Headline);
+        assert_eq!(plan(&o, &enabled()).criterion, None);
+        o.criterion.benches.push("transact".into());
+        let c = plan(&o, &enabled()).criterion.expect("transact runs");
+        assert_eq!(c.filter.as_deref(), Some("^scenario/[^/]+/transact-"));
+        o.criterion.groups = Some(Groups::All);
+        let c = plan(&o, &enabled()).criterion.expect("groups run");
+        assert_eq!(
+            c.filter.as_deref(),
+            Some("^(kv|scale)/|^scenario/[^/]+/transact-")
+        );
+    }
+
+    #[test]
+    fn a_filter_hands_the_headline_to_criterion_unless_told_otherwise() {
+        let mut o = options(Scale::Standard);
+        o.criterion.filter = Some("scenario/suite/".into());
+        let p = plan(&o, &enabled());
+        assert_eq!(
+            p.criterion.as_ref().and_then(|c| c.filter.as_deref()),
+            Some("scenario/suite/")
+        );
+        assert_eq!(
+            p.runs[0].steps,
+            [
+                RunStep::CaptureFs,
+                RunStep::ForgetHeadline,
+                RunStep::Criterion,
+                RunStep::Phases
+            ]
+        );
+        o.criterion_headline = Some(false);
+        let p = plan(&o, &enabled());
+        assert_eq!(p.runs[0].steps[1], headline(5.0, 30));
+        assert_eq!(p.runs[0].steps[2], RunStep::Criterion);
+    }
+
+    #[test]
+    fn the_criterion_route_without_a_filter_runs_what_the_benches_run() {
+        let mut o = options(Scale::Quick);
+        o.criterion_headline = Some(true);
+        let p = plan(&o, &enabled());
+        assert_eq!(p.criterion.as_ref().map(|c| c.filter.clone()), Some(None));
+        assert_eq!(
+            p.runs[0].steps,
+            [
+                RunStep::CaptureFs,
+                RunStep::ForgetHeadline,
+                RunStep::Criterion,
+                RunStep::ForgetPhases
+            ]
+        );
+    }
+
+    #[test]
+    fn phases_flags_override_the_scale() {
+        let mut o = options(Scale::Quick);
+        o.phases = Some(true);
+        assert_eq!(plan(&o, &enabled()).runs[0].steps[2], RunStep::Phases);
+        let mut o = options(Scale::Full);
+        o.phases = Some(false);
+        assert_eq!(plan(&o, &enabled()).runs[1].steps[3], RunStep::ForgetPhases);
+    }
+
+    #[test]
+    fn load_searches_every_profile_on_every_filesystem() {
+        let mut o = options(Scale::Standard);
+        o.load = Some(LoadOptions {
+            state_size: 10_000,
+            readers: 2,
+        });
+        let p = plan(&o, &enabled());
+        let pairs: Vec<(&str, &str)> = p
+            .loads
+            .iter()
+            .map(|l| (l.run.name.as_str(), l.profile.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("tmpfs", "btree"),
+                ("tmpfs", "lmdb"),
+                ("disk", "btree"),
+                ("disk", "lmdb")
+            ]
+        );
+        assert!(p
+            .loads
+            .iter()
+            .all(|l| l.step == LOAD_STEP && l.budget == LOAD_BUDGET));
+        o.profiles = vec!["sqlite-wal".into()];
+        assert_eq!(plan(&o, &enabled()).loads.len(), 2);
+    }
+
+    #[test]
+    fn io_profile_report_and_export_follow_the_options() {
+        let mut o = options(Scale::Quick);
+        o.iolab = Some("/lab/iolab".into());
+        o.export = None;
+        o.out = Some("out".into());
+        let p = plan(&o, &enabled());
+        assert_eq!(p.io_profile, Some(PathBuf::from("/lab/iolab")));
+        assert!(p.exports.is_empty());
+        assert_eq!(p.report.out, Some(PathBuf::from("out")));
+        assert_eq!(p.step_count(), 6 + 1 + 1);
+    }
+}
