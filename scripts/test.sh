@@ -10,6 +10,8 @@ echo "== [${SECONDS}s] cargo clippy (all targets, all features, -D warnings)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 echo "== [${SECONDS}s] module cycles (no module imports one that imports it back)"
 scripts/check-module-cycles.py
+echo "== [${SECONDS}s] docs (every results/ folder cited and indexed, every link and anchor resolves)"
+scripts/check-docs.sh
 echo "== [${SECONDS}s] cargo doc (no broken links or HTML in the docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quiet
 # Where cargo builds (a build.target-dir in a cargo config file included): the debug slowfs the

@@ -76,7 +76,7 @@ impl ReportInput<'_> {
             out,
             "- Idle CPUs during the headline (`--cpu-idle`): {}. A server's reply wakes a \
              client that may sleep on another CPU; on a virtual machine, waking a halted CPU \
-             costs the hypervisor's round trip (README, \"Idle CPUs\"), which the server \
+             costs the hypervisor's round trip (docs/guide.md, \"Idle CPUs\"), which the server \
              profiles' times then include.\n",
             per_run.join("; ")
         );
