@@ -88,7 +88,7 @@ echo "== [${SECONDS}s] criterion benches in test mode (each benchmark once, quic
 # profiles running each scenario twice).
 TRIEBENCH_SCALE=quick TRIEBENCH_FILTER='^scenario/suite/|^scenario/[a-z_]+/btree$|^floor/' \
   "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --benches --features all-backends
-echo "== [${SECONDS}s] a measuring bench records what idle CPUs did beside its baseline (benches/support/idle.rs)"
+echo "== [${SECONDS}s] a measuring bench records what idle CPUs did, and its run's versions, beside its baseline (benches/support)"
 # Test mode holds nothing, so this measures one cheap benchmark (`--bench`): the record must land
 # where criterion saved the baseline (here CRITERION_HOME), and an unknown mode must stop the
 # bench with the valid ones named.
@@ -97,8 +97,9 @@ idle_bench=(cargo test -q --bench kv --features all-backends -- --bench --save-b
 CRITERION_HOME=$idle_home TRIEBENCH_SCALE=quick TRIEBENCH_FILTER='^floor/sha512_8k$' TRIEBENCH_CPU_IDLE=os \
   "${test_env[@]}" "${idle_bench[@]}" >/dev/null
 if [[ ! -f $idle_home/floor/sha512_8k/ci-idle/sample.json ]] ||
-  ! grep -q '"requested": "os"' "$idle_home/triebench-runs/headline/ci-idle.json"; then
-  echo "test: the bench saved no baseline, or no CPU idle record beside it, under $idle_home" >&2
+  ! grep -q '"requested": "os"' "$idle_home/triebench-runs/headline/ci-idle.json" ||
+  ! grep -q '"sqlite": "3\.' "$idle_home/triebench-runs/records/ci-idle/cargo-bench.json"; then
+  echo "test: the bench saved no baseline, or no CPU idle record or run record beside it, under $idle_home" >&2
   exit 1
 fi
 idle_status=0

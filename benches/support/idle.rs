@@ -9,7 +9,7 @@
 use triebench_measure::cpu_idle::{self, CpuIdleGuard};
 use triebench_record::CpuIdle;
 
-use super::measuring;
+use super::{measuring, saved_baseline};
 
 /// Holds idle CPUs as `TRIEBENCH_CPU_IDLE` asks for as long as the guard lives; an unknown
 /// mode stops the bench with a message naming the valid ones.
@@ -36,18 +36,4 @@ pub fn hold() -> CpuIdleGuard {
         }
     }
     guard
-}
-
-/// The baseline criterion was asked to save (`--save-baseline NAME` or `--save-baseline=NAME`).
-fn saved_baseline() -> Option<String> {
-    let mut args = std::env::args();
-    while let Some(arg) = args.next() {
-        if arg == "--save-baseline" {
-            return args.next();
-        }
-        if let Some(name) = arg.strip_prefix("--save-baseline=") {
-            return Some(name.to_string());
-        }
-    }
-    None
 }

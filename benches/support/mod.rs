@@ -6,6 +6,7 @@
 pub mod flamegraph;
 pub mod fresh_stores;
 pub mod idle;
+pub mod run_env;
 
 use std::path::PathBuf;
 use std::sync::{Once, OnceLock};
@@ -206,6 +207,20 @@ pub fn profiles() -> Vec<Profile> {
     }
 }
 
+/// The baseline criterion was asked to save (`--save-baseline NAME` or `--save-baseline=NAME`).
+fn saved_baseline() -> Option<String> {
+    let mut args = std::env::args();
+    while let Some(arg) = args.next() {
+        if arg == "--save-baseline" {
+            return args.next();
+        }
+        if let Some(name) = arg.strip_prefix("--save-baseline=") {
+            return Some(name.to_string());
+        }
+    }
+    None
+}
+
 /// Whether criterion measures (`cargo bench` passes `--bench`) rather than running each benchmark
 /// once to check it (`cargo test --benches`): set-up that only sizes a measurement can be skipped.
 pub fn measuring() -> bool {
@@ -238,7 +253,9 @@ pub fn begin() -> impl Sized {
     if !triebench_report::render::font::ensure_registered() {
         eprintln!("triebench: could not register the embedded font; criterion plots may fail");
     }
-    idle::hold()
+    let idle = idle::hold();
+    run_env::record(idle.record());
+    idle
 }
 
 /// Prints, once per bench binary, which filesystem `TMPDIR` is on.

@@ -127,6 +127,30 @@ fn a_record_and_criterion_output_of_one_run_merge_and_the_record_wins() {
 }
 
 #[test]
+fn the_versions_come_from_the_runs_newest_record() {
+    // Criterion's output of run `tmpfs`, the record an earlier `cargo bench` left beside it (no
+    // benchmarks of its own; its file name sorts first), and a newer headline record.
+    let crit = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures(), crit.path());
+    let mut bench = RunRecord::new(
+        "tmpfs",
+        "cargo-bench",
+        "2026-11-24T00:00:00Z".into(),
+        environment(),
+    );
+    bench.environment.versions.sqlite = "3.1.0".into();
+    bench.write(crit.path()).unwrap();
+    let mut newer = record("tmpfs", 1.0);
+    newer.environment.versions.sqlite = "3.2.0".into();
+    newer.write(crit.path()).unwrap();
+    let index = CriterionIndex::open(crit.path()).unwrap();
+    assert_eq!(
+        index.versions("tmpfs").map(|v| v.sqlite.as_str()),
+        Some("3.2.0")
+    );
+}
+
+#[test]
 fn a_record_breaking_the_format_fails_the_report_naming_it() {
     let crit = tempfile::tempdir().unwrap();
     let mut bad = record("fast", 1.0);

@@ -36,9 +36,14 @@ impl RecordedRun {
             .collect()
     }
 
-    /// The versions the run's first record names, what its numbers were measured with.
+    /// The versions the run's newest record names (by `taken_at`, the file name breaking a
+    /// tie): what its latest numbers were measured with, whichever command took them (the
+    /// headline, or `cargo bench`'s record beside criterion's baseline).
     pub fn versions(&self) -> Option<&Versions> {
-        self.records.first().map(|(_, r)| &r.environment.versions)
+        self.records
+            .iter()
+            .max_by(|(pa, a), (pb, b)| a.taken_at.cmp(&b.taken_at).then_with(|| pa.cmp(pb)))
+            .map(|(_, r)| &r.environment.versions)
     }
 }
 
