@@ -1,4 +1,6 @@
-//! The phases a commit or a read spends its time in, named once for every crate.
+//! The phases a commit or a read spends its time in, named once for every crate: the names are
+//! [`triebench_record::vocabulary::PHASES`] (the report reads phase files with that table and
+//! no storage crate); [`Phase`] reads its name there by [`Phase::index`].
 //!
 //! The trie (`triebench-merkle`) and the storage boundary open a `tracing` span named after a
 //! phase around each step; a collector (`triebench-measure`'s `phases`) sums the time per phase.
@@ -9,6 +11,8 @@
 //! span's *self* time: the moments when it is the innermost phase open. The self times of all
 //! phases of a run then add up to the time spent inside the outermost spans, with nothing counted
 //! twice.
+
+use triebench_record::vocabulary::PHASES;
 
 /// One phase of a commit or read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -32,8 +36,9 @@ pub enum Phase {
 }
 
 impl Phase {
-    /// Every phase, in the order a commit meets them (reports list them in this order).
-    pub const ALL: [Phase; 7] = [
+    /// Every phase, in the order a commit meets them (reports list them in this order), which is
+    /// the order of [`PHASES`] (one entry per phase, so the array's length is the table's).
+    pub const ALL: [Phase; PHASES.len()] = [
         Phase::Trie,
         Phase::StorageRead,
         Phase::NodeDecode,
@@ -43,17 +48,9 @@ impl Phase {
         Phase::Commit,
     ];
 
-    /// The span name (and the name in phase files).
+    /// The span name (and the name in phase files): its entry in [`PHASES`].
     pub const fn name(self) -> &'static str {
-        match self {
-            Phase::Trie => TRIE,
-            Phase::NodeDecode => NODE_DECODE,
-            Phase::Encode => ENCODE,
-            Phase::Hash => HASH,
-            Phase::StorageRead => STORAGE_READ,
-            Phase::StorageWrite => STORAGE_WRITE,
-            Phase::Commit => COMMIT,
-        }
+        PHASES[self.index()]
     }
 
     /// The phase a span name stands for, `None` for spans that are not phases.
@@ -82,19 +79,19 @@ impl std::fmt::Display for Phase {
 }
 
 /// Span name of [`Phase::Trie`].
-pub const TRIE: &str = "trie";
+pub const TRIE: &str = Phase::Trie.name();
 /// Span name of [`Phase::NodeDecode`].
-pub const NODE_DECODE: &str = "node_decode";
+pub const NODE_DECODE: &str = Phase::NodeDecode.name();
 /// Span name of [`Phase::Encode`].
-pub const ENCODE: &str = "encode";
+pub const ENCODE: &str = Phase::Encode.name();
 /// Span name of [`Phase::Hash`].
-pub const HASH: &str = "hash";
+pub const HASH: &str = Phase::Hash.name();
 /// Span name of [`Phase::StorageRead`].
-pub const STORAGE_READ: &str = "storage_read";
+pub const STORAGE_READ: &str = Phase::StorageRead.name();
 /// Span name of [`Phase::StorageWrite`].
-pub const STORAGE_WRITE: &str = "storage_write";
+pub const STORAGE_WRITE: &str = Phase::StorageWrite.name();
 /// Span name of [`Phase::Commit`].
-pub const COMMIT: &str = "commit";
+pub const COMMIT: &str = Phase::Commit.name();
 
 /// Opens the span of a phase and enters it until the end of the enclosing block:
 /// `triebench_kv::phase_span!(triebench_kv::phase::HASH);`. A static callsite at level TRACE.

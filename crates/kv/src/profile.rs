@@ -1,7 +1,14 @@
 //! Backend profiles: one name per backend configuration, accepted by the CLI and the benches.
+//!
+//! A profile's name, description, cargo feature and whether it fsyncs each commit are written
+//! once, in [`triebench_record::vocabulary::PROFILES`] (the report lists profiles from that
+//! table without this crate); [`Profile`] reads its entry there by its position in
+//! [`Profile::ALL`], which is the variants' order.
 
 use std::fmt;
 use std::str::FromStr;
+
+use triebench_record::vocabulary::{ProfileFacts, PROFILES};
 
 use crate::error::KvError;
 
@@ -60,8 +67,9 @@ pub enum Profile {
 }
 
 impl Profile {
-    /// Every profile, in the order tables list them.
-    pub const ALL: [Profile; 13] = [
+    /// Every profile, in the order tables list them: the variants' order, which is that of
+    /// [`PROFILES`] (one entry per profile, so the array's length is the table's).
+    pub const ALL: [Profile; PROFILES.len()] = [
         Profile::Btree,
         Profile::Lmdb,
         Profile::LmdbAsync,
@@ -77,38 +85,21 @@ impl Profile {
         Profile::PostgresAsync,
     ];
 
+    /// The profile's entry in [`PROFILES`], where its name, description, feature and fsync fact
+    /// are written: the entry at the variant's position, which is its position in
+    /// [`Profile::ALL`].
+    fn facts(self) -> &'static ProfileFacts {
+        &PROFILES[self as usize]
+    }
+
     /// The profile's name as given on the command line.
     pub fn name(self) -> &'static str {
-        match self {
-            Profile::Btree => "btree",
-            Profile::Lmdb => "lmdb",
-            Profile::LmdbAsync => "lmdb-async",
-            Profile::SqliteWal => "sqlite-wal",
-            Profile::SqliteWalFull => "sqlite-wal-full",
-            Profile::SqliteRollback => "sqlite-rollback",
-            Profile::SqliteWalMmap => "sqlite-wal-mmap",
-            Profile::SqliteWalFullMmap => "sqlite-wal-full-mmap",
-            Profile::Redis => "redis",
-            Profile::RedisAof => "redis-aof",
-            Profile::RedisUncached => "redis-uncached",
-            Profile::Postgres => "postgres",
-            Profile::PostgresAsync => "postgres-async",
-        }
+        self.facts().name
     }
 
     /// The cargo feature that compiles this profile's backend in (`None` for always-on btree).
     pub fn feature(self) -> Option<&'static str> {
-        match self {
-            Profile::Btree => None,
-            Profile::Lmdb | Profile::LmdbAsync => Some("lmdb"),
-            Profile::SqliteWal
-            | Profile::SqliteWalFull
-            | Profile::SqliteRollback
-            | Profile::SqliteWalMmap
-            | Profile::SqliteWalFullMmap => Some("sqlite-db"),
-            Profile::Redis | Profile::RedisAof | Profile::RedisUncached => Some("redis-db"),
-            Profile::Postgres | Profile::PostgresAsync => Some("postgres-db"),
-        }
+        self.facts().feature
     }
 
     /// Whether this build includes the profile's backend.
@@ -131,57 +122,40 @@ impl Profile {
             .collect()
     }
 
-    /// What a commit survives under this profile.
+    /// What a commit survives under this profile: nothing where the data lives only in memory
+    /// (every variant is named, so a new profile must say which kind it is); where it persists,
+    /// power loss if each commit is fsynced ([`Profile::fsyncs_each_commit`]), else a crash of
+    /// the process.
     pub fn durability(self) -> Durability {
         match self {
             Profile::Btree | Profile::Redis | Profile::RedisUncached => Durability::Volatile,
-            Profile::LmdbAsync
-            | Profile::SqliteWal
-            | Profile::SqliteWalMmap
-            | Profile::PostgresAsync => Durability::ProcessCrash,
             Profile::Lmdb
-            | Profile::Postgres
+            | Profile::LmdbAsync
+            | Profile::SqliteWal
             | Profile::SqliteWalFull
             | Profile::SqliteRollback
+            | Profile::SqliteWalMmap
             | Profile::SqliteWalFullMmap
-            | Profile::RedisAof => Durability::PowerLoss,
+            | Profile::RedisAof
+            | Profile::Postgres
+            | Profile::PostgresAsync => {
+                if self.fsyncs_each_commit() {
+                    Durability::PowerLoss
+                } else {
+                    Durability::ProcessCrash
+                }
+            }
         }
     }
 
     /// Whether every commit is fsynced (the column reports print as "durable").
     pub fn fsyncs_each_commit(self) -> bool {
-        self.durability() == Durability::PowerLoss
+        self.facts().fsyncs_each_commit
     }
 
     /// One line on what the profile does per commit, for tables and `--help`.
     pub fn describe(self) -> &'static str {
-        match self {
-            Profile::Btree => "in-memory BTreeMap; nothing persists",
-            Profile::Lmdb => "LMDB, default flags; fsync per commit",
-            Profile::LmdbAsync => {
-                "LMDB with Transact's flags (WRITEMAP|MAPASYNC|NORDAHEAD|NOSUBDIR); no fsync"
-            }
-            Profile::SqliteWal => "SQLite WAL, synchronous=NORMAL; fsync at checkpoints only",
-            Profile::SqliteWalFull => "SQLite WAL, synchronous=FULL; WAL fsynced per commit",
-            Profile::SqliteRollback => {
-                "SQLite rollback journal (DELETE), synchronous=FULL; several fsyncs per commit"
-            }
-            Profile::SqliteWalMmap => {
-                "SQLite WAL, synchronous=NORMAL, reads through a 1 GiB mmap; fsync at checkpoints only"
-            }
-            Profile::SqliteWalFullMmap => {
-                "SQLite WAL, synchronous=FULL, reads through a 1 GiB mmap; WAL fsynced per commit"
-            }
-            Profile::Redis => "redis-server, no persistence; reads of what it wrote or read cached",
-            Profile::RedisUncached => "redis-server, no persistence; every read a round trip",
-            Profile::RedisAof => {
-                "redis-server, appendonly + appendfsync always; fsync per commit; reads cached"
-            }
-            Profile::Postgres => "PostgreSQL, synchronous_commit=on; WAL flushed per commit",
-            Profile::PostgresAsync => {
-                "PostgreSQL, synchronous_commit=off; survives a server crash but its last moments"
-            }
-        }
+        self.facts().describe
     }
 
     /// Whether the profile keeps its data in files under a directory.

@@ -1,9 +1,13 @@
-//! The names both sides of the files use, fixed here so the report needs neither the storage
-//! crate nor the workloads to lay out its tables: the backend profiles (in the order tables list
-//! them, with what each survives), Transact's scenario names, the phase names, the benchmark ids
-//! the measuring commands and the benches share, and the workload sizes the report divides by.
-//! `triebench-measure`'s tests check every table against `triebench-kv` and
-//! `triebench-workloads`, where these are defined for running.
+//! The names both sides of the files use, defined here once: the backend profiles (in the order
+//! tables list them, with what each survives and the feature that builds it), Transact's
+//! scenario names, the phase names, the benchmark ids the measuring commands and the benches
+//! share, and the workload sizes the report divides by.
+//!
+//! The storage crate (`triebench-kv`) and the workloads (`triebench-workloads`) take their
+//! profile names, descriptions, fsync facts and feature names, their phase and scenario names
+//! and these sizes from here, so the report, which needs neither of them, lays out its tables
+//! from the very facts the runs were made under. What those crates keep is the order of their
+//! enums; `triebench-measure`'s tests check that it is the order of these tables.
 
 /// A backend profile as tables show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,7 +22,9 @@ pub struct ProfileFacts {
     pub describe: &'static str,
 }
 
-/// Every profile, in the order tables list them (`triebench_kv::Profile::ALL`).
+/// Every profile, in the order tables list them: the order of `triebench_kv::Profile`'s variants
+/// and of `Profile::ALL`, whose `name`, `describe`, `feature` and `fsyncs_each_commit` read
+/// their entry here.
 pub const PROFILES: [ProfileFacts; 13] = [
     ProfileFacts {
         name: "btree",
@@ -108,7 +114,10 @@ pub fn profile(name: &str) -> Option<&'static ProfileFacts> {
     PROFILES.iter().find(|p| p.name == name)
 }
 
-/// Transact's ten scenario names, in the order tables list them (the workloads' own order).
+/// Transact's ten scenario names (its `merkle_trie_*` test names without the prefix), in the
+/// order its test file defines them and tables list them: the order of
+/// `triebench_workloads::Scenario`'s variants and of `triebench_workloads::SCENARIOS`, whose
+/// `Scenario::name` reads its entry here.
 pub const SCENARIOS: [&str; 10] = [
     "empty_changes",
     "root_advance",
@@ -122,7 +131,9 @@ pub const SCENARIOS: [&str; 10] = [
     "pruning_successor_duplicate_leaves",
 ];
 
-/// The phase names, in the order a commit meets them (`triebench_kv::Phase::ALL`).
+/// The phase names, which are also the names of the phases' `tracing` spans, in the order a
+/// commit meets them: the order of `triebench_kv::Phase::ALL`, whose `Phase::name` reads its
+/// entry here (by `Phase::index`).
 pub const PHASES: [&str; 7] = [
     "trie",
     "storage_read",
@@ -148,7 +159,12 @@ pub const SPAN_COLLECTED: &str = "collector";
 /// Group of each profile's storage floor (`floor/commit/<profile>`).
 pub const FLOOR_COMMIT_GROUP: &str = "floor/commit";
 
-/// Commits of a storage floor (`triebench_workloads::floor::FLOOR_COMMITS`).
+/// Commits a storage floor measurement times, one sample each
+/// (`triebench_workloads::floor::FLOOR_COMMITS`): enough to span several of SQLite's WAL
+/// checkpoints (one per ~18 such commits), which a floor of 100 caught a varying number of. The
+/// report gives it as the number a floor is the mean of.
 pub const FLOOR_COMMITS: usize = 300;
-/// Single-key commits of the `update` scenario (`triebench_workloads::UPDATE_KEYS`).
+/// How many single-key commits the `update` scenario makes before its batch
+/// (`triebench_workloads::UPDATE_KEYS`); the report divides `update`'s time by it for a time
+/// per commit.
 pub const UPDATE_KEYS: u32 = 1000;

@@ -30,9 +30,9 @@ pub const NODE_BYTES: usize = 84;
 /// Bytes of the new root's change-log entry and of its parent's rewritten one.
 pub const CHANGE_LOG_BYTES: [usize; 2] = [1_100, 2_200];
 
-/// Commits a floor measurement times, one sample each: enough to span several of SQLite's WAL
-/// checkpoints (one per ~18 such commits), which a floor of 100 caught a varying number of.
-pub const FLOOR_COMMITS: usize = 300;
+// Commits a floor measurement times, one sample each: written in the record's vocabulary, as
+// the report names it as the number a floor is the mean of (rustdoc shows the record's doc).
+pub use triebench_record::vocabulary::FLOOR_COMMITS;
 
 /// Entries preloaded per write transaction, so no backend holds one huge transaction.
 const PRELOAD_BATCH: usize = 1_000;

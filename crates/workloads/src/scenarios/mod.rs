@@ -7,7 +7,9 @@
 //! [`WorkloadError::Mismatch`], never a panic, so the benches can time a workload and the tests
 //! can assert it returned `Ok`.
 //!
-//! The scenario contents come from Transact's `libtransact/tests/state/merkle/mod.rs`.
+//! The scenario contents come from Transact's `libtransact/tests/state/merkle/mod.rs`; their
+//! names are [`triebench_record::vocabulary::SCENARIOS`], which the report lays out its tables
+//! with (it needs no workloads).
 
 mod basic;
 mod check;
@@ -22,6 +24,7 @@ use std::time::Duration;
 
 use triebench_kv::Store;
 use triebench_merkle::StateChange;
+use triebench_record::vocabulary;
 
 use crate::WorkloadError;
 
@@ -108,8 +111,10 @@ pub enum Scenario {
     PruningSuccessorDuplicateLeaves,
 }
 
-/// Every scenario, in the order Transact's test file defines them.
-pub const SCENARIOS: [Scenario; 10] = [
+/// Every scenario, in the order Transact's test file defines them: the variants' order, which is
+/// that of [`vocabulary::SCENARIOS`] (one name per scenario, so the array's length is the
+/// table's).
+pub const SCENARIOS: [Scenario; vocabulary::SCENARIOS.len()] = [
     Scenario::EmptyChanges,
     Scenario::RootAdvance,
     Scenario::Delete,
@@ -123,22 +128,11 @@ pub const SCENARIOS: [Scenario; 10] = [
 ];
 
 impl Scenario {
-    /// The scenario's name (Transact's test name without the `merkle_trie_` prefix).
+    /// The scenario's name (Transact's test name without the `merkle_trie_` prefix): the entry
+    /// of [`vocabulary::SCENARIOS`] at the variant's position, which is its position in
+    /// [`SCENARIOS`].
     pub const fn name(self) -> &'static str {
-        match self {
-            Scenario::EmptyChanges => "empty_changes",
-            Scenario::RootAdvance => "root_advance",
-            Scenario::Delete => "delete",
-            Scenario::Update => "update",
-            Scenario::UpdateSameAddressSpace => "update_same_address_space",
-            Scenario::UpdateSameAddressSpaceWithNoChildren => {
-                "update_same_address_space_with_no_children"
-            }
-            Scenario::PruningParent => "pruning_parent",
-            Scenario::PruningSuccessors => "pruning_successors",
-            Scenario::PruningDuplicateLeaves => "pruning_duplicate_leaves",
-            Scenario::PruningSuccessorDuplicateLeaves => "pruning_successor_duplicate_leaves",
-        }
+        vocabulary::SCENARIOS[self as usize]
     }
 
     /// Runs the scenario on `store`, which must be fresh (nothing committed) and opened with
@@ -223,22 +217,9 @@ mod tests {
 
     #[test]
     fn names_are_transacts_and_round_trip() {
+        // The names, in order, are the record's table of Transact's test names.
         let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name()).collect();
-        assert_eq!(
-            names,
-            [
-                "empty_changes",
-                "root_advance",
-                "delete",
-                "update",
-                "update_same_address_space",
-                "update_same_address_space_with_no_children",
-                "pruning_parent",
-                "pruning_successors",
-                "pruning_duplicate_leaves",
-                "pruning_successor_duplicate_leaves",
-            ]
-        );
+        assert_eq!(names, vocabulary::SCENARIOS);
         for s in SCENARIOS {
             assert_eq!(s.name().parse::<Scenario>().unwrap(), s);
         }

@@ -12,8 +12,9 @@ use super::{delete, set, Outcome};
 use crate::rng::XorShift64Star;
 use crate::WorkloadError;
 
-/// How many single-key commits `update` makes before its batch.
-pub const UPDATE_KEYS: u32 = 1000;
+// How many single-key commits `update` makes before its batch: written in the record's
+// vocabulary, as the report divides `update`'s time by it (rustdoc shows the record's doc).
+pub use triebench_record::vocabulary::UPDATE_KEYS;
 /// How many of the lower half of the keys the batch sets to "5.0", and of the upper half it
 /// deletes.
 const UPDATE_BATCH_HALF: usize = 50;
