@@ -12,9 +12,9 @@
 //!
 //! The scenario groups are the headline and always run; the `scale/...` groups run with
 //! `TRIEBENCH_GROUPS=all` (default at full scale) or when `TRIEBENCH_FILTER` names them.
-//! `scripts/bench-fs.sh` measures the scenario groups with `triebench headline` instead (same
-//! ids and files, samples taken within runs, one run where criterion needs eleven) unless
-//! `TRIEBENCH_HEADLINE=criterion`.
+//! `triebench bench` (`scripts/bench-fs.sh`) measures the scenario groups with
+//! `triebench headline` instead (same ids, saved as a run record; samples taken within runs, one
+//! run where criterion needs eleven) unless given `--criterion`.
 //! `TRIEBENCH_SCALE=quick|standard|full` sets the sizes; `TRIEBENCH_PROFILES=a,b` narrows the
 //! profiles; `TRIEBENCH_SAMPLES=N` (at least 10) fixes the samples per benchmark.
 //!
