@@ -16,7 +16,7 @@ impl ReportInput<'_> {
         let _ = writeln!(out, "# triebench report: {}\n", runs.join(" vs "));
         let _ = writeln!(
             out,
-            "Generated {} on `{}` by triebench {} (commit `{}`{}) from criterion output in `{}`.\n",
+            "Generated {} on `{}` by triebench {} (commit `{}`{}) from the measurements in `{}`.\n",
             env.generated_at,
             esc(&env.host.hostname),
             env.versions.triebench,
@@ -30,12 +30,12 @@ impl ReportInput<'_> {
         let _ = writeln!(out, "Regenerate: `{}`\n", self.command);
         let _ = writeln!(
             out,
-            "- Baseline filesystem: **{}**; runs (one criterion baseline per filesystem): {}.\n\
+            "- Baseline filesystem: **{}**; runs (one per filesystem: a run record or a criterion baseline): {}.\n\
              - Times are criterion's mean time per iteration. A slowdown or overhead is the ratio \
              of mean per-iteration times; `[low–high]` is its {}% percentile-bootstrap interval \
              ({} rounds resampling both sample sets, seeded, so it is reproducible).\n\
              - The scenario and suite times of a run made by `scripts/bench-fs.sh` come from \
-             `triebench headline`, in criterion's format: each run of a scenario on a fresh store; \
+             `triebench headline`'s run record (`triebench-runs/records/<run>/headline.json`): each run of a scenario on a fresh store; \
              a run of `update` gives ten samples (its 1000 commits and 1000 reads dealt round-robin \
              into ten groups, each scaled to a whole run, plus the run's other time), a smaller \
              scenario one per run, and the suite's sample *j* is the sum of the scenarios' \
