@@ -7,11 +7,11 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::plan::error::PlanError;
-use crate::plan::steps::{CriterionRun, Plan};
+use crate::plan::steps::{CriterionOptions, Plan};
 
 /// `cargo`'s arguments: the build alone (`baseline` `None`, `--no-run`), or a run saved as
 /// criterion baseline `baseline`.
-pub fn cargo_args(run: &CriterionRun, baseline: Option<&str>) -> Vec<String> {
+pub fn cargo_args(run: &CriterionOptions, baseline: Option<&str>) -> Vec<String> {
     let mut args = vec![
         "bench".to_string(),
         "--features".into(),
@@ -40,7 +40,7 @@ pub fn cargo_args(run: &CriterionRun, baseline: Option<&str>) -> Vec<String> {
 /// (`CRITERION_HOME`, where the report reads) and `TMPDIR` on the filesystem under test.
 pub fn bench_env(
     plan: &Plan,
-    run: &CriterionRun,
+    run: &CriterionOptions,
     criterion_dir: &Path,
     tmpdir: &Path,
 ) -> Vec<(&'static str, OsString)> {
@@ -114,8 +114,8 @@ mod tests {
     use super::*;
     use crate::plan::steps::Groups;
 
-    fn run(filter: Option<&str>, plots: bool) -> CriterionRun {
-        CriterionRun {
+    fn run(filter: Option<&str>, plots: bool) -> CriterionOptions {
+        CriterionOptions {
             features: "all-backends".into(),
             benches: vec!["merkle".into(), "kv".into()],
             filter: filter.map(String::from),

@@ -3,10 +3,10 @@
 
 use crate::plan::criterion_route::{cargo_args, show};
 use crate::plan::run_spec::RunSpec;
-use crate::plan::steps::{CriterionRun, ExportStep, LoadStep, Plan, ReportStep, RunStep};
+use crate::plan::steps::{CriterionOptions, ExportStep, LoadStep, Plan, ReportStep, RunStep};
 
 /// Building criterion's benches.
-pub fn build_label(run: &CriterionRun) -> String {
+pub fn build_label(run: &CriterionOptions) -> String {
     format!(
         "build criterion's benches: {}",
         show(&cargo_args(run, None))

@@ -34,7 +34,9 @@ impl Groups {
     }
 }
 
-/// What the user asked of criterion's benches.
+/// Criterion's benches: what the user asked (`--features`, `--benches`, ...), and in a
+/// [`Plan`] what its one `cargo bench` build runs, the `--no-run` step and every run alike (the
+/// filter then resolved: `None` is what the benches run by default at this scale).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CriterionOptions {
     /// Cargo features of the benches' build (`--features`).
@@ -86,24 +88,6 @@ pub struct Options {
     pub out: Option<PathBuf>,
     /// Where run folders go (`None`: no export).
     pub export: Option<PathBuf>,
-}
-
-/// One `cargo bench` of criterion's benches: the same build for the `--no-run` step and every
-/// run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CriterionRun {
-    /// Cargo features.
-    pub features: String,
-    /// Bench targets.
-    pub benches: Vec<String>,
-    /// Criterion's filter (`None`: what the benches run by default at this scale).
-    pub filter: Option<String>,
-    /// `TRIEBENCH_GROUPS` for the benches, when given.
-    pub groups: Option<Groups>,
-    /// `TRIEBENCH_SAMPLES` for the benches, when given.
-    pub samples: Option<u32>,
-    /// Whether criterion draws its HTML plots.
-    pub plots: bool,
 }
 
 /// One step on one filesystem, in a fresh directory on it.
@@ -190,7 +174,7 @@ pub struct Plan {
     /// What idle CPUs do while measuring.
     pub cpu_idle: CpuIdle,
     /// Criterion's benches, when they run (built once first, then run per filesystem).
-    pub criterion: Option<CriterionRun>,
+    pub criterion: Option<CriterionOptions>,
     /// The steps per filesystem.
     pub runs: Vec<RunPlan>,
     /// The load searches.
@@ -303,7 +287,7 @@ fn criterion_run(
     options: &Options,
     scale_wants_all_groups: bool,
     criterion_headline: bool,
-) -> Option<CriterionRun> {
+) -> Option<CriterionOptions> {
     let c = &options.criterion;
     let filter = if criterion_headline || c.filter.is_some() {
         c.filter.clone()
@@ -324,13 +308,9 @@ fn criterion_run(
         }
         Some(groups.join("|"))
     };
-    Some(CriterionRun {
-        features: c.features.clone(),
-        benches: c.benches.clone(),
+    Some(CriterionOptions {
         filter,
-        groups: c.groups,
-        samples: c.samples,
-        plots: c.plots,
+        ..c.clone()
     })
 }
 
