@@ -103,6 +103,16 @@ pub enum ReportError {
         reason: String,
     },
 
+    /// An output folder a report may not replace (one of its inputs, or a folder it did not
+    /// write); nothing was written.
+    #[error("refusing --out {}: {reason}", out.display())]
+    OutRefused {
+        /// The output folder asked for.
+        out: PathBuf,
+        /// Why it is refused, and what to do.
+        reason: String,
+    },
+
     /// Writing an output file failed.
     #[error("cannot write {}: {source}; check that the directory is writable and has space", path.display())]
     Write {

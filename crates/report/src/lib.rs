@@ -12,7 +12,8 @@
 //!   bootstrap intervals, what is missing, predicted slowdowns.
 //! - [`render`]: `report.md` (with the lab's sections as a renderer of their own), CSV/JSON,
 //!   plots.
-//! - [`error`]: [`ReportError`]; [`atomic_file`]: output files written whole or not at all.
+//! - [`error`]: [`ReportError`]; [`atomic_file`]: output files written whole or not at all;
+//!   [`out_folder`]: the output folder written fresh and renamed into place.
 //!
 //! [`run_report`] wires the stages, reading every input before it writes anything (a bad file
 //! leaves an existing folder as it was), and writes the folder:
@@ -33,10 +34,10 @@ pub mod atomic_file;
 pub mod error;
 pub mod merged;
 pub mod model;
+pub mod out_folder;
 pub mod read;
 pub mod render;
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 pub use error::ReportError;
@@ -180,8 +181,44 @@ pub(crate) fn check_run(criterion_dir: &Path, run: &str) -> Result<(), ReportErr
 ///
 /// Errors when the criterion directory or the baseline does not exist (listing the baselines
 /// that do), or when a file it reads is unreadable, before anything is written; runs, cells
-/// and floors that are absent are reported as missing, not errors.
+/// and floors that are absent are reported as missing, not errors. The folder is written
+/// fresh beside the output path and renamed into place ([`out_folder`]): an output folder that
+/// is, holds or lies inside the criterion directory, or an existing folder a report did not
+/// write, is refused before anything is written.
 pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
+    let read = read_report(args)?;
+    let out_dir = match &args.out {
+        Some(dir) => dir.clone(),
+        None => args.results_root.join(naming::folder_name(
+            &naming::today(),
+            &env::hostname(),
+            &read.label,
+        )),
+    };
+    let out = out_folder::OutFolder::prepare(&out_dir, &[&read.criterion_dir])?;
+    let shown = read.criterion_dir.clone();
+    write_report(args, read, &shown, out.path())?;
+    out.finish()
+}
+
+/// Writes the report of `args` into the existing folder `into` (a merged report's fresh
+/// folder), naming `shown` as its criterion directory.
+pub(crate) fn report_into(args: &ReportArgs, shown: &Path, into: &Path) -> Result<(), ReportError> {
+    let read = read_report(args)?;
+    write_report(args, read, shown, into)
+}
+
+/// Everything a report reads, read before anything is written.
+struct ReadReport {
+    criterion_dir: PathBuf,
+    index: CriterionIndex,
+    runs: Vec<String>,
+    label: String,
+    inputs: Inputs,
+}
+
+/// Opens the criterion directory, checks the baseline and reads the runs' files.
+fn read_report(args: &ReportArgs) -> Result<ReadReport, ReportError> {
     let criterion_dir = args
         .criterion_dir
         .clone()
@@ -195,29 +232,44 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         });
     }
     let runs = resolve_runs(args, &index);
-    let Inputs {
-        results,
-        io,
-        crash,
-        load,
-        phases,
-    } = read_inputs(&index, &runs)?;
+    let inputs = read_inputs(&index, &runs)?;
+    let label = args.label.clone().unwrap_or_else(|| runs.join("-"));
+    Ok(ReadReport {
+        criterion_dir,
+        index,
+        runs,
+        label,
+        inputs,
+    })
+}
+
+/// Writes the report's files into `out_dir`, naming `criterion_dir` as where they came from.
+fn write_report(
+    args: &ReportArgs,
+    read: ReadReport,
+    criterion_dir: &Path,
+    out_dir: &Path,
+) -> Result<(), ReportError> {
+    let ReadReport {
+        index,
+        runs,
+        label,
+        inputs:
+            Inputs {
+                results,
+                io,
+                crash,
+                load,
+                phases,
+            },
+        ..
+    } = read;
     let ratios = ratios::compute(&results, stats::RESAMPLES);
     let missing = missing::find(&results);
     let predictions = io
         .as_ref()
         .map(|io| lab::predictions(&results, io))
         .unwrap_or_default();
-
-    let label = args.label.clone().unwrap_or_else(|| runs.join("-"));
-    let host = env::hostname();
-    let out_dir = match &args.out {
-        Some(dir) => dir.clone(),
-        None => args
-            .results_root
-            .join(naming::folder_name(&naming::today(), &host, &label)),
-    };
-    fs::create_dir_all(&out_dir).map_err(|e| ReportError::write(&out_dir, e))?;
 
     let generated_at = naming::now();
     let env_info = env::EnvInfo {
@@ -236,9 +288,9 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         baseline: args.baseline.clone(),
         runs: runs.clone(),
     };
-    let plot_files = plots::write_all(&results, &ratios, &out_dir)?;
-    render::load_section::write_plot(&load, &out_dir)?;
-    render::phase_section::write_plots(&phases, &out_dir)?;
+    let plot_files = plots::write_all(&results, &ratios, out_dir)?;
+    render::load_section::write_plot(&load, out_dir)?;
+    render::phase_section::write_plots(&phases, out_dir)?;
     let span_cost = analysis::phases::span_cost(&results);
 
     let report = render::report_md(&markdown::ReportInput {
@@ -247,7 +299,7 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
         missing: &missing,
         plots: &plot_files,
         env: &env_info,
-        command: command_line(args, &criterion_dir, &runs, &label),
+        command: command_line(args, criterion_dir, &runs, &label),
         resamples: stats::RESAMPLES,
         io_profile: io.as_ref(),
         predictions: &predictions,
@@ -299,5 +351,5 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
             &to_json("predictions", &predictions)?,
         )?;
     }
-    Ok(out_dir)
+    Ok(())
 }

@@ -2,20 +2,23 @@
 //!
 //! Data flow: each folder's own files are read first, as a report of it alone would read them,
 //! and the baseline is picked (so an error names the user's file, and nothing is written yet).
-//! The folders are then merged ([`crate::read::run_folders::merge`]) into `<out>/criterion`,
-//! each run renamed `<host>.<filesystem>`; [`run_report`] writes the usual report from that
-//! directory, and a "Machines" section ([`crate::render::machines_section`]) is added to
-//! `report.md`. The merged criterion directory (removed again if the report fails) stays in the
-//! result folder, so the report can be re-made from it alone
-//! (`triebench report --criterion-dir <out>/criterion --baseline ...`).
+//! The output folder is checked ([`crate::out_folder`]: never one of the run folders, inside
+//! one or holding one) and written fresh beside its final place: the folders are merged
+//! ([`crate::read::run_folders::merge`]) into its `criterion/`, each run renamed
+//! `<host>.<filesystem>`; the usual report is written from that directory, and a "Machines"
+//! section ([`crate::render::machines_section`]) is added to `report.md`; the folder is then
+//! renamed into place. A failure on the way leaves a previous report folder as it was. The
+//! merged criterion directory stays in the result folder, so the report can be re-made from it
+//! alone (`triebench report --criterion-dir <out>/criterion --baseline ... --out <elsewhere>`).
 
 use std::path::{Path, PathBuf};
 
 use crate::error::ReportError;
 use crate::model::naming;
 use crate::model::run_folder::MergedRun;
+use crate::out_folder::OutFolder;
 use crate::read::{env, run_folders};
-use crate::{render, run_report, ReportArgs};
+use crate::{render, report_into, ReportArgs};
 
 /// What to merge and where the report goes.
 #[derive(Debug, Clone)]
@@ -54,44 +57,40 @@ pub fn run_merged_report(args: &MergedArgs) -> Result<PathBuf, ReportError> {
         )?;
     }
     let baseline = pick_baseline(args, &runs)?;
-    let criterion_dir = out_dir.join(run_folders::CRITERION);
-    if criterion_dir.exists() {
-        std::fs::remove_dir_all(&criterion_dir)
-            .map_err(|e| ReportError::write(&criterion_dir, e))?;
-    }
-    let made = merge_and_report(&runs, baseline, label, out_dir, &criterion_dir, args);
-    if made.is_err() {
-        // A half-made merged directory is no use to re-run the report from.
-        let _ = std::fs::remove_dir_all(&criterion_dir);
-    }
-    made
+    let inputs: Vec<&Path> = args.folders.iter().map(PathBuf::as_path).collect();
+    let out = OutFolder::prepare(&out_dir, &inputs)?;
+    merge_and_report(&runs, baseline, label, &out, args)?;
+    out.finish()
 }
 
-/// Merges the runs into `criterion_dir` and writes the report into `out_dir`.
+/// Merges the runs into the fresh folder's `criterion/` and writes the report there.
 fn merge_and_report(
     runs: &[MergedRun],
     baseline: String,
     label: String,
-    out_dir: PathBuf,
-    criterion_dir: &Path,
+    out: &OutFolder,
     args: &MergedArgs,
-) -> Result<PathBuf, ReportError> {
-    run_folders::merge(runs, criterion_dir)?;
-    let report_dir = run_report(&ReportArgs {
-        baseline,
-        runs: runs.iter().map(|m| m.label.clone()).collect(),
-        out: Some(out_dir),
-        criterion_dir: Some(criterion_dir.to_path_buf()),
-        label: Some(label),
-        results_root: args.results_root.clone(),
-    })?;
-    let report_md = report_dir.join("report.md");
+) -> Result<(), ReportError> {
+    let criterion_dir = out.path().join(run_folders::CRITERION);
+    run_folders::merge(runs, &criterion_dir)?;
+    report_into(
+        &ReportArgs {
+            baseline,
+            runs: runs.iter().map(|m| m.label.clone()).collect(),
+            out: Some(out.target().to_path_buf()),
+            criterion_dir: Some(criterion_dir.clone()),
+            label: Some(label),
+            results_root: args.results_root.clone(),
+        },
+        &out.target().join(run_folders::CRITERION),
+        out.path(),
+    )?;
+    let report_md = out.path().join("report.md");
     let mut text =
         std::fs::read_to_string(&report_md).map_err(|e| ReportError::write(&report_md, e))?;
     text.push('\n');
     text.push_str(&render::machines_section::render(runs));
-    crate::atomic_file::write_text(&report_md, &text)?;
-    Ok(report_dir)
+    crate::atomic_file::write_text(&report_md, &text)
 }
 
 /// The merged run name the baseline argument names.

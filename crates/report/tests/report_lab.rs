@@ -49,8 +49,25 @@ const LMDB_OPS: PerClass<u64> = PerClass {
     sync: 2000,
 };
 
-fn lab_fixture() -> (tempfile::TempDir, PathBuf) {
-    let crit = tempfile::tempdir().unwrap();
+/// A criterion directory in a temporary folder that also holds the report's output folder
+/// beside it (a report is never written inside its input).
+struct Crit {
+    _root: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Crit {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn lab_fixture() -> (Crit, PathBuf) {
+    let root = tempfile::tempdir().unwrap();
+    let crit = Crit {
+        path: root.path().join("criterion"),
+        _root: root,
+    };
     copy_dir(&fixtures(), crit.path());
     let lat = |m, r, w, s| PerClass {
         metadata: m,
@@ -80,7 +97,7 @@ fn lab_fixture() -> (tempfile::TempDir, PathBuf) {
             ),
         ],
     };
-    let out = crit.path().join("out");
+    let out = crit.path().with_file_name("out");
     io.save(&crit.path().join("triebench-runs").join(FILE_NAME))
         .unwrap();
     (crit, out)

@@ -63,7 +63,9 @@ fn a_phase_run_becomes_a_table_a_plot_and_a_file() {
         ],
     };
     file.save(&phase_files::path(crit.path(), "tmpfs")).unwrap();
-    let out = crit.path().join("out");
+    // Beside the criterion directory: a report is never written inside its input.
+    let out_root = tempfile::tempdir().unwrap();
+    let out = out_root.path().join("out");
     run_report(&ReportArgs {
         baseline: "tmpfs".into(),
         runs: vec!["disk".into()],

@@ -77,7 +77,9 @@ fn recorded_runs_are_reported_with_their_slowdowns_and_versions() {
     let crit = tempfile::tempdir().unwrap();
     record("fast", 1.0).write(crit.path()).unwrap();
     record("slow", 3.0).write(crit.path()).unwrap();
-    let out = crit.path().join("out");
+    // Beside the criterion directory: a report is never written inside its input.
+    let out_root = tempfile::tempdir().unwrap();
+    let out = out_root.path().join("out");
     run_report(&args(crit.path(), &out, "fast", &[])).unwrap();
     let ratios: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("ratios.json")).unwrap()).unwrap();
