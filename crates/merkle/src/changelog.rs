@@ -6,17 +6,28 @@
 //! made on top of it, listing the hashes that commit replaced (nodes of this root's view that
 //! the successor no longer uses, the old root itself excepted).
 //!
-//! Entries use a compact binary format of our own (all integers little-endian):
+//! It also counts the commits that **reached the root again** once it was logged
+//! ([`ChangeLogEntry::reached_again`]): a commit that changes nothing returns its parent root,
+//! and a commit can end at a root that is already live. Each such commit makes the root a head
+//! once more, so each holds it through one [prune](crate::prune) (Transact's node reference
+//! counts have the same effect).
+//!
+//! Entries use a compact binary format of our own (all integers little-endian). Version 1 is
+//! written while the count is zero, so stores without such commits keep the format written
+//! before the count existed; version 2 adds the count after the version byte:
 //!
 //! ```text
-//! version  u8 = 1
+//! version  u8 = 1 or 2
+//! reached  u64 (version 2 only; at least 1)
 //! parent   [u8; 32]
 //! n_add    u32, then n_add x [u8; 32]
 //! n_succ   u32, then n_succ x { root [u8; 32], n_del u32, n_del x [u8; 32] }
 //! ```
 
-/// Format version written in the first byte.
+/// Format version of an entry whose root no commit reached again.
 const VERSION: u8 = 1;
+/// Format version of an entry with a [`ChangeLogEntry::reached_again`] count.
+const VERSION_REACHED: u8 = 2;
 
 /// A 32-byte hash in raw form.
 pub type Hash32 = [u8; 32];
@@ -30,6 +41,11 @@ pub struct ChangeLogEntry {
     pub additions: Vec<Hash32>,
     /// Commits made on top of this root.
     pub successors: Vec<Successor>,
+    /// Commits that returned this root again after it was logged (a commit that changes
+    /// nothing, or one ending at this live root), not yet matched by a prune: each prune of the
+    /// root takes one off instead of releasing anything. Zero in entries written before this
+    /// count existed.
+    pub reached_again: u64,
 }
 
 /// A commit made on top of a root, and what it replaced.
@@ -67,8 +83,13 @@ impl ChangeLogEntry {
             .iter()
             .map(|s| 36 + 32 * s.deletions.len())
             .sum();
-        let mut out = Vec::with_capacity(1 + 32 + 4 + 32 * self.additions.len() + 4 + dels);
-        out.push(VERSION);
+        let mut out = Vec::with_capacity(1 + 8 + 32 + 4 + 32 * self.additions.len() + 4 + dels);
+        if self.reached_again == 0 {
+            out.push(VERSION);
+        } else {
+            out.push(VERSION_REACHED);
+            out.extend_from_slice(&self.reached_again.to_le_bytes());
+        }
         out.extend_from_slice(&self.parent);
         put_list(&mut out, &self.additions);
         out.extend_from_slice(&len_u32(self.successors.len()).to_le_bytes());
@@ -79,13 +100,10 @@ impl ChangeLogEntry {
         out
     }
 
-    /// Parses an entry written by [`ChangeLogEntry::to_bytes`].
+    /// Parses an entry written by [`ChangeLogEntry::to_bytes`] (either version).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ChangeLogError> {
         let mut r = Reader { buf: bytes, pos: 0 };
-        let version = r.take(1)?[0];
-        if version != VERSION {
-            return Err(ChangeLogError::Version(version));
-        }
+        let reached_again = r.header()?;
         let parent = r.hash()?;
         let additions = r.list()?;
         let n = r.u32()?;
@@ -100,6 +118,7 @@ impl ChangeLogEntry {
                 parent,
                 additions,
                 successors,
+                reached_again,
             }),
             extra => Err(ChangeLogError::TrailingBytes(extra)),
         }
@@ -129,10 +148,7 @@ pub(crate) fn write_with_successor(
     deletions: impl ExactSizeIterator<Item = Hash32>,
 ) -> Result<(), ChangeLogError> {
     let mut r = Reader { buf: bytes, pos: 0 };
-    let version = r.take(1)?[0];
-    if version != VERSION {
-        return Err(ChangeLogError::Version(version));
-    }
+    r.header()?;
     r.take(32)?;
     r.skip_list()?;
     let count_at = r.pos;
@@ -189,6 +205,20 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
+    /// Reads the version byte and, in version 2, the reached-again count (0 in version 1).
+    fn header(&mut self) -> Result<u64, ChangeLogError> {
+        match self.take(1)?[0] {
+            VERSION => Ok(0),
+            VERSION_REACHED => {
+                let b = self.take(8)?;
+                let mut count = [0u8; 8];
+                count.copy_from_slice(b);
+                Ok(u64::from_le_bytes(count))
+            }
+            version => Err(ChangeLogError::Version(version)),
+        }
+    }
+
     fn u32(&mut self) -> Result<usize, ChangeLogError> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
@@ -238,6 +268,14 @@ mod tests {
                     deletions: vec![],
                 },
             ],
+            reached_again: 0,
+        }
+    }
+
+    fn reached(count: u64) -> ChangeLogEntry {
+        ChangeLogEntry {
+            reached_again: count,
+            ..sample()
         }
     }
 
@@ -250,6 +288,40 @@ mod tests {
         assert_eq!(ChangeLogEntry::from_bytes(&bytes), Ok(e));
     }
 
+    /// Version 2 is version 1 with the count after the version byte, and is written only
+    /// while the count is not zero: an entry with no count is byte for byte what was written
+    /// before the count existed.
+    #[test]
+    fn reached_again_layout_and_version_1_compatibility() {
+        let v1 = sample().to_bytes();
+        let v2 = reached(3).to_bytes();
+        assert_eq!(v2[0], 2);
+        assert_eq!(v2[1..9], 3u64.to_le_bytes());
+        assert_eq!(v2[9..], v1[1..]);
+        assert_eq!(ChangeLogEntry::from_bytes(&v2), Ok(reached(3)));
+        assert_eq!(ChangeLogEntry::from_bytes(&v1), Ok(sample()));
+        assert_eq!(reached(0).to_bytes(), v1);
+        // A version-1 entry as written before the count existed, byte by byte.
+        let mut legacy = vec![1u8];
+        legacy.extend_from_slice(&[1; 32]);
+        legacy.extend_from_slice(&2u32.to_le_bytes());
+        legacy.extend_from_slice(&[2; 32]);
+        legacy.extend_from_slice(&[3; 32]);
+        legacy.extend_from_slice(&2u32.to_le_bytes());
+        legacy.extend_from_slice(&[4; 32]);
+        legacy.extend_from_slice(&1u32.to_le_bytes());
+        legacy.extend_from_slice(&[5; 32]);
+        legacy.extend_from_slice(&[6; 32]);
+        legacy.extend_from_slice(&0u32.to_le_bytes());
+        assert_eq!(legacy, v1);
+        for cut in 0..v2.len() {
+            assert!(matches!(
+                ChangeLogEntry::from_bytes(&v2[..cut]),
+                Err(ChangeLogError::Truncated { .. })
+            ));
+        }
+    }
+
     #[test]
     fn direct_writers_match_to_bytes() {
         let mut e = sample();
@@ -257,7 +329,7 @@ mod tests {
         let mut out = Vec::new();
         write_new(&mut out, &e.parent, &e.additions);
         assert_eq!(out, e.to_bytes());
-        for with in [sample(), e] {
+        for with in [sample(), e, reached(1), reached(u64::MAX)] {
             let added = Successor {
                 root: [7; 32],
                 deletions: vec![[8; 32], [9; 32]],
@@ -274,12 +346,14 @@ mod tests {
             want.successors.push(added);
             assert_eq!(out, want.to_bytes());
         }
-        let bytes = sample().to_bytes();
-        for cut in 0..bytes.len() {
-            let got =
-                write_with_successor(&mut Vec::new(), &bytes[..cut], &[0; 32], [].into_iter());
-            assert_eq!(got, ChangeLogEntry::from_bytes(&bytes[..cut]).map(|_| ()));
+        for bytes in [reached(2).to_bytes(), sample().to_bytes()] {
+            for cut in 0..bytes.len() {
+                let got =
+                    write_with_successor(&mut Vec::new(), &bytes[..cut], &[0; 32], [].into_iter());
+                assert_eq!(got, ChangeLogEntry::from_bytes(&bytes[..cut]).map(|_| ()));
+            }
         }
+        let bytes = sample().to_bytes();
         let mut extra = bytes;
         extra.push(1);
         assert_eq!(

@@ -2,6 +2,13 @@
 //!
 //! * A root without a change-log entry (the empty root, a root already pruned, a root this
 //!   store never committed) is left alone.
+//! * A root that commits **reached again** (a commit that changed nothing returned it, or a
+//!   commit ended at it while it was live; see
+//!   [`reached_again`](crate::ChangeLogEntry::reached_again)) is a head once more for each of
+//!   them: a prune of it takes one of those off its count and releases nothing. Transact keeps
+//!   such a root through its node reference counts (each of those commits adds a reference to
+//!   every node on the paths it touched); without this, pruning "the previous root" after a
+//!   block that changed nothing would delete the current head.
 //! * A **fork tip** (no successors) loses its additions: each is released once (its
 //!   reference count decremented, or the node deleted when no other reference remains), its
 //!   entry is deleted and it is removed from its parent's successors.
@@ -31,6 +38,12 @@ pub(crate) fn prune<S: Store>(
     let Some(mut entry) = read_change_log(&w, tables, root)? else {
         return Ok(Vec::new());
     };
+    if entry.reached_again > 0 {
+        entry.reached_again -= 1;
+        w.put(tables.change_log, root, &entry.to_bytes())?;
+        w.commit()?;
+        return Ok(Vec::new());
+    }
     let removed = match entry.successors.len() {
         0 => {
             let removed = release(&mut w, tables, &entry.additions)?;

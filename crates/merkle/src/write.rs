@@ -5,18 +5,22 @@ use triebench_kv::{ReadTx, WriteTx};
 use crate::changelog;
 use crate::hash::{hex_string, hex_to_raw, HexHash};
 use crate::scratch::StoreScratch;
-use crate::tables::Tables;
+use crate::tables::{read_change_log, Tables};
 use crate::update::Outcome;
 use crate::{refcount, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
 
 /// Writes the outcome of a batch applied on `parent` into the open transaction `w`.
 ///
-/// * A batch that leaves the root unchanged writes nothing.
 /// * A batch that empties the trie rewrites the empty root node (overwrite) and nothing else:
 ///   the empty root is never reference-counted, logged or pruned.
-/// * A batch whose root already has a change-log entry (a live root reached again, e.g. by
-///   setting then deleting) writes nothing: that root's nodes are already held by its own
-///   history, and rewriting its entry would lose its successors.
+/// * A batch whose root already has a change-log entry (the parent itself, when the batch
+///   changes nothing, or another live root reached again, e.g. by setting then deleting) writes
+///   no node and no successor: that root's nodes are already held by its own history, and
+///   rewriting its entry would lose its successors. It counts the commit in the entry's
+///   [`reached_again`](changelog::ChangeLogEntry::reached_again) instead, so that the next
+///   prune of that root (a head again) releases nothing.
+/// * A batch that leaves a root without an entry (the empty root, a root pruned or never
+///   committed here) unchanged writes nothing.
 /// * Otherwise each new node is stored if absent, or reference-counted if already stored
 ///   (checked with a read first: no insert is expected to fail), the new root gets an entry
 ///   and the parent's entry (if it has one) gets a successor listing what the batch replaced.
@@ -26,15 +30,19 @@ pub(crate) fn persist<W: WriteTx>(
     parent: &HexHash,
     outcome: &mut Outcome,
 ) -> Result<(), MerkleError> {
-    if outcome.root == *parent {
-        return Ok(());
-    }
     if outcome.root == EMPTY_ROOT_HEX {
-        w.put(tables.main, &EMPTY_ROOT_HEX, &EMPTY_NODE)?;
+        if *parent != EMPTY_ROOT_HEX {
+            w.put(tables.main, &EMPTY_ROOT_HEX, &EMPTY_NODE)?;
+        }
         return Ok(());
     }
     let root_raw = hex_to_raw(&outcome.root);
-    if w.contains(tables.change_log, &root_raw)? {
+    if let Some(mut entry) = read_change_log(w, tables, &root_raw)? {
+        entry.reached_again = entry.reached_again.saturating_add(1);
+        w.put(tables.change_log, &root_raw, &entry.to_bytes())?;
+        return Ok(());
+    }
+    if outcome.root == *parent {
         return Ok(());
     }
 

@@ -271,9 +271,18 @@ fn reaching_a_live_root_again_keeps_its_log() {
     let s = trie.commit(&[set("ab0000", b"x")]).unwrap();
     trie.set_root(&s).unwrap();
     let before = log(&store, &r);
-    // Setting the value back reaches `r` again: its entry (and successor `s`) is untouched.
+    // Setting the value back reaches `r` again: its entry (and successor `s`) is untouched but
+    // for the count of commits that reached it again, which holds it through one prune.
     assert_eq!(trie.commit(&[set("ab0000", b"0001")]).unwrap(), r);
-    assert_eq!(log(&store, &r), before);
+    let after = log(&store, &r);
+    assert_eq!(after.reached_again, 1);
+    assert_eq!(
+        triebench_merkle::ChangeLogEntry {
+            reached_again: 0,
+            ..after
+        },
+        before
+    );
     assert!(log(&store, &s).successors.is_empty());
 }
 
@@ -309,28 +318,39 @@ proptest! {
 
     /// Pruning every root, newest first, releases every node exactly: only the empty root is
     /// left, with no reference counts and no change logs; roots not yet pruned stay readable.
+    /// A root that commits reached n times is pruned n times, and keeps its entry until the
+    /// last of them.
     #[test]
     fn pruning_everything_newest_first_leaves_only_the_empty_root(
         commits in proptest::collection::vec((any::<prop::sample::Index>(), batch()), 1..20),
     ) {
         let store = BTreeStore::open(TABLES).unwrap();
         MerkleTrie::new(&store).unwrap();
-        let mut roots: Vec<(String, Model)> = vec![(EMPTY_ROOT.to_string(), Model::new())];
+        // Roots in order of first appearance, with their mappings and how often commits
+        // returned them.
+        let mut roots: Vec<(String, Model, usize)> =
+            vec![(EMPTY_ROOT.to_string(), Model::new(), 1)];
         for (i, changes) in commits {
-            let (base, model) = roots[i.index(roots.len())].clone();
+            let (base, model, _) = roots[i.index(roots.len())].clone();
             let result = MerkleTrie::at_root(&store, &base).unwrap().commit(&changes);
             if let Some(next) = apply(&model, &changes) {
                 let root = result.unwrap();
-                if !roots.iter().any(|(r, _)| *r == root) {
-                    roots.push((root, next));
+                match roots.iter_mut().find(|(r, _, _)| *r == root) {
+                    Some((_, _, reached)) => *reached += 1,
+                    None => roots.push((root, next, 1)),
                 }
             }
         }
         while roots.len() > 1 {
-            let (root, _) = roots.pop().unwrap();
+            let (root, _, reached) = roots.pop().unwrap();
+            for _ in 1..reached {
+                prop_assert!(MerkleTrie::prune(&store, &root).unwrap().is_empty());
+                prop_assert!(MerkleTrie::change_log(&store, &root).unwrap().is_some());
+                MerkleTrie::at_root(&store, &root).unwrap();
+            }
             MerkleTrie::prune(&store, &root).unwrap();
             prop_assert!(MerkleTrie::change_log(&store, &root).unwrap().is_none());
-            for (r, model) in &roots {
+            for (r, model, _) in &roots {
                 let trie = MerkleTrie::at_root(&store, r).unwrap();
                 let leaves: Model = trie.leaves("").unwrap().into_iter().collect();
                 prop_assert_eq!(&leaves, model);
