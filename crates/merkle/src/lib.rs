@@ -37,7 +37,8 @@
 //! The changes of a batch apply in order and a later change to the same address wins: a set
 //! then a delete of one address is a delete. Deleting an address that holds no value at that
 //! point of the batch is [`MerkleError::DeleteAbsent`], and then nothing of the batch is
-//! written. A batch that changes nothing returns the same root and writes nothing. Deleting a
+//! written. A batch that changes nothing returns the same root and writes no node (it is
+//! counted as reaching that root again, see [`MerkleTrie::prune`]). Deleting a
 //! value keeps its node while it has children; a node left with no value and no children is
 //! removed from its parent, recursively. Values on interior nodes behave like any other
 //! (Transact loses them in several cases; this crate does not).

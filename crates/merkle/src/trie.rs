@@ -122,7 +122,10 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     /// Changes apply in order, and a later change to the same address wins: a set then a
     /// delete of one address is a delete. Deleting an address that holds no value at that
     /// point of the batch fails with [`MerkleError::DeleteAbsent`], and then nothing of the
-    /// batch is written. A batch that changes nothing returns the same root and writes nothing.
+    /// batch is written. A batch that changes nothing (an empty batch included) returns the
+    /// same root and writes no node; if that root has a change-log entry, the commit is counted
+    /// there as reaching it again, like a commit that ends at another live root, so that the
+    /// next [`prune`](Self::prune) of it releases nothing.
     pub fn commit(&self, changes: &[StateChange]) -> Result<String, MerkleError> {
         phase_span!(TRIE);
         let mut w = Traced({
@@ -195,6 +198,31 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
 
     /// Prunes `root` with Transact's semantics (see [`prune`](crate::prune)) and returns the
     /// hashes of the nodes deleted from storage; empty when the root is kept.
+    ///
+    /// # Pruning and commits that change nothing
+    ///
+    /// A commit that changes nothing (an empty batch, values set to what they already are, a
+    /// set undone within the batch) returns its parent root, so "the previous root" a node
+    /// prunes after each block can be the current head. A commit can also end at another root
+    /// that is still live (a revert to an earlier state). Each such commit **reached the root
+    /// again**, and the change log counts it
+    /// ([`ChangeLogEntry::reached_again`](crate::ChangeLogEntry::reached_again)): a prune of a
+    /// root with a count takes one off and releases nothing. Guaranteed:
+    ///
+    /// * pruning the previous root after every block (or the root of a fixed number of blocks
+    ///   back) never releases a root that is still one of the heads kept, whatever the blocks
+    ///   do; a root that commits reached again n times is released by its (n + 1)-th prune
+    ///   at the earliest;
+    /// * a root is released only by a prune that finds it as a fork tip (its additions), or as
+    ///   the oldest live root of its line with one successor (what that successor replaced):
+    ///   prune out of order or with several successors and it is kept;
+    /// * the count is kept in the change log, so it survives reopening the store; stores
+    ///   written before it existed read as having no count.
+    ///
+    /// Transact 0.4.7 keeps such a root through node reference counts, but only for non-empty
+    /// batches (an empty batch writes nothing there), and its entry is rewritten so that later
+    /// prunes of it release nothing at all; here a root reached again is released by a later
+    /// prune like any other, so nothing leaks.
     pub fn prune(store: &'s S, root: &str) -> Result<Vec<String>, MerkleError> {
         let tables = Tables::resolve(store)?;
         let raw = hex_to_raw(&parse_root(root)?);

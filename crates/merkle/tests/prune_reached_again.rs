@@ -356,3 +356,65 @@ proptest! {
         }
     }
 }
+
+/// Step `n` of [`count_survives_reopening`], on a store opened again for each step.
+struct Reopened<'a> {
+    step: usize,
+    root: &'a mut String,
+}
+
+impl StoreVisitor for Reopened<'_> {
+    type Output = Result<(), String>;
+
+    fn visit<S: Store>(self, store: S) -> Result<(), String> {
+        let e = |e: triebench_merkle::MerkleError| e.to_string();
+        match self.step {
+            0 => {
+                let trie = MerkleTrie::new(&store).map_err(e)?;
+                *self.root = trie.commit(&[set("abcd", b"v")]).map_err(e)?;
+                let head = MerkleTrie::at_root(&store, self.root).map_err(e)?;
+                let again = head.commit(&[set("abcd", b"v")]).map_err(e)?;
+                if again != *self.root {
+                    return Err("a no-op commit moved the root".into());
+                }
+            }
+            1 => {
+                // The count was read back from disk: this prune keeps the head.
+                if !MerkleTrie::prune(&store, self.root).map_err(e)?.is_empty() {
+                    return Err("the first prune after reopening released nodes".into());
+                }
+                read_back(&store, self.root, &[("abcd", Some(b"v"))])?;
+            }
+            _ => {
+                // And the entry, written back without a count, prunes as a tip.
+                let removed = MerkleTrie::prune(&store, self.root).map_err(e)?;
+                if removed.len() != 3 || MerkleTrie::at_root(&store, self.root).is_ok() {
+                    return Err(format!("the second prune removed {removed:?}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The reached-again count is part of the stored change log: it survives closing and reopening
+/// a persistent store between the commit and the prune.
+#[test]
+fn count_survives_reopening() {
+    for profile in [Profile::Lmdb, Profile::SqliteWal] {
+        if !profile.is_enabled() {
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let spec = triebench_kv::BackendSpec::new(profile, Some(dir.path().to_path_buf())).unwrap();
+        let mut root = String::new();
+        for step in 0..3 {
+            let visit = Reopened {
+                step,
+                root: &mut root,
+            };
+            let result = spec.open(TABLES, visit).unwrap();
+            assert!(result.is_ok(), "{profile}, step {step}: {result:?}");
+        }
+    }
+}
