@@ -139,6 +139,22 @@ pub enum KvError {
     #[error("postgres failed to start: {0}")]
     PostgresStart(String),
 
+    /// Something already at a path the store creates under its directory is not what the
+    /// store would have made (a symbolic link, a hard link, a file of another kind or owner):
+    /// it is not followed or used, since it may have been planted to turn the store's writes,
+    /// ownership changes or permissions (made as root) against another file.
+    #[error(
+        "refusing to use {}: {found}; it was not created by triebench and may have been planted \
+         (it is not followed); remove it, or use a --dir only you can write to",
+        path.display()
+    )]
+    Planted {
+        /// The path that was refused.
+        path: PathBuf,
+        /// What was found there, e.g. "a symbolic link".
+        found: String,
+    },
+
     /// Any other backend failure, with the backend's own message.
     #[error("{backend}: {message}")]
     Backend {

@@ -14,6 +14,10 @@
 //! - `range`: [`KeyRange`], the bounds of an ordered scan, shared by every backend.
 //! - [`btree`], `lmdb`, `sqlite`, `redis`, `postgres`: the backends, one module each (the last four behind
 //!   their features, so a build pulls in only the libraries it uses).
+//! - `server_user`, `private_dir`, `dir_handle`, `secret`: what the managed servers (Redis,
+//!   PostgreSQL) are locked with: the unprivileged user they run as, the private directory of
+//!   their socket, the directory handle their files under `--dir` are opened through (links not
+//!   followed), and the random password.
 //! - `error`: [`KvError`], what every backend maps its native failures onto, with what to do.
 //! - [`conformance`]: the suite every backend passes, so all backends mean the same thing.
 //!
@@ -33,11 +37,19 @@ pub mod btree;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod child;
 pub mod conformance;
+#[cfg(any(feature = "redis-db", feature = "postgres-db"))]
+mod dir_handle;
 mod error;
 mod fresh;
 pub mod phase;
+#[cfg(any(feature = "redis-db", feature = "postgres-db"))]
+mod private_dir;
 mod profile;
 mod range;
+#[cfg(feature = "redis-db")]
+mod secret;
+#[cfg(any(feature = "redis-db", feature = "postgres-db"))]
+mod server_user;
 mod spec;
 mod store;
 pub mod traced;

@@ -282,7 +282,9 @@ fn commit_applies_puts_and_deletes_beyond_one_call() {
     let all = r.collect(t, &triebench_kv::KeyRange::all()).expect("scan");
     assert_eq!(all, expected);
     assert_eq!(r.get(t, &1u32.to_be_bytes()).expect("get"), None);
-    let mut con = redis::Client::open(store.url())
+    // The store's own URL is redacted; the server's carries the password.
+    let url = store.server().expect("a managed server").url();
+    let mut con = redis::Client::open(url)
         .and_then(|c| c.get_connection())
         .expect("connect");
     let pending: u64 = redis::cmd("LLEN")
@@ -337,14 +339,21 @@ fn deferred_duplicate_names_table_and_key_and_applies_nothing() {
     assert!(r.contains(main, b"c").expect("get"));
 }
 
-/// A managed server is reached over its Unix socket in `/tmp` (not over TCP, and not in the
-/// directory under test), and the socket file goes with the server.
+/// A managed server is reached over its Unix socket in a private directory under `/tmp` (not
+/// over TCP, and not in the directory under test), and the socket file goes with the server
+/// (issue 34: the socket moved from `/tmp/triebench-redis-<port>.sock` into that directory).
 #[test]
 fn managed_server_answers_on_a_unix_socket_it_removes_on_drop() {
     let dir = tempfile::tempdir().expect("temp dir");
     let server = RedisServer::start(dir.path(), false).expect("start");
-    let socket = format!("/tmp/triebench-redis-{}.sock", server.port());
-    assert_eq!(server.url(), format!("redis+unix://{socket}"));
+    let socket = server.socket_path().display().to_string();
+    assert!(socket.starts_with("/tmp/triebench-redis-"), "{socket}");
+    assert!(
+        server
+            .url()
+            .starts_with(&format!("redis+unix://{socket}?pass=")),
+        "the URL names the socket and carries the password"
+    );
     let mut con = redis::Client::open(server.url())
         .expect("client")
         .get_connection()

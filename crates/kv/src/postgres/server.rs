@@ -1,15 +1,24 @@
 //! A managed private PostgreSQL server: `initdb` into the directory under test (so the data and
 //! WAL live on the filesystem being measured) and `postgres` listening only on a unix socket
-//! (`listen_addresses=''`), stopped by PID when the guard drops.
+//! (`listen_addresses=''`), stopped by PID when the guard drops. Only its owner can reach it.
 //!
 //! - Binaries: looked up in `TRIEBENCH_PG_BIN` (a directory; a seam for tests and unusual
 //!   installs), then on `PATH`, then in Debian's `/usr/lib/postgresql/<version>/bin` (newest).
 //! - Root: PostgreSQL refuses to run as root, so when the effective uid is 0 `initdb` and
-//!   `postgres` run as `nobody`, which is made owner of the cluster directory
-//!   (`<dir>/pgdata`); the directory under test and its ancestors get search permission for
-//!   others (`o+x`, never read).
-//! - The socket lives in `<dir>/pgdata` unless that path is too long for a unix socket address
-//!   (~107 bytes); then in a fresh short directory under `/tmp`.
+//!   `postgres` run as `nobody` (`server_user`), which is made owner of the cluster directory
+//!   `<dir>/pgdata` (created 0700 and handed over through a handle, never by following a
+//!   link: `dir_handle`). The server reaches the cluster through that open handle
+//!   (`-D /proc/self/fd/<n>`), so no parent of the directory under test is opened up for it:
+//!   their permissions are never changed.
+//! - The socket lives in a fresh private directory under `/tmp` (`private_dir`: 0700, owned by
+//!   the server's user, removed when the server goes, or by the next server when its owner was
+//!   SIGKILLed), whatever the length of the data directory's path, and is itself 0700.
+//! - Authentication: `peer` only (`pg_hba.conf` is rewritten at every start), through a user map
+//!   that lets only this process's OS user in: no password exists to leak, and no other local
+//!   user can log in even if they reached the socket. The cluster's bootstrap superuser
+//!   `triebench` only sets up the store's role; stores (and [`PgServer::url`]) use
+//!   `triebench_store`, an ordinary role (not a superuser, so not a member of
+//!   `pg_execute_server_program`: `COPY ... TO PROGRAM` is refused) that may create schemas.
 //! - Death of the owner: on Linux the server gets `PR_SET_PDEATHSIG(SIGINT)` (set after the
 //!   uid change, which would clear it), so it does not outlive a SIGKILLed owner: a fast
 //!   shutdown, which flushes the WAL first, as a database server outliving a crashed client
@@ -18,29 +27,34 @@
 //! - `initdb` syncs the new cluster to disk before the server starts (a cluster created with
 //!   `--no-sync` did not survive a power cut right after: its `PG_VERSION` came back empty),
 //!   and the server runs with `fsync=on`, so commits are flushed as the profile says.
+//! - The log, `<dir>/postgres.log`, is opened for append without following a link (0600).
 //! - Drop: SIGINT (fast shutdown: a checkpoint, then exit), SIGKILL after 10 s.
 
-use std::fs::OpenOptions;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::dir_handle::DirHandle;
 use crate::error::{KvError, KvResult};
+use crate::private_dir::PrivateDir;
+use crate::server_user::{Launch, ServerUser};
 
 /// Sub-directory of the directory under test holding the cluster.
 pub(crate) const DATA_DIR: &str = "pgdata";
 /// Log of initdb and the server, in the directory under test.
 pub(crate) const LOG_FILE: &str = "postgres.log";
-/// Role the managed cluster is created with.
+/// The cluster's bootstrap superuser: sets up [`STORE_ROLE`], nothing else.
 pub(crate) const USER: &str = "triebench";
+/// The ordinary role stores use.
+pub const STORE_ROLE: &str = "triebench_store";
 /// Environment variable naming a directory that holds `initdb` and `postgres`.
 pub const BIN_ENV: &str = "TRIEBENCH_PG_BIN";
+/// The user map in `pg_ident.conf` that peer authentication goes through.
+const IDENT_MAP: &str = "triebench";
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 const STOP_TIMEOUT: Duration = Duration::from_secs(10);
-/// Longest socket directory: `sun_path` is 108 bytes including `/.s.PGSQL.5432` and a NUL.
-const MAX_SOCKET_DIR: usize = 90;
 
 /// A running private `postgres` owned by this process.
 #[derive(Debug)]
@@ -50,19 +64,17 @@ pub struct PgServer {
     socket_dir: PathBuf,
     data_dir: PathBuf,
     log: PathBuf,
-    /// A short socket directory made for this server (removed on drop).
-    _short_socket: Option<tempfile::TempDir>,
-}
-
-/// The uid/gid the server runs as when we are root.
-#[derive(Debug, Clone, Copy)]
-struct RunAs {
-    uid: libc::uid_t,
-    gid: libc::gid_t,
+    user: Option<ServerUser>,
+    /// The socket's directory, removed after the server stops (fields drop after `drop`).
+    _private: PrivateDir,
 }
 
 impl PgServer {
     /// Starts a server on the cluster in `<dir>/pgdata`, running `initdb` first if there is none.
+    ///
+    /// Fails with [`KvError::PostgresMissing`] without the binaries, [`KvError::Planted`] when
+    /// `<dir>/postgres.log` or `<dir>/pgdata` is a link or not ours, and
+    /// [`KvError::PostgresStart`] (quoting the log) when `initdb` or the server fails.
     pub fn start(dir: &Path) -> KvResult<PgServer> {
         let bin = std::env::var_os(BIN_ENV).map(PathBuf::from);
         Self::start_with_bin(dir, bin.as_deref())
@@ -77,37 +89,35 @@ impl PgServer {
         let dir = dir
             .canonicalize()
             .map_err(|e| KvError::io("resolve directory", dir, e))?;
-        let run_as = run_as()?;
-        let data_dir = dir.join(DATA_DIR);
+        let user = ServerUser::for_server("postgres")?;
+        let client_user = os_user_name()?;
+        let top = DirHandle::open(&dir)?;
         let log = dir.join(LOG_FILE);
-        let log_file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&log)
-            .map_err(|e| KvError::io("open log file", &log, e))?;
+        let log_file = top.open_append(LOG_FILE)?;
         let log_start = log_file.metadata().map(|m| m.len()).unwrap_or(0);
-        if let Some(r) = run_as {
-            allow_traverse(&dir)?;
-            chown(&log, r)?;
-        }
-        if !data_dir.join("PG_VERSION").exists() {
-            std::fs::create_dir_all(&data_dir)
-                .map_err(|e| KvError::io("create directory", &data_dir, e))?;
-            if let Some(r) = run_as {
-                chown(&data_dir, r)?;
-            }
+        let data = top.create_dir(DATA_DIR, user)?;
+        let data_dir = data.path().to_path_buf();
+        // The cluster as the child reaches it: through the handle it inherits.
+        let data_arg = format!("/proc/self/fd/{}", data.raw());
+        let launch = Launch {
+            user,
+            death_signal: None,
+            cwd: Some(data.raw()),
+            keep: Some(data.raw()),
+        };
+        if !data.has_file("PG_VERSION") {
             let mut initdb = Command::new(bin.join("initdb"));
-            initdb.arg("-D").arg(&data_dir).args([
+            initdb.arg("-D").arg(&data_arg).args([
                 "-A",
-                "trust",
+                "peer",
                 "-U",
                 USER,
                 "-E",
                 "UTF8",
                 "--locale=C",
             ]);
-            as_user(&mut initdb, run_as, false);
             crate::child::no_inherited_files(&mut initdb);
+            launch.apply(&mut initdb);
             let status = initdb
                 .stdin(Stdio::null())
                 .stdout(clone(&log_file, &log)?)
@@ -122,49 +132,49 @@ impl PgServer {
                 ));
             }
         }
-        let (socket_dir, short) = if data_dir.as_os_str().len() <= MAX_SOCKET_DIR {
-            (data_dir.clone(), None)
-        } else {
-            let t = tempfile::Builder::new()
-                .prefix("tbpg")
-                .tempdir_in("/tmp")
-                .map_err(|e| KvError::io("create socket directory", "/tmp", e))?;
-            if let Some(r) = run_as {
-                chown(t.path(), r)?;
-            }
-            (t.path().to_path_buf(), Some(t))
-        };
+        write_auth(&data, user, &client_user)?;
+        let private = PrivateDir::create("pg", user)?;
+        let socket_dir = private.path().to_path_buf();
         let mut command = Command::new(bin.join("postgres"));
         command
             .arg("-D")
-            .arg(&data_dir)
+            .arg(&data_arg)
             .arg("-k")
             .arg(&socket_dir)
             .args(["-c", "listen_addresses=", "-c", "fsync=on"])
+            .args(["-c", "unix_socket_permissions=0700"])
             // Dynamic shared memory as files in the cluster, not /dev/shm segments that a
             // killed server would leave behind.
             .args(["-c", "dynamic_shared_memory_type=mmap"]);
-        as_user(&mut command, run_as, true);
         crate::child::no_inherited_files(&mut command);
+        Launch {
+            death_signal: Some(libc::SIGINT),
+            ..launch
+        }
+        .apply(&mut command);
         let child = command
             .stdin(Stdio::null())
             .stdout(clone(&log_file, &log)?)
             .stderr(clone(&log_file, &log)?)
             .spawn()
             .map_err(|e| KvError::PostgresStart(format!("cannot run postgres: {e}")))?;
+        drop(data);
         let server = PgServer {
             pid: child.id(),
             child: Mutex::new(child),
             socket_dir,
             data_dir,
             log,
-            _short_socket: short,
+            user,
+            _private: private,
         };
-        server.wait_ready(log_start)?;
+        let mut admin = server.wait_ready(log_start)?;
+        setup_store_role(&mut admin)?;
         Ok(server)
     }
 
-    fn wait_ready(&self, log_start: u64) -> KvResult<()> {
+    /// Waits until the server accepts the bootstrap superuser; returns that connection.
+    fn wait_ready(&self, log_start: u64) -> KvResult<postgres::Client> {
         let started = Instant::now();
         loop {
             if !self.is_running() {
@@ -174,15 +184,14 @@ impl PgServer {
                     log_start,
                 ));
             }
-            if postgres::Config::new()
+            if let Ok(client) = postgres::Config::new()
                 .host_path(&self.socket_dir)
                 .user(USER)
                 .dbname("postgres")
                 .connect_timeout(Duration::from_secs(2))
                 .connect(postgres::NoTls)
-                .is_ok()
             {
-                return Ok(());
+                return Ok(client);
             }
             if started.elapsed() > START_TIMEOUT {
                 return Err(start_failure(
@@ -199,17 +208,19 @@ impl PgServer {
         }
     }
 
-    /// Client configuration for this server (unix socket, role `triebench`, database `postgres`).
+    /// Client configuration for this server (unix socket, the ordinary role `triebench_store`,
+    /// database `postgres`); peer authentication, so no password.
     pub fn config(&self) -> postgres::Config {
         let mut config = postgres::Config::new();
         config
             .host_path(&self.socket_dir)
-            .user(USER)
+            .user(STORE_ROLE)
             .dbname("postgres");
         config
     }
 
-    /// A connection string for this server (`host=<socket dir> user=triebench dbname=postgres`,
+    /// A connection string for this server (`host=<socket dir> user=triebench_store
+    /// dbname=postgres`,
     /// libpq's keyword form, which `POSTGRES_URL` and [`postgres::Config`] accept): how stores
     /// and other clients share one managed server as they would an existing one.
     pub fn url(&self) -> String {
@@ -217,7 +228,7 @@ impl PgServer {
         format!(
             "host={} user={} dbname=postgres",
             quoted(&self.socket_dir.to_string_lossy()),
-            quoted(USER)
+            quoted(STORE_ROLE)
         )
     }
 
@@ -236,9 +247,17 @@ impl PgServer {
         &self.log
     }
 
-    /// The directory holding the server's unix socket.
+    /// The directory holding the server's unix socket: private (0700, the server's user's),
+    /// removed when the server goes.
     pub fn socket_dir(&self) -> &Path {
         &self.socket_dir
+    }
+
+    /// The user id the server runs as: `nobody`'s when this process is root, else ours.
+    pub fn uid(&self) -> u32 {
+        // SAFETY: geteuid has no preconditions.
+        self.user
+            .map_or_else(|| unsafe { libc::geteuid() }, |u| u.uid)
     }
 
     /// Whether the postmaster still runs.
@@ -341,78 +360,73 @@ fn find_bin_dir(explicit: Option<&Path>) -> Option<PathBuf> {
     versions.pop().map(|(_, d)| d)
 }
 
-/// `Some(nobody)` when running as root, `None` otherwise.
-fn run_as() -> KvResult<Option<RunAs>> {
+/// The name of this process's OS user, which the peer map lets in.
+fn os_user_name() -> KvResult<String> {
     // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return Ok(None);
-    }
-    let name = c"nobody";
-    // SAFETY: getpwnam with a valid C string; the result is read at once, before any other call.
-    let pw = unsafe { libc::getpwnam(name.as_ptr()) };
+    let uid = unsafe { libc::geteuid() };
+    // SAFETY: getpwuid returns libc's static record or null; it is read at once.
+    let pw = unsafe { libc::getpwuid(uid) };
     if pw.is_null() {
-        return Err(KvError::PostgresStart(
-            "running as root, and there is no user `nobody` to run postgres as".into(),
-        ));
+        return Err(KvError::PostgresStart(format!(
+            "this process's uid {uid} has no user name (no passwd entry), which PostgreSQL's \
+             peer authentication needs: add one, or set POSTGRES_URL to an existing server"
+        )));
     }
-    // SAFETY: pw is non-null and points to libc's static passwd record.
-    let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
-    Ok(Some(RunAs { uid, gid }))
+    // SAFETY: pw is non-null; pw_name is a NUL-terminated string in the same record.
+    let name = unsafe { std::ffi::CStr::from_ptr((*pw).pw_name) };
+    Ok(name.to_string_lossy().into_owned())
 }
 
-fn chown(path: &Path, r: RunAs) -> KvResult<()> {
-    std::os::unix::fs::chown(path, Some(r.uid), Some(r.gid))
-        .map_err(|e| KvError::io("hand over to user nobody", path, e))
+/// Writes `pg_hba.conf` (peer authentication over the unix socket only, through the user map)
+/// and `pg_ident.conf` (this process's OS user may log in as the superuser and the store's
+/// role; nobody else may), at every start, so a cluster made by an older version with `trust`
+/// is locked too.
+fn write_auth(data: &DirHandle, user: Option<ServerUser>, client: &str) -> KvResult<()> {
+    if client.is_empty() || client.chars().any(|c| c.is_whitespace() || c == '#') {
+        return Err(KvError::PostgresStart(format!(
+            "the OS user name {client:?} cannot be written in pg_ident.conf; run as another \
+             user or set POSTGRES_URL"
+        )));
+    }
+    let hba = format!(
+        "# written by triebench at every start: only its owner's OS user, over the socket\n\
+         local all all peer map={IDENT_MAP}\n"
+    );
+    let ident = format!(
+        "# written by triebench at every start\n\
+         {IDENT_MAP} {client} {USER}\n\
+         {IDENT_MAP} {client} {STORE_ROLE}\n"
+    );
+    data.write_file("pg_hba.conf", hba.as_bytes(), user)?;
+    data.write_file("pg_ident.conf", ident.as_bytes(), user)
 }
 
-/// Gives others search permission (`o+x`, not read) on `dir` and its ancestors, so the
-/// unprivileged server can reach its cluster (a `mktemp -d` parent is 0700).
-fn allow_traverse(dir: &Path) -> KvResult<()> {
-    use std::os::unix::fs::PermissionsExt;
-    for d in dir.ancestors() {
-        let meta = std::fs::metadata(d).map_err(|e| KvError::io("stat directory", d, e))?;
-        let mode = meta.permissions().mode();
-        if mode & 0o001 == 0 {
-            std::fs::set_permissions(d, std::fs::Permissions::from_mode(mode | 0o001))
-                .map_err(|e| KvError::io("allow search by the server's user", d, e))?;
-        }
-    }
-    Ok(())
-}
-
-/// Runs `command` as `run_as` (when root) and, for the server, dies with the spawning thread.
-fn as_user(command: &mut Command, run_as: Option<RunAs>, die_with_parent: bool) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: getpid is async-signal-safe and read before the fork.
-    let parent = unsafe { libc::getpid() };
-    // SAFETY: the closure runs between fork and exec and calls only async-signal-safe
-    // functions (setgroups, setgid, setuid, prctl, getppid, _exit).
-    unsafe {
-        command.pre_exec(move || {
-            if let Some(r) = run_as {
-                if libc::setgroups(0, std::ptr::null()) == -1
-                    || libc::setgid(r.gid) == -1
-                    || libc::setuid(r.uid) == -1
-                {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            #[cfg(target_os = "linux")]
-            if die_with_parent {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT, 0, 0, 0) == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                if libc::getppid() != parent {
-                    libc::_exit(1);
-                }
-            }
-            let _ = (parent, die_with_parent);
-            Ok(())
-        });
-    }
-    if run_as.is_some() {
-        command.env("HOME", "/tmp");
-    }
+/// Creates the stores' ordinary role if missing and lets it create schemas (and tables in
+/// `public`, which Transact's SQL state uses); hands it what a superuser of an older version
+/// created for stores.
+fn setup_store_role(admin: &mut postgres::Client) -> KvResult<()> {
+    let sql = format!(
+        "DO $$ BEGIN \
+           IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{STORE_ROLE}') THEN \
+             CREATE ROLE {STORE_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE; \
+           END IF; \
+         END $$; \
+         GRANT CREATE ON DATABASE postgres TO {STORE_ROLE}; \
+         GRANT CREATE, USAGE ON SCHEMA public TO {STORE_ROLE}; \
+         DO $$ DECLARE r record; BEGIN \
+           FOR r IN SELECT nspname FROM pg_namespace \
+               WHERE nspowner = (SELECT oid FROM pg_roles WHERE rolname = '{USER}') \
+                 AND nspname NOT LIKE 'pg\\_%' AND nspname NOT IN ('information_schema', 'public') \
+           LOOP EXECUTE format('ALTER SCHEMA %I OWNER TO {STORE_ROLE}', r.nspname); END LOOP; \
+           FOR r IN SELECT schemaname, tablename FROM pg_tables WHERE tableowner = '{USER}' \
+               AND schemaname NOT IN ('pg_catalog', 'information_schema') \
+           LOOP EXECUTE format('ALTER TABLE %I.%I OWNER TO {STORE_ROLE}', r.schemaname, \
+             r.tablename); END LOOP; \
+         END $$;"
+    );
+    admin
+        .batch_execute(&sql)
+        .map_err(|e| KvError::PostgresStart(format!("cannot set up the store's role: {e}")))
 }
 
 fn clone(file: &std::fs::File, path: &Path) -> KvResult<std::fs::File> {

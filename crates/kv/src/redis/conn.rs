@@ -29,7 +29,7 @@ pub(crate) enum Origin {
     Managed {
         /// The store's directory (where an `redis-aof` server writes its append-only file).
         dir: std::path::PathBuf,
-        /// `redis://127.0.0.1:<port>/`.
+        /// `redis+unix://<socket>?pass=***` (redacted).
         url: String,
         /// The server's process id.
         pid: u32,
@@ -204,15 +204,43 @@ impl Drop for Lease<'_> {
     }
 }
 
-/// `url` with any password replaced by `***`, for messages.
+/// `url` with every credential form the Redis client accepts replaced by `***`, for messages:
+/// the userinfo of `redis://user:pass@host` and the `pass`/`password` query parameters (the
+/// form `redis+unix:///path?pass=...` takes).
 pub(crate) fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
-    match rest.rsplit_once('@') {
-        Some((_credentials, host)) => format!("{scheme}://***@{host}"),
-        None => url.to_string(),
+    let (main, query) = match rest.split_once('?') {
+        Some((main, query)) => (main, Some(query)),
+        None => (rest, None),
+    };
+    let mut out = format!("{scheme}://");
+    match main.rsplit_once('@') {
+        Some((_credentials, host)) => {
+            out.push_str("***@");
+            out.push_str(host);
+        }
+        None => out.push_str(main),
     }
+    if let Some(query) = query {
+        out.push('?');
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((key, _)) if is_secret_key(key) => format!("{key}=***"),
+                _ => pair.to_string(),
+            })
+            .collect();
+        out.push_str(&pairs.join("&"));
+    }
+    out
+}
+
+/// Whether a query parameter carries a password.
+fn is_secret_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key == "pass" || key == "password"
 }
 
 #[cfg(test)]
@@ -224,5 +252,21 @@ mod tests {
         assert_eq!(redact("redis://127.0.0.1:6379/"), "redis://127.0.0.1:6379/");
         assert_eq!(redact("redis://u:secret@h:1/0"), "redis://***@h:1/0");
         assert_eq!(redact("not a url"), "not a url");
+    }
+
+    #[test]
+    fn redact_hides_password_query_parameters() {
+        assert_eq!(
+            redact("redis+unix:///x.sock?pass=SECRET"),
+            "redis+unix:///x.sock?pass=***"
+        );
+        assert_eq!(
+            redact("redis+unix:///x.sock?db=1&password=SECRET&user=u"),
+            "redis+unix:///x.sock?db=1&password=***&user=u"
+        );
+        assert_eq!(
+            redact("rediss://:SECRET@h:1/0?PASS=SECRET"),
+            "rediss://***@h:1/0?PASS=***"
+        );
     }
 }

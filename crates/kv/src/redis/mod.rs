@@ -2,9 +2,9 @@
 //!
 //! # Server
 //!
-//! By default the store starts its own `redis-server` ([`RedisServer`]) on a free loopback port
-//! with `--dir` set to the store's directory, talks to it over the server's Unix socket in
-//! `/tmp`, and kills it when the store drops. With [`RedisOptions::url`] (`REDIS_URL`) it
+//! By default the store starts its own `redis-server` ([`RedisServer`]), reachable only by its
+//! owner (a unix socket in a private directory, a random password, no TCP port), with its data
+//! in the store's directory, and kills it when the store drops. With [`RedisOptions::url`] (`REDIS_URL`) it
 //! connects to an existing server instead.
 //!
 //! # Durability
@@ -94,7 +94,8 @@ use crate::store::{validate_tables, Store};
 /// How to reach the Redis server of a store.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RedisOptions {
-    /// An existing server (`REDIS_URL`, e.g. `redis://127.0.0.1:6379/`); `None` starts a managed
+    /// An existing server (`REDIS_URL`, e.g. `redis://127.0.0.1:6379/`; credentials in it, as
+    /// `user:pass@` or `?pass=`, are redacted in every message); `None` starts a managed
     /// `redis-server` with its data in the store's directory.
     pub url: Option<String>,
     /// The `redis-aof` profile: `appendonly yes` and `appendfsync always` (fsync per commit).
@@ -153,7 +154,7 @@ impl RedisStore {
                 let url = server.url().to_string();
                 let origin = Origin::Managed {
                     dir: dir.clone(),
-                    url: url.clone(),
+                    url: conn::redact(&url),
                     pid: server.pid(),
                     log: server.log_path().display().to_string(),
                 };

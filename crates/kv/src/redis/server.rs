@@ -1,84 +1,97 @@
 //! A managed `redis-server` child process, started for one store (or one test) and killed when
 //! its guard drops.
 //!
-//! [`RedisServer::start`] finds `redis-server` on `PATH`, picks a free loopback port, and starts
-//! the server in the foreground with its data directory (`--dir`) set to the directory under
-//! test, so the append-only file of the `redis-aof` profile lands on the filesystem being
-//! measured. Options passed:
+//! [`RedisServer::start`] finds `redis-server` on `PATH` and starts it in the foreground so
+//! that only its owner can reach it:
 //!
-//! - `--bind 127.0.0.1 --port <free port> --daemonize no`
-//! - `--unixsocket /tmp/triebench-redis-<port>.sock --unixsocketperm 700`, the address clients
-//!   use ([`RedisServer::url`]): on the project's VM a round trip over the Unix socket took
-//!   ~20% less than over loopback TCP, for the same commands. The socket is not in the
-//!   directory under test, whose filesystem (FUSE, NFS) may not hold sockets and which no byte
-//!   of a round trip touches; without a writable `/tmp` clients use the TCP port. A server
-//!   killed with its owner (a crash test's child) leaves its socket file behind; the next server
-//!   started removes such files (older than a minute, refusing connections).
-//! - `--dir <dir> --save ""` (never writes RDB snapshots)
-//! - `--appendonly no` (`redis`), or `--appendonly yes --appendfsync always` (`redis-aof`; Redis 7
-//!   keeps the AOF in `<dir>/appendonlydir/`, and a server started again on the same directory
-//!   loads it).
+//! - no TCP listener at all (`--port 0`): clients use a unix socket, `redis.sock`, in a fresh
+//!   private directory under `/tmp` (mode 0700, owned by the server's user; see
+//!   `private_dir`), so no other local user can connect; on the project's VM a round trip
+//!   over the socket also took ~20% less than over loopback TCP;
+//! - a random password (`requirepass`, 32 bytes from `getrandom`) as a second lock, written to a
+//!   0600 config file in that private directory and passed by the file's path, never in argv
+//!   (which `ps` shows to everyone) and never printed; [`RedisServer::url`] carries it for
+//!   clients, and every message quotes the URL redacted;
+//! - not as root: when this process is root the server runs as `nobody` (`server_user`),
+//!   started in its working directory through an open handle, so no parent of the directory
+//!   under test needs to be opened up for it;
+//! - `--dir .` and `--save ""` (never writes RDB snapshots); `--appendonly no` (`redis`), or
+//!   `--appendonly yes --appendfsync always` (`redis-aof`) with the server's working directory
+//!   `<dir>/appendonlydir` (created 0700 without following links, owned by the server's user)
+//!   and `--appenddirname .`, so the AOF lands in `<dir>/appendonlydir/` on the filesystem
+//!   under test, as Redis 7 lays it out, and a server started again on the same directory
+//!   loads it. Its files are 0600 (umask 077).
 //!
-//! The server's stdout and stderr go to `<dir>/redis-server.log` (appended), never to the
-//! terminal; when the server fails to start, the error quotes the tail of that log.
+//! The server's stdout and stderr go to `<dir>/redis-server.log`, opened for append without
+//! following a link (`dir_handle`: a planted link is refused with [`KvError::Planted`]), never
+//! to the terminal; when the server fails to start, the error quotes the tail of that log.
 //!
-//! Dropping the guard (or calling [`RedisServer::kill`]) sends SIGKILL and reaps the process. No
-//! shutdown save is needed: `redis` keeps nothing, and `redis-aof` has fsynced every commit
-//! before acknowledging it.
+//! Dropping the guard (or calling [`RedisServer::kill`]) sends SIGKILL and reaps the process,
+//! then removes the private directory with its socket and config. No shutdown save is needed:
+//! `redis` keeps nothing, and `redis-aof` has fsynced every commit before acknowledging it.
 //!
 //! If the owning process is killed outright (SIGKILL, no drop), the server must not outlive it:
 //! on Linux the server is started with `prctl(PR_SET_PDEATHSIG, SIGKILL)`, so the kernel kills it
-//! when its parent goes. Mind what "parent" means there: the *thread* that spawned it. A server
-//! started from a short-lived thread is killed when that thread exits, so start servers from a
-//! thread that lives as long as the store (the main thread, or the one that owns the store). On
-//! other systems a server whose owner is SIGKILLed keeps running until stopped by the PID in its
-//! log.
+//! when its parent goes, and the next server started removes the dead owner's private
+//! directory. Mind what "parent" means there: the *thread* that spawned it. A server started
+//! from a short-lived thread is killed when that thread exits, so start servers from a thread
+//! that lives as long as the store (the main thread, or the one that owns the store).
 
 use std::ffi::OsStr;
-use std::fs::OpenOptions;
 use std::io::{Read, Seek, SeekFrom};
-use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::dir_handle::DirHandle;
 use crate::error::{KvError, KvResult};
+use crate::private_dir::PrivateDir;
+use crate::server_user::{Launch, ServerUser};
 
 /// Name of the executable looked up on `PATH`.
 const EXECUTABLE: &str = "redis-server";
 /// File in the data directory that receives the server's output.
 pub(crate) const LOG_FILE: &str = "redis-server.log";
+/// Sub-directory of the data directory holding the append-only files (`redis-aof`).
+pub(crate) const AOF_DIR: &str = "appendonlydir";
+/// The socket's name in the private directory.
+const SOCKET: &str = "redis.sock";
+/// The config file (with the password) in the private directory.
+const CONFIG: &str = "redis.conf";
 /// How long a starting server may take to answer at all.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a server that answers `LOADING` (replaying a large AOF) may take to become ready.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(600);
-/// How many ports to try when another process takes the chosen port first.
-const PORT_ATTEMPTS: usize = 5;
 /// Pause between readiness probes.
 const PROBE_INTERVAL: Duration = Duration::from_millis(10);
 /// How much of the log an error quotes.
 const LOG_TAIL_BYTES: u64 = 2048;
 
 /// A running `redis-server` owned by this process; killed and reaped on drop.
-#[derive(Debug)]
 pub struct RedisServer {
     child: Mutex<Child>,
     pid: u32,
-    port: u16,
+    /// Carries the password: never printed (see the `Debug` impl).
     url: String,
-    socket: Option<PathBuf>,
+    socket: PathBuf,
     dir: PathBuf,
     log: PathBuf,
     append_only: bool,
+    user: Option<ServerUser>,
+    /// The socket's directory, removed after the server is killed (fields drop after `drop`).
+    private: PrivateDir,
 }
 
-/// Why one attempt to start the server failed.
-enum Attempt {
-    /// Another process took the port between choosing it and the server binding it.
-    PortTaken(String),
-    /// Anything else: give up.
-    Failed(KvError),
+impl std::fmt::Debug for RedisServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisServer")
+            .field("pid", &self.pid)
+            .field("socket", &self.socket)
+            .field("dir", &self.dir)
+            .field("append_only", &self.append_only)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RedisServer {
@@ -86,8 +99,9 @@ impl RedisServer {
     /// `append_only` selects the `redis-aof` configuration (`appendfsync always`).
     ///
     /// Fails with [`KvError::RedisServerMissing`] when there is no `redis-server` on `PATH`,
-    /// [`KvError::Io`] when `dir` cannot be created, and [`KvError::RedisServerStart`] (quoting
-    /// the server's log) when it exits or does not answer `PING` within 10 s.
+    /// [`KvError::Io`] when `dir` cannot be created, [`KvError::Planted`] when its log file or
+    /// `appendonlydir` is a link or not ours, and [`KvError::RedisServerStart`] (quoting the
+    /// server's log) when it exits or does not answer `PING` within 10 s.
     pub fn start(dir: &Path, append_only: bool) -> KvResult<RedisServer> {
         let path = std::env::var_os("PATH");
         Self::start_with_path(dir, append_only, path.as_deref())
@@ -107,82 +121,83 @@ impl RedisServer {
         let dir = dir
             .canonicalize()
             .map_err(|e| KvError::io("resolve directory", dir, e))?;
-        let mut last_race = String::new();
-        for _ in 0..PORT_ATTEMPTS {
-            let port = free_port()?;
-            match Self::spawn(&exe, &dir, port, append_only) {
-                Ok(server) => return Ok(server),
-                Err(Attempt::PortTaken(detail)) => last_race = detail,
-                Err(Attempt::Failed(error)) => return Err(error),
-            }
-        }
-        Err(KvError::RedisServerStart(format!(
-            "another process took the chosen port {PORT_ATTEMPTS} times in a row; last: {last_race}"
-        )))
-    }
-
-    /// One attempt: spawn on `port` and wait until the server answers.
-    fn spawn(exe: &Path, dir: &Path, port: u16, append_only: bool) -> Result<Self, Attempt> {
+        remove_stale_sockets(Path::new("/tmp"));
+        let user = ServerUser::for_server(EXECUTABLE)?;
+        let data = DirHandle::open(&dir)?;
         let log = dir.join(LOG_FILE);
-        let log_file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&log)
-            .map_err(|e| Attempt::Failed(KvError::io("open log file", &log, e)))?;
+        let log_file = data.open_append(LOG_FILE)?;
         let log_start = log_file.metadata().map(|m| m.len()).unwrap_or(0);
         let stderr = log_file
             .try_clone()
-            .map_err(|e| Attempt::Failed(KvError::io("open log file", &log, e)))?;
-        let mut command = Command::new(exe);
+            .map_err(|e| KvError::io("open log file", &log, e))?;
+        let private = PrivateDir::create("redis", user)?;
+        let password = crate::secret::random_secret()?;
+        let config = private.write_secret_file(
+            CONFIG,
+            format!("requirepass {password}\n").as_bytes(),
+            user,
+        )?;
+        let socket = private.path().join(SOCKET);
+        // The server's working directory, given as a handle: where its AOF goes, or (without
+        // one) the private directory, where it writes nothing.
+        let cwd = if append_only {
+            data.create_dir(AOF_DIR, user)?
+        } else {
+            DirHandle::open(private.path())?
+        };
+        let mut command = Command::new(&exe);
         command
-            .arg("--bind")
-            .arg("127.0.0.1")
-            .arg("--port")
-            .arg(port.to_string())
-            .arg("--daemonize")
-            .arg("no")
-            .arg("--dir")
-            .arg(dir)
-            .arg("--save")
-            .arg("");
-        let socket = socket_path(port);
-        if let Some(socket) = &socket {
-            remove_stale_sockets(socket.parent().unwrap_or(Path::new("/tmp")));
-            command
-                .arg("--unixsocket")
-                .arg(socket)
-                .args(["--unixsocketperm", "700"]);
-        }
+            .arg(&config)
+            .args([
+                "--port",
+                "0",
+                "--daemonize",
+                "no",
+                "--dir",
+                ".",
+                "--save",
+                "",
+            ])
+            .arg("--unixsocket")
+            .arg(&socket)
+            .args(["--unixsocketperm", "700"]);
         if append_only {
-            command.args(["--appendonly", "yes", "--appendfsync", "always"]);
+            command.args([
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--appenddirname",
+                ".",
+            ]);
         } else {
             command.args(["--appendonly", "no"]);
         }
-        die_with_parent(&mut command);
         crate::child::no_inherited_files(&mut command);
+        Launch {
+            user,
+            death_signal: Some(libc::SIGKILL),
+            cwd: Some(cwd.raw()),
+            keep: None,
+        }
+        .apply(&mut command);
         let child = command
             .stdin(Stdio::null())
             .stdout(log_file)
             .stderr(stderr)
             .spawn()
-            .map_err(|e| {
-                Attempt::Failed(KvError::RedisServerStart(format!(
-                    "cannot run {}: {e}",
-                    exe.display()
-                )))
-            })?;
+            .map_err(|e| KvError::RedisServerStart(format!("cannot run {}: {e}", exe.display())))?;
+        drop(cwd);
         let server = RedisServer {
             pid: child.id(),
             child: Mutex::new(child),
-            port,
-            url: match &socket {
-                Some(socket) => format!("redis+unix://{}", socket.display()),
-                None => format!("redis://127.0.0.1:{port}/"),
-            },
+            url: format!("redis+unix://{}?pass={password}", socket.display()),
             socket,
-            dir: dir.to_path_buf(),
+            dir,
             log,
             append_only,
+            user,
+            private,
         };
         // On any failure below, dropping `server` kills and reaps the child.
         server.wait_ready(log_start)?;
@@ -190,41 +205,33 @@ impl RedisServer {
     }
 
     /// Polls until the server answers `PING` and proves (by its process id) to be our child.
-    fn wait_ready(&self, log_start: u64) -> Result<(), Attempt> {
+    fn wait_ready(&self, log_start: u64) -> KvResult<()> {
         let started = Instant::now();
         let mut deadline = started + START_TIMEOUT;
         let client = redis::Client::open(self.url.as_str()).map_err(|e| {
-            Attempt::Failed(KvError::RedisServerStart(format!(
-                "bad address {}: {e}",
-                self.url
-            )))
+            KvError::RedisServerStart(format!("bad socket address {}: {e}", self.socket.display()))
         })?;
         loop {
             if let Some(status) = self.exit_status() {
                 let tail = log_tail(&self.log, log_start);
-                if tail.contains("Address already in use") {
-                    return Err(Attempt::PortTaken(tail));
-                }
-                let what = format!(
-                    "{} exited ({status}) before answering on port {}",
-                    EXECUTABLE, self.port
-                );
+                let what = format!("{EXECUTABLE} exited ({status}) before answering");
                 // On a full disk it exits having written nothing, not even its log.
                 let dir = self.log.parent().unwrap_or(&self.log);
                 if let Some(full) = KvError::disk_full_if_low(dir, &what) {
-                    return Err(Attempt::Failed(full));
+                    return Err(full);
                 }
-                return Err(Attempt::Failed(KvError::RedisServerStart(format!(
+                return Err(KvError::RedisServerStart(format!(
                     "{what}; log {}:\n{tail}",
                     self.log.display()
-                ))));
+                )));
             }
             match probe(&client) {
                 Probe::Ready(pid) if pid == self.pid => return Ok(()),
                 Probe::Ready(other) => {
-                    return Err(Attempt::PortTaken(format!(
-                        "port {} answered for process {other}, not for our server {}",
-                        self.port, self.pid
+                    return Err(KvError::RedisServerStart(format!(
+                        "the socket {} answered for process {other}, not for our server {}",
+                        self.socket.display(),
+                        self.pid
                     )))
                 }
                 Probe::Loading => deadline = started + LOAD_TIMEOUT,
@@ -232,28 +239,41 @@ impl RedisServer {
             }
             if Instant::now() >= deadline {
                 let waited = deadline.duration_since(started).as_secs();
-                return Err(Attempt::Failed(KvError::RedisServerStart(format!(
-                    "{} (pid {}) did not answer PING on port {} within {waited} s; log {}:\n{}",
+                return Err(KvError::RedisServerStart(format!(
+                    "{} (pid {}) did not answer PING on {} within {waited} s; log {}:\n{}",
                     EXECUTABLE,
                     self.pid,
-                    self.port,
+                    self.socket.display(),
                     self.log.display(),
                     log_tail(&self.log, log_start)
-                ))));
+                )));
             }
             std::thread::sleep(PROBE_INTERVAL);
         }
     }
 
-    /// The URL clients connect to: `redis+unix:///tmp/triebench-redis-<port>.sock`, or
-    /// `redis://127.0.0.1:<port>/` where `/tmp` cannot hold the socket.
+    /// The URL clients connect with: `redis+unix://<private dir>/redis.sock?pass=<password>`.
+    /// It carries the server's password: pass it to a client, never print it (quote
+    /// [`RedisServer::socket_path`] instead).
     pub fn url(&self) -> &str {
         &self.url
     }
 
-    /// The loopback port the server listens on.
-    pub fn port(&self) -> u16 {
-        self.port
+    /// The server's unix socket, in a directory only the server's user (and root) can enter.
+    pub fn socket_path(&self) -> &Path {
+        &self.socket
+    }
+
+    /// The private directory holding the socket (and the config file with the password).
+    pub fn private_dir(&self) -> &Path {
+        self.private.path()
+    }
+
+    /// The user id the server runs as: `nobody`'s when this process is root, else ours.
+    pub fn uid(&self) -> u32 {
+        // SAFETY: geteuid has no preconditions.
+        self.user
+            .map_or_else(|| unsafe { libc::geteuid() }, |u| u.uid)
     }
 
     /// The server's process id.
@@ -261,7 +281,8 @@ impl RedisServer {
         self.pid
     }
 
-    /// The server's data directory (canonical path): `--dir`, where the AOF lives.
+    /// The server's data directory (canonical path), where the AOF lives (in
+    /// `appendonlydir/`).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -288,10 +309,10 @@ impl RedisServer {
             Some(status) => Err(KvError::backend(
                 "redis",
                 format!(
-                    "the managed {EXECUTABLE} (pid {}, port {}) has exited ({status}); \
+                    "the managed {EXECUTABLE} (pid {}, socket {}) has exited ({status}); \
                      see its log {}",
                     self.pid,
-                    self.port,
+                    self.socket.display(),
                     self.log.display()
                 ),
             )),
@@ -349,34 +370,16 @@ impl Drop for RedisServer {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let _ = child.kill();
         let _ = child.wait();
-        // A killed server leaves its socket file behind.
-        if let Some(socket) = &self.socket {
-            let _ = std::fs::remove_file(socket);
-        }
+        // The private directory, with the socket file a killed server leaves, goes next.
     }
-}
-
-/// Where the server on `port` listens for local clients: `/tmp/triebench-redis-<port>.sock`, a
-/// path short enough for any socket address (a directory under test may not be). The port is
-/// this server's alone while it runs, so a file already there is a killed server's leftover,
-/// which redis-server replaces. `None` when `/tmp` is not a writable directory.
-fn socket_path(port: u16) -> Option<PathBuf> {
-    if !cfg!(unix) {
-        return None;
-    }
-    let dir = Path::new("/tmp");
-    let writable = dir
-        .metadata()
-        .is_ok_and(|m| m.is_dir() && !m.permissions().readonly());
-    writable.then(|| dir.join(format!("triebench-redis-{port}.sock")))
 }
 
 /// How old a socket file nobody answers on must be before it is taken for a killed server's:
 /// a server that is starting has bound its socket moments ago.
 const STALE_SOCKET_AGE: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Removes the socket files in `dir` left by managed servers that were killed with their owner
-/// (a crash test's child, whose `Drop` never ran): a `triebench-redis-*.sock` older than
+/// Removes the socket files `triebench-redis-<port>.sock` in `dir` that servers of earlier
+/// versions (which listened there) left when killed with their owner: a `triebench-redis-*.sock` older than
 /// [`STALE_SOCKET_AGE`] that refuses connections. Best effort: what cannot be read or removed
 /// is left.
 fn remove_stale_sockets(dir: &Path) {
@@ -414,32 +417,6 @@ fn remove_stale_sockets(dir: &Path) {
     #[cfg(not(unix))]
     let _ = dir;
 }
-
-/// Makes the spawned server receive SIGKILL when the spawning thread (its parent, to the kernel)
-/// exits, so a SIGKILLed owner leaves no server behind (Linux; a no-op elsewhere).
-#[cfg(target_os = "linux")]
-fn die_with_parent(command: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: getpid is async-signal-safe and is read before the fork.
-    let parent = unsafe { libc::getpid() };
-    // SAFETY: the closure runs between fork and exec and calls only async-signal-safe functions
-    // (prctl, getppid, _exit).
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The parent may have died before prctl took effect: then nobody would kill us.
-            if libc::getppid() != parent {
-                libc::_exit(1);
-            }
-            Ok(())
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn die_with_parent(_command: &mut Command) {}
 
 /// The result of one readiness probe.
 enum Probe {
@@ -494,17 +471,6 @@ fn is_executable(path: &Path) -> bool {
 #[cfg(not(unix))]
 fn is_executable(path: &Path) -> bool {
     path.is_file()
-}
-
-/// A loopback port that was free a moment ago (the OS picks it; we release it for the server).
-fn free_port() -> KvResult<u16> {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .map_err(|e| KvError::RedisServerStart(format!("cannot find a free port: {e}")))?;
-    let port = listener
-        .local_addr()
-        .map_err(|e| KvError::RedisServerStart(format!("cannot find a free port: {e}")))?
-        .port();
-    Ok(port)
 }
 
 /// The last few lines the server wrote to its log since `start` (best effort).

@@ -1,0 +1,277 @@
+//! [`DirHandle`]: a directory opened once, whose entries the managed servers' files are
+//! created and opened through (`openat`, `mkdirat`) without following symbolic links.
+//!
+//! The directory under test (`--dir`) may be writable by others (`/tmp/pg`, the README's own
+//! example). A path under it that is resolved by name each time can be swapped for a symbolic
+//! link to another file between runs; a store running as root would then append to, or hand
+//! to the server's user, whatever the link names. So the directory is opened once and every
+//! entry is reached relative to that handle with `O_NOFOLLOW`: a planted link, a hard link or
+//! an entry of the wrong kind is refused with [`KvError::Planted`] naming the path, and the
+//! handles returned are the objects that were checked (no second lookup by name).
+
+use std::ffi::CString;
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::{KvError, KvResult};
+use crate::server_user::ServerUser;
+
+/// An open directory and the path it was opened at (for messages).
+#[derive(Debug)]
+pub(crate) struct DirHandle {
+    fd: OwnedFd,
+    path: PathBuf,
+}
+
+impl DirHandle {
+    /// Opens the directory `path` (itself resolved as given: it is the caller's own choice).
+    pub(crate) fn open(path: &Path) -> KvResult<DirHandle> {
+        let c = cstring(path)?;
+        // SAFETY: `c` is a valid NUL-terminated path; the result is checked.
+        let fd = unsafe {
+            libc::open(
+                c.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(KvError::io(
+                "open directory",
+                path,
+                std::io::Error::last_os_error(),
+            ));
+        }
+        Ok(DirHandle {
+            // SAFETY: `fd` was just opened and is owned by nobody else.
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The path the directory was opened at.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The raw descriptor (valid while `self` lives).
+    pub(crate) fn raw(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// Whether `name` exists in the directory as a regular file (not followed if a link).
+    pub(crate) fn has_file(&self, name: &str) -> bool {
+        self.stat(name)
+            .is_some_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG)
+    }
+
+    /// Creates the sub-directory `name` (mode 0700) if missing and opens it, refusing a
+    /// symbolic link or anything but a directory there; with `owner`, the directory is handed
+    /// to that user (through the handle, so the object checked is the object chowned).
+    pub(crate) fn create_dir(&self, name: &str, owner: Option<ServerUser>) -> KvResult<DirHandle> {
+        let path = self.path.join(name);
+        let c = cstring(Path::new(name))?;
+        // SAFETY: valid directory descriptor and NUL-terminated name.
+        if unsafe { libc::mkdirat(self.raw(), c.as_ptr(), 0o700) } != 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EEXIST) {
+                return Err(KvError::io("create directory", &path, e));
+            }
+        }
+        // SAFETY: as above; the result is checked.
+        let fd = unsafe {
+            libc::openat(
+                self.raw(),
+                c.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::ELOOP) | Some(libc::ENOTDIR) => self.planted(name, "a directory"),
+                _ => KvError::io("open directory", &path, e),
+            });
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        let dir = DirHandle {
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            path,
+        };
+        let st = fstat(dir.raw()).map_err(|e| KvError::io("stat directory", &dir.path, e))?;
+        // A directory of another user (not us, not the server's user) was not made by us.
+        if !owned_by_us_or(&st, owner) {
+            return Err(self.planted(name, "a directory"));
+        }
+        dir.hand_to(owner)?;
+        Ok(dir)
+    }
+
+    /// Opens `name` for appending, creating it (mode 0600) if missing; refuses a symbolic
+    /// link, a file with other hard links, a file of another user, or anything but a regular
+    /// file (a FIFO would block the open).
+    pub(crate) fn open_append(&self, name: &str) -> KvResult<File> {
+        let path = self.path.join(name);
+        let c = cstring(Path::new(name))?;
+        let flags = libc::O_WRONLY
+            | libc::O_APPEND
+            | libc::O_CREAT
+            | libc::O_NOFOLLOW
+            | libc::O_NONBLOCK
+            | libc::O_NOCTTY
+            | libc::O_CLOEXEC;
+        // SAFETY: valid directory descriptor and NUL-terminated name; the result is checked.
+        let fd = unsafe { libc::openat(self.raw(), c.as_ptr(), flags, 0o600 as libc::c_uint) };
+        if fd < 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::ELOOP) | Some(libc::ENXIO) => self.planted(name, "a regular file"),
+                _ => KvError::io("open log file", &path, e),
+            });
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        let file = unsafe { File::from_raw_fd(fd) };
+        let st = fstat(fd).map_err(|e| KvError::io("stat log file", &path, e))?;
+        if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+            return Err(self.planted(name, "a regular file"));
+        }
+        if st.st_nlink > 1 {
+            return Err(KvError::Planted {
+                path,
+                found: format!(
+                    "a file with {} hard links (a link to another file)",
+                    st.st_nlink
+                ),
+            });
+        }
+        if !owned_by_us_or(&st, None) {
+            return Err(KvError::Planted {
+                path,
+                found: format!("a file owned by uid {}, not by this user", st.st_uid),
+            });
+        }
+        // Blocking writes from here on (the flag only guarded the open against a FIFO).
+        // SAFETY: fcntl on our own open descriptor.
+        unsafe {
+            let fl = libc::fcntl(fd, libc::F_GETFL);
+            if fl >= 0 {
+                libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK);
+            }
+        }
+        Ok(file)
+    }
+
+    /// Writes `name` in the directory (replacing its contents; created 0600 if missing),
+    /// refusing a link there, and hands it to `owner` (when given) through the handle.
+    pub(crate) fn write_file(
+        &self,
+        name: &str,
+        contents: &[u8],
+        owner: Option<ServerUser>,
+    ) -> KvResult<()> {
+        use std::io::Write;
+        let path = self.path.join(name);
+        let c = cstring(Path::new(name))?;
+        let flags = libc::O_WRONLY
+            | libc::O_CREAT
+            | libc::O_TRUNC
+            | libc::O_NOFOLLOW
+            | libc::O_NONBLOCK
+            | libc::O_CLOEXEC;
+        // SAFETY: valid directory descriptor and NUL-terminated name; the result is checked.
+        let fd = unsafe { libc::openat(self.raw(), c.as_ptr(), flags, 0o600 as libc::c_uint) };
+        if fd < 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::ELOOP) | Some(libc::ENXIO) => self.planted(name, "a regular file"),
+                _ => KvError::io("write", &path, e),
+            });
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        let mut file = unsafe { File::from_raw_fd(fd) };
+        let st = fstat(fd).map_err(|e| KvError::io("stat", &path, e))?;
+        if st.st_mode & libc::S_IFMT != libc::S_IFREG || st.st_nlink > 1 {
+            return Err(self.planted(name, "a regular file with one link"));
+        }
+        file.write_all(contents)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| KvError::io("write", &path, e))?;
+        if let Some(user) = owner {
+            std::os::unix::fs::fchown(&file, Some(user.uid), Some(user.gid))
+                .map_err(|e| KvError::io("hand over to the server's user", &path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Hands the directory itself to `owner` (when given), through the handle.
+    pub(crate) fn hand_to(&self, owner: Option<ServerUser>) -> KvResult<()> {
+        let Some(user) = owner else {
+            return Ok(());
+        };
+        // SAFETY: fchown on our own open descriptor.
+        if unsafe { libc::fchown(self.raw(), user.uid, user.gid) } != 0 {
+            return Err(KvError::io(
+                "hand over to the server's user",
+                &self.path,
+                std::io::Error::last_os_error(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn stat(&self, name: &str) -> Option<libc::stat> {
+        let c = CString::new(name).ok()?;
+        // SAFETY: plain old data the kernel fills.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: valid descriptor, NUL-terminated name, valid out-pointer.
+        let rc =
+            unsafe { libc::fstatat(self.raw(), c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+        (rc == 0).then_some(st)
+    }
+
+    /// The [`KvError::Planted`] for `name`, saying what was found instead of `expected`.
+    fn planted(&self, name: &str, expected: &str) -> KvError {
+        let found = match self.stat(name) {
+            Some(st) if st.st_mode & libc::S_IFMT == libc::S_IFLNK => {
+                let target = std::fs::read_link(self.path.join(name))
+                    .map(|t| format!(" (to {})", t.display()))
+                    .unwrap_or_default();
+                format!("a symbolic link{target} where {expected} belongs")
+            }
+            Some(_) => format!("something other than {expected}"),
+            None => format!("not {expected}"),
+        };
+        KvError::Planted {
+            path: self.path.join(name),
+            found,
+        }
+    }
+}
+
+/// Whether `st` belongs to this process's user or to `other`.
+fn owned_by_us_or(st: &libc::stat, other: Option<ServerUser>) -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    st.st_uid == me || other.is_some_and(|u| u.uid == st.st_uid)
+}
+
+fn fstat(fd: RawFd) -> std::io::Result<libc::stat> {
+    // SAFETY: plain old data the kernel fills.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: valid descriptor and out-pointer.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(st)
+}
+
+fn cstring(path: &Path) -> KvResult<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        KvError::io(
+            "use path",
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "path contains a NUL byte"),
+        )
+    })
+}
