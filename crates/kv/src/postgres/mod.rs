@@ -12,6 +12,7 @@
 //! moments of commits; the process crashing loses nothing it committed).
 
 mod reader;
+mod redact;
 mod schema;
 mod server;
 mod writer;
@@ -23,7 +24,8 @@ use crate::error::{KvError, KvResult};
 use crate::store::{validate_tables, Store};
 
 pub use reader::PgReader;
-pub use server::{PgServer, BIN_ENV};
+pub use redact::redact;
+pub use server::{PgServer, BIN_ENV, STORE_ROLE};
 pub use writer::PgWriter;
 
 use schema::Statements;
@@ -68,9 +70,7 @@ impl PgStore {
         let names = validate_tables(tables)?;
         let (config, server, schema) = match &options.url {
             Some(url) => {
-                let config: postgres::Config = url
-                    .parse()
-                    .map_err(|e| KvError::backend("postgres", format!("bad POSTGRES_URL: {e}")))?;
+                let config = parse_url(url)?;
                 (config, None, schema::schema_for_dir(dir)?)
             }
             None => {
@@ -161,10 +161,22 @@ pub fn drop_store(dir: &Path, url: &str) -> KvResult<()> {
     let Some(name) = schema::existing_schema(dir) else {
         return Ok(());
     };
-    let config: postgres::Config = url
-        .parse()
-        .map_err(|e| KvError::backend("postgres", format!("bad POSTGRES_URL: {e}")))?;
+    let config = parse_url(url)?;
     schema::drop_schema(config, &name)
+}
+
+/// Parses `POSTGRES_URL` (either form); a bad one is quoted with its password redacted.
+fn parse_url(url: &str) -> KvResult<postgres::Config> {
+    url.parse().map_err(|e| {
+        KvError::backend(
+            "postgres",
+            format!(
+                "bad POSTGRES_URL `{}`: {e} (expected postgres://user@host/db or \
+                 host=... user=... dbname=...)",
+                redact(url)
+            ),
+        )
+    })
 }
 
 /// Maps a client error onto [`KvError`].

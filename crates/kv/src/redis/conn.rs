@@ -207,7 +207,7 @@ impl Drop for Lease<'_> {
 /// `url` with every credential form the Redis client accepts replaced by `***`, for messages:
 /// the userinfo of `redis://user:pass@host` and the `pass`/`password` query parameters (the
 /// form `redis+unix:///path?pass=...` takes).
-pub(crate) fn redact(url: &str) -> String {
+pub fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };

@@ -79,6 +79,7 @@ mod writer;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+pub use conn::redact;
 pub use reader::RedisReader;
 pub use server::RedisServer;
 pub use writer::RedisWriter;
