@@ -218,4 +218,11 @@ fn profiles_lists_every_profile_with_durability() {
         assert_eq!(columns[2], fsync, "{line}");
         assert_eq!(columns[3], built, "{line}");
     }
+    // What a damaged LMDB store does is said where the profiles are listed (issue 34).
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("note: lmdb, lmdb-async") && l.contains("no page checksums")),
+        "{stdout}"
+    );
 }

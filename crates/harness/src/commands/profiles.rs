@@ -1,10 +1,18 @@
-//! `triebench profiles`: the backend profiles with their durability per commit.
+//! `triebench profiles`: the backend profiles with their durability per commit, and what a
+//! damaged store does (notes below the table).
 
 use std::io::{self, Write};
 
 use triebench_kv::Profile;
 
 use crate::error::CliError;
+
+/// Printed below the table, one line each.
+pub const NOTES: [&str; 1] = [
+    "lmdb, lmdb-async: LMDB keeps no page checksums; damaged meta pages are a clear \"corrupt\" \
+     error at open, but damage inside a data page can give wrong data or crash the process \
+     (SIGSEGV/SIGBUS); see SECURITY.md",
+];
 
 pub fn run_profiles() -> Result<(), CliError> {
     let stdout = io::stdout();
@@ -29,6 +37,9 @@ pub fn run_profiles() -> Result<(), CliError> {
                 if profile.is_enabled() { "yes" } else { "no" },
                 profile.describe()
             )?;
+        }
+        for note in NOTES {
+            writeln!(out, "note: {note}")?;
         }
         out.flush()
     };

@@ -12,10 +12,14 @@
 //! admits one write transaction at a time; a second `writer()` waits for the first.
 //!
 //! The map size bounds the database; a transaction that outgrows it fails with
-//! [`KvError::MapFull`] and is rolled back. Opening a file that is not an LMDB database, or one
+//! [`KvError::MapFull`] and is rolled back. Opening a file that is not an LMDB database, one
+//! whose meta pages are damaged ([`meta`]: checked before liblmdb reads any page), or one
 //! truncated below the pages its metadata claims, is [`KvError::Corrupt`] (LMDB itself would
-//! crash with SIGBUS on the missing pages). An empty data file is a store never synced (a power
-//! cut before its first sync leaves one): LMDB initialises it as a new store.
+//! crash with SIGBUS on the missing pages). liblmdb has no checksums: damage inside the data
+//! pages is not detected, and may give wrong data, an `MDB_CORRUPTED` error
+//! ([`KvError::Corrupt`]) or a crash (SIGSEGV) of the process. An empty data file is a store
+//! never synced (a power cut before its first sync leaves one): LMDB initialises it as a new
+//! store.
 //!
 //! With WRITEMAP (`lmdb-async`) a writer first reserves disk blocks for the pages it may dirty
 //! ([`space`]), so a full disk is [`KvError::DiskFull`] rather than a SIGBUS; both profiles
@@ -34,6 +38,7 @@ use lmdb::{
     Transaction, WriteFlags,
 };
 
+pub mod meta;
 pub mod space;
 
 use crate::error::{KvError, KvResult};
@@ -91,6 +96,10 @@ impl LmdbStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(KvError::io("inspect", &data_file, e)),
         };
+        if let Some(len) = existing_len.filter(|&len| len > 0) {
+            // Before liblmdb reads a page: it trusts the meta pages' page numbers.
+            meta::check(&data_file, len)?;
+        }
         let max_dbs = u32::try_from(names.len()).unwrap_or(u32::MAX);
         let env = Environment::new()
             .set_flags(flags)
@@ -161,6 +170,11 @@ impl LmdbStore {
                 KvError::disk_full_if_low(&self.dir, err)
                     .unwrap_or_else(|| KvError::backend(BACKEND, err))
             }
+            lmdb::Error::Corrupted | lmdb::Error::PageNotFound => KvError::Corrupt {
+                backend: BACKEND,
+                path: self.dir.clone(),
+                detail: err.to_string(),
+            },
             other => KvError::backend(BACKEND, other),
         }
     }
