@@ -225,4 +225,13 @@ fn profiles_lists_every_profile_with_durability() {
             .any(|l| l.starts_with("note: lmdb, lmdb-async") && l.contains("no page checksums")),
         "{stdout}"
     );
+    // Which user each managed server runs as and how it is reached (issue 34).
+    for server in ["note: redis, redis-aof", "note: postgres, postgres-async"] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with(server) && l.contains("`nobody`") && l.contains("0700")),
+            "{stdout}"
+        );
+    }
 }

@@ -66,7 +66,7 @@ pub mod sqlite;
 pub use error::{KvError, KvResult};
 pub use fresh::FreshStores;
 pub use phase::Phase;
-pub use profile::{Durability, Profile};
+pub use profile::{Durability, Profile, MANAGED_SERVERS};
 pub use range::KeyRange;
 pub use spec::{BackendSpec, StoreVisitor};
 pub use store::{ReadTx, Store, Table, WriteTx};

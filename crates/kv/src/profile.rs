@@ -34,6 +34,20 @@ impl Durability {
     }
 }
 
+/// How each kind of managed server runs and is reached, one line each, for `triebench profiles`
+/// (the profiles' one-line descriptions stay about what a commit costs): the user it runs as and
+/// the only way in, so a user running as root on a shared machine knows what is exposed.
+pub const MANAGED_SERVERS: [&str; 2] = [
+    "redis, redis-aof, redis-uncached: a managed redis-server runs as `nobody` when triebench \
+     runs as root (else as you), with no TCP port: a unix socket in a private 0700 \
+     /tmp/triebench-redis-* directory and a random password (never printed); REDIS_URL uses \
+     your server instead",
+    "postgres, postgres-async: a managed PostgreSQL runs as `nobody` when triebench runs as \
+     root (else as you), with no TCP port: a unix socket in a private 0700 /tmp/triebench-pg-* \
+     directory, peer authentication for your OS user only, stores as the ordinary role \
+     triebench_store; POSTGRES_URL uses your server instead",
+];
+
 /// A backend configuration, selected by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Profile {

@@ -1,5 +1,6 @@
 //! `triebench profiles`: the backend profiles with their durability per commit, and what a
-//! damaged store does (notes below the table).
+//! damaged store does and how each managed server runs and is reached (notes below the table;
+//! the latter from kv's [`triebench_kv::MANAGED_SERVERS`]).
 
 use std::io::{self, Write};
 
@@ -38,7 +39,7 @@ pub fn run_profiles() -> Result<(), CliError> {
                 profile.describe()
             )?;
         }
-        for note in NOTES {
+        for note in NOTES.iter().chain(triebench_kv::MANAGED_SERVERS.iter()) {
             writeln!(out, "note: {note}")?;
         }
         out.flush()
