@@ -4,8 +4,8 @@
 //! # Contract
 //!
 //! The cache is exact only if every write to the store's namespace goes through this store, so
-//! it is on only for a **managed server** (the store started it on a private loopback port and
-//! kills it on drop: no other client knows it). With `REDIS_URL` other clients may write, and
+//! it is on only for a **managed server** (the store started it on a private socket with a
+//! random password and kills it on drop: no other client knows it). With `REDIS_URL` other clients may write, and
 //! the cache is off. The profile `redis-uncached` turns it off on a managed server too, so a
 //! report can show what each read costs when it is a round trip.
 //!

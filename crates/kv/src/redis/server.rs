@@ -191,7 +191,13 @@ impl RedisServer {
         let server = RedisServer {
             pid: child.id(),
             child: Mutex::new(child),
-            url: format!("redis+unix://{}?pass={password}", socket.display()),
+            // The password in both places a Redis client may read it: the query (redis-rs 1)
+            // and the userinfo (older redis-rs, as in Transact 0.3.7, which the comparison
+            // runs on this server), with `localhost` as the host older clients require.
+            url: format!(
+                "redis+unix://:{password}@localhost{}?pass={password}",
+                socket.display()
+            ),
             socket,
             dir,
             log,
@@ -252,9 +258,11 @@ impl RedisServer {
         }
     }
 
-    /// The URL clients connect with: `redis+unix://<private dir>/redis.sock?pass=<password>`.
-    /// It carries the server's password: pass it to a client, never print it (quote
-    /// [`RedisServer::socket_path`] instead).
+    /// The URL clients connect with,
+    /// `redis+unix://:<password>@localhost<private dir>/redis.sock?pass=<password>` (both
+    /// places clients of different redis-rs versions read a password from). It carries the
+    /// server's password: pass it to a client, never print it (quote
+    /// [`RedisServer::socket_path`], or the URL through [`crate::redis::redact`]).
     pub fn url(&self) -> &str {
         &self.url
     }
