@@ -14,9 +14,11 @@
 //!   entry is deleted and it is removed from its parent's successors.
 //! * A root with **one successor** loses what that successor replaced, plus its own root node
 //!   (released the same way), and its entry is deleted. Unlike Transact, this happens only when
-//!   the root is the oldest live root of its line (its parent has no entry): an older live root
-//!   may still read those nodes, so pruning out of order would corrupt it. Prune oldest first,
-//!   as Sawtooth does; an out-of-order call is a no-op.
+//!   the root is the oldest live root of its line (the parent it was committed on is gone: it
+//!   has no entry, or its entry, written by a later commit that reached the same mapping
+//!   again, does not list this root as a successor): an older live root may still read those
+//!   nodes, so pruning out of order would corrupt it. Prune oldest first, as Sawtooth does; an
+//!   out-of-order call is a no-op.
 //! * A root with **several successors** is kept.
 //!
 //! The empty root node is never released.
@@ -55,7 +57,12 @@ pub(crate) fn prune<S: Store>(
             removed
         }
         1 => {
-            if read_change_log(&w, tables, &entry.parent)?.is_some() {
+            // The parent this root was committed on is live while its entry lists this root
+            // as a successor. An entry that does not list it was written by a later commit that
+            // reached the parent's mapping again after that parent was pruned (A -> B -> A):
+            // it holds its own references, so this root is the oldest of its line.
+            let parent = read_change_log(&w, tables, &entry.parent)?;
+            if parent.is_some_and(|p| p.successors.iter().any(|s| s.root == *root)) {
                 return Ok(Vec::new());
             }
             let mut hashes = entry

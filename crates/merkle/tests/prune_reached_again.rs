@@ -16,7 +16,7 @@ use common::{apply, batch, del, set, Model};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use triebench_kv::btree::BTreeStore;
-use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
+use triebench_kv::{FreshStores, Profile, ReadTx, Store, StoreVisitor};
 use triebench_merkle::{MerkleTrie, StateChange, EMPTY_ROOT, TABLES};
 
 /// Checks `expected` at `root`: the root opens, `get` returns the value for every address given,
@@ -280,6 +280,15 @@ fn chain<S: Store>(store: &S, blocks: &[Block], lag: usize) -> Result<(), TestCa
                 }
             }
         }
+        // Pruning the previous root keeps up: the head's entry and at most one other are left.
+        // (Further back, a root can keep several successors, and Transact's rule keeps those.)
+        if lag == 1 {
+            let entries = store
+                .reader()
+                .and_then(|r| r.count(store.table("change_log")?))
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert!(entries <= 2, "block {}: {} change-log entries", n, entries);
+        }
         let window = heads.len().saturating_sub(lag);
         for (root, model) in &heads[window..] {
             let trie = MerkleTrie::at_root(store, root)
@@ -416,5 +425,38 @@ fn count_survives_reopening() {
             let result = spec.open(TABLES, visit).unwrap();
             assert!(result.is_ok(), "{profile}, step {step}: {result:?}");
         }
+    }
+}
+
+/// A block that restores the mapping of two blocks back (A -> B -> A) re-creates `A`'s entry
+/// once the first `A` is pruned; pruning the previous root must then go on releasing, not
+/// stop at `B` forever because "its parent" `A` has an entry again.
+#[test]
+fn pruning_keeps_up_after_a_revert() {
+    let store = BTreeStore::open(TABLES).unwrap();
+    let mut head = MerkleTrie::new(&store)
+        .unwrap()
+        .commit(&[set("ab", b"1")])
+        .unwrap();
+    let first = head.clone();
+    for (n, value) in [b"2", b"1", b"3", b"4", b"5"].into_iter().enumerate() {
+        let previous = head.clone();
+        head = MerkleTrie::at_root(&store, &head)
+            .unwrap()
+            .commit(&[set("ab", value)])
+            .unwrap();
+        assert_eq!(head == first, n == 1);
+        assert!(!MerkleTrie::prune(&store, &previous).unwrap().is_empty());
+        let t = MerkleTrie::at_root(&store, &head).unwrap();
+        assert_eq!(t.get("ab").unwrap(), Some(value.to_vec()));
+        // The head's entry and nothing else; the head's two nodes and the empty root.
+        let count = |t: &str| {
+            store
+                .reader()
+                .unwrap()
+                .count(store.table(t).unwrap())
+                .unwrap()
+        };
+        assert_eq!((count("change_log"), count("main")), (1, 3), "block {n}");
     }
 }
