@@ -5,12 +5,30 @@ use triebench_kv::KvError;
 use crate::changelog::ChangeLogError;
 use crate::codec::DecodeError;
 
+/// The most bytes of an input an error message quotes.
+pub const EXCERPT_BYTES: usize = 100;
+
+/// `text` as an error message quotes it: whole when it is at most [`EXCERPT_BYTES`] long, else
+/// its first [`EXCERPT_BYTES`] (cut at a character boundary) and how long it was, so a 2 MB
+/// bad input does not become a 2 MB message.
+pub fn excerpt(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= EXCERPT_BYTES {
+        return text.into();
+    }
+    let mut end = EXCERPT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes in all)", &text[..end], text.len()).into()
+}
+
 /// Everything the trie can report. Nothing user input or storage contents can reach panics.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MerkleError {
-    /// An address (or prefix) that is not lowercase hex of even length.
-    #[error("invalid address `{address}`: {reason}")]
+    /// An address (or prefix) that is not lowercase hex of even length. The message quotes at
+    /// most [`EXCERPT_BYTES`] of it ([`excerpt`]); the field holds it whole.
+    #[error("invalid address `{}`: {reason}", excerpt(address))]
     InvalidAddress {
         /// The address given.
         address: String,
@@ -20,7 +38,10 @@ pub enum MerkleError {
 
     /// A delete of an address that holds no value at that point of the batch. Nothing of the
     /// batch was written.
-    #[error("cannot delete `{address}`: no value is stored at this address")]
+    #[error(
+        "cannot delete `{}`: no value is stored at this address",
+        excerpt(address)
+    )]
     DeleteAbsent {
         /// The address.
         address: String,

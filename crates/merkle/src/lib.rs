@@ -123,7 +123,7 @@ mod write;
 pub use address::{check_address, MAX_ADDRESS_LEN};
 pub use changelog::{ChangeLogEntry, ChangeLogError, Successor};
 pub use codec::DecodeError;
-pub use error::MerkleError;
+pub use error::{excerpt, MerkleError, EXCERPT_BYTES};
 pub use hash::HashStats;
 pub use trie::MerkleTrie;
 

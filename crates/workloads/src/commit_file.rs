@@ -17,7 +17,7 @@ use std::io::{BufRead, Write};
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use triebench_kv::Store;
-use triebench_merkle::{check_address, MerkleError, MerkleTrie, StateChange};
+use triebench_merkle::{check_address, excerpt, MerkleError, MerkleTrie, StateChange};
 
 /// One parsed line: the commit's sets and deletes, in file order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub enum LineError {
         column: usize,
     },
     /// A value that is not hex.
-    #[error("value for address {address} is not hex: {source}")]
+    #[error("value for address {} is not hex: {source}", excerpt(address))]
     ValueHex {
         /// The address whose value is bad.
         address: String,
@@ -57,12 +57,27 @@ impl From<serde_json::Error> for LineError {
     fn from(err: serde_json::Error) -> Self {
         let full = err.to_string();
         let position = format!(" at line {} column {}", err.line(), err.column());
-        let message = full.strip_suffix(&position).unwrap_or(&full).to_string();
+        let message = clip_quoted(full.strip_suffix(&position).unwrap_or(&full));
         LineError::Json {
             message,
             column: err.column(),
         }
     }
+}
+
+/// `message` with every stretch between quote characters (`"` or a backtick: serde quotes the
+/// input it shows so) cut to an [`excerpt`], so a huge bad string is not echoed whole.
+fn clip_quoted(message: &str) -> String {
+    message
+        .split_inclusive(['"', '`'])
+        .map(|piece| {
+            let (body, quote) = match piece.char_indices().next_back() {
+                Some((at, c)) if c == '"' || c == '`' => piece.split_at(at),
+                _ => (piece, ""),
+            };
+            format!("{}{quote}", excerpt(body))
+        })
+        .collect()
 }
 
 /// The raw JSON shape of a line.
@@ -92,7 +107,8 @@ fn unique_pairs<'de, D: Deserializer<'de>>(de: D) -> Result<Vec<(String, String)
             while let Some((address, value)) = map.next_entry::<String, String>()? {
                 if !seen.insert(address.clone()) {
                     return Err(serde::de::Error::custom(format!(
-                        "address {address} appears twice in \"set\""
+                        "address {} appears twice in \"set\"",
+                        excerpt(&address)
                     )));
                 }
                 pairs.push((address, value));
@@ -160,7 +176,7 @@ pub enum ReplayError {
         source: LineError,
     },
     /// A line deletes an address that the state does not hold.
-    #[error("line {line}: delete of absent address {address}")]
+    #[error("line {line}: delete of absent address {}", excerpt(address))]
     DeleteAbsent {
         /// The line.
         line: usize,
@@ -182,6 +198,29 @@ pub enum ReplayError {
     /// A root could not be written out.
     #[error("cannot write output: {0}")]
     Write(#[source] std::io::Error),
+}
+
+/// Reads all of `input` and checks that every line is a commit [`CommitLine::parse`] accepts,
+/// before any store is opened: a bad file then fails with the same error [`replay`] would give
+/// and costs no store. Returns the text, for [`replay`]. Deletes of absent addresses are found
+/// only by [`replay`] (they depend on the state).
+pub fn read_checked<R: BufRead>(mut input: R) -> Result<String, ReplayError> {
+    let mut text = String::new();
+    let mut line = 0;
+    loop {
+        line += 1;
+        let start = text.len();
+        let read = input
+            .read_line(&mut text)
+            .map_err(|source| ReplayError::Read { line, source })?;
+        if read == 0 {
+            return Ok(text);
+        }
+        let body = text[start..].trim();
+        if !body.is_empty() {
+            CommitLine::parse(body).map_err(|source| ReplayError::Parse { line, source })?;
+        }
+    }
 }
 
 /// Applies every line of `input` as one commit, starting from the empty root of `store` (which

@@ -25,6 +25,7 @@ use triebench_report::read::load_runs::read_load_file;
 use triebench_report::render::load_files::{self, latency, rate};
 use triebench_workloads::load::{Judged, Mix, StateShape};
 
+use crate::commands::load_temp;
 use crate::commands::outputs::{writable_dir, writable_file};
 use crate::commands::phases::describe;
 use crate::error::CliError;
@@ -34,7 +35,8 @@ pub struct LoadArgs {
     /// Backend profile (`triebench profiles` lists them).
     #[arg(long, value_name = "NAME", default_value = "btree")]
     pub backend: String,
-    /// Directory for the store [default: a fresh temporary directory, removed on exit].
+    /// Directory for the store [default: a fresh temporary directory, removed on exit, or by
+    /// the next run if this one is killed].
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Leaves preloaded before the runs (not timed).
@@ -223,13 +225,18 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
         writable_file("--flamegraph", path)?;
     }
     let mut temp_dir = None;
+    if args.dir.is_none() {
+        for stale in load_temp::remove_stale(&std::env::temp_dir()) {
+            eprintln!(
+                "load: removed {}, left by a load run that was killed",
+                stale.display()
+            );
+        }
+    }
     let dir = match &args.dir {
         Some(d) => Some(d.clone()),
         None if profile.needs_dir() => {
-            let t = tempfile::Builder::new()
-                .prefix("triebench-load-")
-                .tempdir()
-                .map_err(CliError::TempDir)?;
+            let t = load_temp::create()?;
             let p = t.path().to_path_buf();
             temp_dir = Some(t);
             Some(p)
@@ -289,7 +296,7 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
             // The error may name a file in it (a server's log): keep it to be read.
             eprintln!(
                 "load: kept the temporary store directory {} for inspection",
-                temp.keep().display()
+                load_temp::keep(temp).display()
             );
         }
     }

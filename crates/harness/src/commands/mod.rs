@@ -13,6 +13,7 @@ pub mod flamegraph;
 pub mod headline;
 pub mod io_profile;
 pub mod load;
+pub mod load_temp;
 pub mod outputs;
 pub mod phases;
 pub mod profile_choice;

@@ -9,7 +9,7 @@ use clap::Args;
 use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
 use triebench_measure::phases::measure;
 use triebench_record::phases::{save_json, PhaseRow};
-use triebench_workloads::commit_file::replay;
+use triebench_workloads::commit_file::{read_checked, replay};
 
 use crate::commands::flamegraph::profiled;
 use crate::commands::phases::describe;
@@ -75,6 +75,18 @@ impl<R: BufRead> StoreVisitor for ReplayVisitor<R> {
 
 pub fn run_root(args: RootArgs) -> Result<(), CliError> {
     let profile: Profile = args.backend.parse()?;
+    // The whole input is read and checked before a store exists: a bad commit file must not
+    // first create an explicit --dir store (for PostgreSQL, a whole initdb).
+    let text = match &args.file {
+        Some(path) if path.as_os_str() != "-" => {
+            let file = File::open(path).map_err(|source| CliError::Input {
+                path: path.clone(),
+                source,
+            })?;
+            read_checked(BufReader::new(file))?
+        }
+        _ => read_checked(io::stdin().lock())?,
+    };
     // Keeps a temporary directory alive until the store is closed.
     let mut _temp = None;
     let dir = match args.dir {
@@ -103,30 +115,15 @@ pub fn run_root(args: RootArgs) -> Result<(), CliError> {
     let spec = BackendSpec::new(profile, dir)?;
     let tables = triebench_merkle::TABLES;
     let phases = args.phases;
-    profiled(args.flamegraph.as_deref(), || match args.file {
-        Some(path) if path.as_os_str() != "-" => {
-            let file = File::open(&path).map_err(|source| CliError::Input { path, source })?;
-            spec.open(
-                tables,
-                ReplayVisitor {
-                    input: BufReader::new(file),
-                    profile,
-                    phases,
-                },
-            )??;
-            Ok(())
-        }
-        _ => {
-            let stdin = io::stdin();
-            spec.open(
-                tables,
-                ReplayVisitor {
-                    input: stdin.lock(),
-                    profile,
-                    phases,
-                },
-            )??;
-            Ok(())
-        }
+    profiled(args.flamegraph.as_deref(), || {
+        spec.open(
+            tables,
+            ReplayVisitor {
+                input: text.as_bytes(),
+                profile,
+                phases,
+            },
+        )??;
+        Ok(())
     })
 }
