@@ -90,4 +90,28 @@ fn every_profile_survives_crashes_as_promised_and_leaves_nothing_behind() {
         .filter_map(|e| e.ok().map(|e| e.file_name()))
         .collect();
     assert!(left.is_empty(), "crash-test left {left:?} in TMPDIR");
+    let sockets = dead_owners_server_dirs();
+    assert!(
+        sockets.is_empty(),
+        "crash-test left managed servers' socket directories: {sockets:?}"
+    );
+}
+
+/// `/tmp/triebench-{redis,pg}-<pid>-*`: private socket directories of managed servers whose
+/// owner `pid` is gone (issue 34: a killed round's child must not leave its socket behind).
+fn dead_owners_server_dirs() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/tmp") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| {
+            let rest = name
+                .strip_prefix("triebench-redis-")
+                .or_else(|| name.strip_prefix("triebench-pg-"));
+            rest.and_then(|r| r.split_once('-'))
+                .and_then(|(pid, _)| pid.parse::<u32>().ok())
+                .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists())
+        })
+        .collect()
 }

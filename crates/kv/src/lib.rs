@@ -66,6 +66,8 @@ pub mod sqlite;
 pub use error::{KvError, KvResult};
 pub use fresh::FreshStores;
 pub use phase::Phase;
+#[cfg(any(feature = "redis-db", feature = "postgres-db"))]
+pub use private_dir::remove_orphaned_server_dirs;
 pub use profile::{Durability, Profile, MANAGED_SERVERS};
 pub use range::KeyRange;
 pub use spec::{BackendSpec, StoreVisitor};

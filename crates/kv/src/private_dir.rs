@@ -74,6 +74,16 @@ impl PrivateDir {
     }
 }
 
+/// Removes the private directories (sockets, Redis's config file) of managed servers whose
+/// owning process has died without dropping them (SIGKILL): what a crash-test round calls after
+/// killing its child, so no round leaves a socket behind. Best effort; directories of live
+/// owners are kept.
+pub fn remove_orphaned_server_dirs() {
+    for kind in ["redis", "pg"] {
+        remove_orphans(Path::new(PARENT), &format!("triebench-{kind}-"));
+    }
+}
+
 /// Removes the directories `<parent>/<prefix><pid>-*` whose owner `pid` no longer runs (best
 /// effort: what cannot be read or removed stays).
 fn remove_orphans(parent: &Path, prefix: &str) {

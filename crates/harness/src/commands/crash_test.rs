@@ -176,6 +176,9 @@ pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
             .into_iter()
             .collect();
         run.leftover_processes += reap_leftovers(&watched, &known);
+        // The killed child's managed server left its private socket directory (issue 34).
+        #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
+        triebench_kv::remove_orphaned_server_dirs();
         // After a cut: unmount (nothing more reaches the disk), then check on a fresh mount
         // at the same path, whose unmount keeps everything.
         if let Some(p) = power.as_mut() {
