@@ -102,16 +102,23 @@ impl DirHandle {
         let st = fstat(dir.raw()).map_err(|e| KvError::io("stat directory", &dir.path, e))?;
         // A directory of another user (not us, not the server's user) was not made by us.
         if !owned_by_us_or(&st, owner) {
-            return Err(self.planted(name, "a directory"));
+            return Err(KvError::Planted {
+                path: dir.path,
+                found: format!(
+                    "a directory owned by uid {}, neither this user nor the server's",
+                    st.st_uid
+                ),
+            });
         }
         dir.hand_to(owner)?;
         Ok(dir)
     }
 
     /// Opens `name` for appending, creating it (mode 0600) if missing; refuses a symbolic
-    /// link, a file with other hard links, a file of another user, or anything but a regular
-    /// file (a FIFO would block the open).
-    pub(crate) fn open_append(&self, name: &str) -> KvResult<File> {
+    /// link, a file with other hard links, a file of a user other than us or `server` (an
+    /// older version handed the PostgreSQL log to it), or anything but a regular file (a FIFO
+    /// would block the open).
+    pub(crate) fn open_append(&self, name: &str, server: Option<ServerUser>) -> KvResult<File> {
         let path = self.path.join(name);
         let c = cstring(Path::new(name))?;
         let flags = libc::O_WRONLY
@@ -145,7 +152,7 @@ impl DirHandle {
                 ),
             });
         }
-        if !owned_by_us_or(&st, None) {
+        if !owned_by_us_or(&st, server) {
             return Err(KvError::Planted {
                 path,
                 found: format!("a file owned by uid {}, not by this user", st.st_uid),
@@ -200,6 +207,47 @@ impl DirHandle {
         if let Some(user) = owner {
             std::os::unix::fs::fchown(&file, Some(user.uid), Some(user.gid))
                 .map_err(|e| KvError::io("hand over to the server's user", &path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Hands every regular file directly in the directory to `owner` (when given), each opened
+    /// without following a link and skipped if it has other hard links: what an older version
+    /// left owned by root in a directory the server's user now writes (Redis's AOF files).
+    pub(crate) fn hand_files_to(&self, owner: Option<ServerUser>) -> KvResult<()> {
+        let Some(user) = owner else {
+            return Ok(());
+        };
+        let listing = PathBuf::from(format!("/proc/self/fd/{}", self.raw()));
+        let entries =
+            std::fs::read_dir(&listing).map_err(|e| KvError::io("list", &self.path, e))?;
+        for entry in entries.flatten() {
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let Ok(c) = CString::new(name.as_str()) else {
+                continue;
+            };
+            let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+            // SAFETY: valid directory descriptor and NUL-terminated name; checked below.
+            let fd = unsafe { libc::openat(self.raw(), c.as_ptr(), flags) };
+            if fd < 0 {
+                continue;
+            }
+            // SAFETY: `fd` was just opened and is owned by nobody else.
+            let file = unsafe { File::from_raw_fd(fd) };
+            let Ok(st) = fstat(fd) else {
+                continue;
+            };
+            if st.st_mode & libc::S_IFMT != libc::S_IFREG
+                || st.st_nlink > 1
+                || st.st_uid == user.uid
+            {
+                continue;
+            }
+            std::os::unix::fs::fchown(&file, Some(user.uid), Some(user.gid)).map_err(|e| {
+                KvError::io("hand over to the server's user", self.path.join(&name), e)
+            })?;
         }
         Ok(())
     }

@@ -272,3 +272,32 @@ fn redaction_covers_every_form_the_client_accepts() {
     );
     assert_eq!(redact("redis://h:1/0"), "redis://h:1/0");
 }
+
+#[test]
+fn an_aof_left_by_a_root_server_of_an_older_version_is_reopened() {
+    use triebench_kv::{ReadTx, Store, WriteTx};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let options = RedisOptions {
+        url: None,
+        append_only: true,
+    };
+    {
+        let store = RedisStore::open(dir.path(), TABLES, options.clone()).expect("open");
+        let t = store.table("main").expect("t");
+        let mut w = store.writer().expect("writer");
+        w.put(t, b"k", b"v").expect("put");
+        w.commit().expect("commit");
+    }
+    // An older version ran redis-server as root: its files were root's.
+    for entry in std::fs::read_dir(dir.path().join("appendonlydir")).expect("ls") {
+        let path = entry.expect("entry").path();
+        std::os::unix::fs::chown(&path, Some(0), Some(0)).ok();
+    }
+    let store = RedisStore::open(dir.path(), TABLES, options).expect("reopen");
+    let t = store.table("main").expect("t");
+    let r = store.reader().expect("reader");
+    assert_eq!(r.get(t, b"k").expect("get").as_deref(), Some(&b"v"[..]));
+    let mut w = store.writer().expect("writer");
+    w.put(t, b"k2", b"v2").expect("put");
+    w.commit().expect("commit after reopening");
+}

@@ -93,7 +93,7 @@ impl PgServer {
         let client_user = os_user_name()?;
         let top = DirHandle::open(&dir)?;
         let log = dir.join(LOG_FILE);
-        let log_file = top.open_append(LOG_FILE)?;
+        let log_file = top.open_append(LOG_FILE, user)?;
         let log_start = log_file.metadata().map(|m| m.len()).unwrap_or(0);
         let data = top.create_dir(DATA_DIR, user)?;
         let data_dir = data.path().to_path_buf();

@@ -125,7 +125,7 @@ impl RedisServer {
         let user = ServerUser::for_server(EXECUTABLE)?;
         let data = DirHandle::open(&dir)?;
         let log = dir.join(LOG_FILE);
-        let log_file = data.open_append(LOG_FILE)?;
+        let log_file = data.open_append(LOG_FILE, user)?;
         let log_start = log_file.metadata().map(|m| m.len()).unwrap_or(0);
         let stderr = log_file
             .try_clone()
@@ -141,7 +141,9 @@ impl RedisServer {
         // The server's working directory, given as a handle: where its AOF goes, or (without
         // one) the private directory, where it writes nothing.
         let cwd = if append_only {
-            data.create_dir(AOF_DIR, user)?
+            let aof = data.create_dir(AOF_DIR, user)?;
+            aof.hand_files_to(user)?;
+            aof
         } else {
             DirHandle::open(private.path())?
         };
