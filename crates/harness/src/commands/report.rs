@@ -22,7 +22,9 @@ pub struct ReportCliArgs {
     /// report whose columns are `<host>.<filesystem>`.
     #[arg(long = "runs", value_name = "NAME|DIR", num_args = 1..)]
     pub runs: Vec<String>,
-    /// Output folder [default: results/DATE-HOST-LABEL].
+    /// Output folder [default: results/DATE-HOST-LABEL]. Written fresh beside it and renamed
+    /// into place; never one of the inputs (or inside or around one), and an existing folder
+    /// is replaced only if a report wrote it (what else it holds is kept).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     #[command(flatten)]
