@@ -155,6 +155,27 @@ pub enum KvError {
         found: String,
     },
 
+    /// Running as root, an LMDB or SQLite store was to be opened in a directory another user
+    /// can write to (or replace): these backends open their files by name, so a link planted
+    /// there would turn root's writes against another file.
+    #[error(
+        "refusing to keep a store in {} as root: it {why} (owner uid {owner}, mode {mode:04o}), \
+         so a link planted there could redirect root's writes; use a directory that root owns and \
+         no one else can write to, e.g. a path that does not exist yet (triebench creates it, \
+         mode 0700)",
+        dir.display()
+    )]
+    SharedStoreDir {
+        /// The store's directory.
+        dir: PathBuf,
+        /// Its owner's uid.
+        owner: u32,
+        /// Its permission bits.
+        mode: u32,
+        /// Why it is refused, e.g. "belongs to another user".
+        why: &'static str,
+    },
+
     /// Any other backend failure, with the backend's own message.
     #[error("{backend}: {message}")]
     Backend {

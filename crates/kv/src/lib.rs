@@ -18,6 +18,8 @@
 //!   PostgreSQL) are locked with: the unprivileged user they run as, the private directory of
 //!   their socket, the directory handle their files under `--dir` are opened through (links not
 //!   followed), and the random password.
+//! - `store_dir`: the directory an LMDB or SQLite store opens its files in by name, refused as
+//!   root when another user can write to it.
 //! - `error`: [`KvError`], what every backend maps its native failures onto, with what to do.
 //! - [`conformance`]: the suite every backend passes, so all backends mean the same thing.
 //!
@@ -52,6 +54,8 @@ mod secret;
 mod server_user;
 mod spec;
 mod store;
+#[cfg(any(feature = "lmdb", feature = "sqlite-db"))]
+mod store_dir;
 pub mod traced;
 
 #[cfg(feature = "lmdb")]

@@ -71,9 +71,12 @@ pub struct LmdbStore {
 
 impl LmdbStore {
     /// Opens (creating if needed) the store under `dir`.
+    ///
+    /// As root, a `dir` (or its `lmdb` subdirectory) another user can write to is refused
+    /// ([`KvError::SharedStoreDir`]).
     pub fn open(dir: &Path, tables: &[&str], options: LmdbOptions) -> KvResult<Self> {
         let names = validate_tables(tables)?;
-        std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
+        crate::store_dir::create_store_dir(dir)?;
         let mut flags = EnvironmentFlags::NO_TLS;
         let (env_path, data_file, lock_file) = if options.transact_flags {
             flags |= EnvironmentFlags::WRITE_MAP
@@ -84,7 +87,7 @@ impl LmdbStore {
             (file.clone(), file, dir.join("triebench.lmdb-lock"))
         } else {
             let sub = dir.join("lmdb");
-            std::fs::create_dir_all(&sub).map_err(|e| KvError::io("create directory", &sub, e))?;
+            crate::store_dir::create_store_dir(&sub)?;
             (sub.clone(), sub.join("data.mdb"), sub.join("lock.mdb"))
         };
         // Held until the truncation check is done (see the module docs).

@@ -54,10 +54,11 @@ impl SqliteStore {
     ///
     /// A directory that cannot be created or written is a [`KvError::Io`] naming the path; a
     /// file that is not a SQLite database, or a damaged one, is a [`KvError::Corrupt`].
+    /// As root, a `dir` another user can write to is refused ([`KvError::SharedStoreDir`]).
     pub fn open(dir: &Path, tables: &[&str], mode: SqliteMode) -> KvResult<SqliteStore> {
         let names = validate_tables(tables)?;
         check_sql_names(&names)?;
-        std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
+        crate::store_dir::create_store_dir(dir)?;
         let path = dir.join(DB_FILE);
         // Probe with the OS first, so an unwritable directory or file reports the real errno
         // (SQLite only says "unable to open database file").

@@ -1,0 +1,81 @@
+//! The directory an LMDB or SQLite store keeps its files in, made safe for a run as root.
+//!
+//! These backends open their files by name, so a link planted in their directory would turn
+//! root's writes against another file. As root, a store directory is therefore used only when no
+//! other user can write to it: it belongs to root, and neither its group nor others may write
+//! to it (a sticky world-writable directory like `/tmp` is refused too: stores must not sit
+//! directly in it). A missing directory is created with mode 0700. A run as another user is
+//! unaffected: the directories it can write to are its own.
+//!
+//! Only the store's own directory is checked: its parents (`--dir` of the measuring commands,
+//! `/dev/shm`) may be shared, since triebench makes a fresh private directory in them.
+
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::Path;
+
+use crate::error::{KvError, KvResult};
+
+/// Creates `dir` if it is missing (as root: mode 0700, and refused when another user can write
+/// to it, [`KvError::SharedStoreDir`]).
+pub(crate) fn create_store_dir(dir: &Path) -> KvResult<()> {
+    if !is_root() {
+        return std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e));
+    }
+    match std::fs::symlink_metadata(dir) {
+        Ok(_) => {
+            check_private(dir)?;
+            // Only to report something that is not a directory as a non-root run would.
+            std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|e| KvError::io("create directory", dir, e))?;
+            // Checked after creating too: someone else may have made it first.
+            check_private(dir)
+        }
+        Err(e) => Err(KvError::io("inspect", dir, e)),
+    }
+}
+
+/// Refuses `dir` when a user other than root can write to it or replace it (see the module
+/// docs). A symbolic link is refused when another user owns it, else its target is checked.
+fn check_private(dir: &Path) -> KvResult<()> {
+    let link = std::fs::symlink_metadata(dir).map_err(|e| KvError::io("inspect", dir, e))?;
+    if link.file_type().is_symlink() && link.uid() != 0 {
+        return Err(shared(
+            dir,
+            &link,
+            "is a symbolic link owned by another user",
+        ));
+    }
+    let meta = std::fs::metadata(dir).map_err(|e| KvError::io("inspect", dir, e))?;
+    if meta.uid() != 0 {
+        return Err(shared(dir, &meta, "belongs to another user"));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(shared(
+            dir,
+            &meta,
+            "can be written by its group or by others",
+        ));
+    }
+    Ok(())
+}
+
+fn shared(dir: &Path, meta: &std::fs::Metadata, why: &'static str) -> KvError {
+    KvError::SharedStoreDir {
+        dir: dir.to_path_buf(),
+        owner: meta.uid(),
+        mode: meta.mode() & 0o7777,
+        why,
+    }
+}
+
+/// Whether this process runs as root (effective uid 0).
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
