@@ -88,7 +88,13 @@ fn open_without_redis_server_on_path_child() {
 #[cfg(unix)]
 fn server_that_dies_at_start_reports_its_log() {
     use std::os::unix::fs::PermissionsExt;
-    let bin = tempfile::tempdir().expect("temp dir");
+    // As root the server runs as an unprivileged user, which must be able to reach the fake
+    // binary: a 0755 directory under /tmp, not under TMPDIR (scripts/test.sh's is 0700).
+    let bin = tempfile::Builder::new()
+        .prefix("triebench-fake-redis-")
+        .tempdir_in("/tmp")
+        .expect("temp dir");
+    std::fs::set_permissions(bin.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let fake = bin.path().join("redis-server");
     std::fs::write(
         &fake,
