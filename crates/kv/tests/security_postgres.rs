@@ -7,13 +7,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{alive, child_arg, long_dir, mode, Stranger};
+use common::{child_arg, kill_owner_of_a_server, long_dir, mode, Stranger};
 use triebench_kv::conformance::TABLES;
 use triebench_kv::postgres::{redact, PgOptions, PgServer, PgStore};
 use triebench_kv::KvError;
@@ -186,31 +184,7 @@ fn owner_child() {
 fn a_sigkilled_owner_leaves_no_socket_directory_behind_the_next_server() {
     let parent = tempfile::tempdir().expect("temp dir");
     let dir = long_dir(parent.path(), 120);
-    let mut child = Command::new(std::env::current_exe().expect("test executable"))
-        .args(["--exact", "owner_child", "--nocapture"])
-        .env(OWNER_ENV, &dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn owner");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut found = None;
-    for line in BufReader::new(stdout).lines() {
-        let line = line.expect("read owner");
-        if let Some(rest) = line.strip_prefix("server ") {
-            let (pid, socket_dir) = rest.split_once(' ').expect("pid and dir");
-            found = Some((pid.parse::<u32>().expect("pid"), socket_dir.to_string()));
-            break;
-        }
-        assert!(!line.starts_with("failed"), "{line}");
-    }
-    let (pid, socket_dir) = found.expect("the owner printed its server");
-    child.kill().expect("SIGKILL the owner");
-    child.wait().expect("reap the owner");
-    // The server shuts down once its owner is gone (PR_SET_PDEATHSIG).
-    while alive(pid) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let socket_dir = kill_owner_of_a_server(OWNER_ENV, &dir);
     let next_dir = tempfile::tempdir().expect("temp dir");
     let next = PgServer::start(next_dir.path()).expect("start the next server");
     assert!(

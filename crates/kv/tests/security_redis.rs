@@ -6,12 +6,10 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::os::unix::fs::MetadataExt;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{alive, child_arg, listening_tcp_ports, mode, Stranger};
+use common::{child_arg, kill_owner_of_a_server, listening_tcp_ports, mode, Stranger};
 use triebench_kv::conformance::TABLES;
 use triebench_kv::redis::{redact, RedisOptions, RedisServer, RedisStore};
 use triebench_kv::KvError;
@@ -203,30 +201,7 @@ fn owner_child() {
 #[test]
 fn a_sigkilled_owner_leaves_no_socket_behind_the_next_server() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(std::env::current_exe().expect("test executable"))
-        .args(["--exact", "owner_child", "--nocapture"])
-        .env(OWNER_ENV, dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn owner");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut found = None;
-    for line in BufReader::new(stdout).lines() {
-        let line = line.expect("read owner");
-        if let Some(rest) = line.strip_prefix("server ") {
-            let (pid, private) = rest.split_once(' ').expect("pid and dir");
-            found = Some((pid.parse::<u32>().expect("pid"), private.to_string()));
-            break;
-        }
-        assert!(!line.starts_with("failed"), "{line}");
-    }
-    let (pid, private) = found.expect("the owner printed its server");
-    child.kill().expect("SIGKILL the owner");
-    child.wait().expect("reap the owner");
-    while alive(pid) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let private = kill_owner_of_a_server(OWNER_ENV, dir.path());
     let next_dir = tempfile::tempdir().expect("temp dir");
     let next = RedisServer::start(next_dir.path(), false).expect("start the next server");
     assert!(

@@ -212,3 +212,37 @@ pub fn alive(pid: u32) -> bool {
                 .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
         })
 }
+
+/// Starts this test binary's `owner_child` test in a child process (with `env` = `dir`), reads
+/// the `server <pid> <private dir>` line it prints once its managed server runs, kills the
+/// owner with SIGKILL and waits until the server has followed it (however long that takes; a
+/// hang is the test command's timeout to catch). Returns the server's private directory.
+pub fn kill_owner_of_a_server(env: &str, dir: &Path) -> String {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(std::env::current_exe().expect("test executable"))
+        .args(["--exact", "owner_child", "--nocapture"])
+        .env(env, dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn owner");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut found = None;
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("read owner");
+        if let Some(rest) = line.strip_prefix("server ") {
+            let (pid, private) = rest.split_once(' ').expect("pid and dir");
+            found = Some((pid.parse::<u32>().expect("pid"), private.to_string()));
+            break;
+        }
+        assert!(!line.starts_with("failed"), "{line}");
+    }
+    let (pid, private) = found.expect("the owner printed its server");
+    child.kill().expect("SIGKILL the owner");
+    child.wait().expect("reap the owner");
+    // The server shuts down once its owner is gone (PR_SET_PDEATHSIG).
+    while alive(pid) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    private
+}
