@@ -3,26 +3,11 @@
 //! written; an existing folder is replaced only when a report wrote it, keeping what else the
 //! user put there.
 
+mod common;
+use common::{copy_dir, export, repo, triebench};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
 
 /// Every file below `dir` (relative path -> contents) and every directory (-> empty).
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -41,35 +26,6 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
     walk(dir, dir, &mut out);
     out
-}
-
-fn triebench(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_triebench"))
-        .args(args)
-        .output()
-        .expect("run triebench")
-}
-
-/// Runs `triebench export-run` as host `host`; returns the run folder it made.
-fn export(host: &str, name: &str, criterion: &Path, parent: &Path) -> PathBuf {
-    let c = criterion.display().to_string();
-    let p = parent.display().to_string();
-    let out = triebench(&[
-        "export-run",
-        name,
-        "--criterion-dir",
-        &c,
-        "--out",
-        &p,
-        "--host",
-        host,
-    ]);
-    assert!(
-        out.status.success(),
-        "export-run: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
 }
 
 /// Names in `dir` starting with `.` (a fresh report folder left behind would be one).

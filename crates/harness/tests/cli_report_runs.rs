@@ -2,25 +2,10 @@
 //! (simulated) hosts whose runs share a filesystem name: one report whose columns name host and
 //! filesystem, each ratio taken from the right folder and each run's CPU idle record with it.
 
+mod common;
+use common::{copy_dir, export, repo, triebench};
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
 
 /// Renames every directory called `from` (criterion baselines) and the sidecar `from.json`.
 fn rename_run(dir: &Path, from: &str, to: &str) {
@@ -55,33 +40,6 @@ fn first_file_named(dir: &Path, name: &str) -> Option<PathBuf> {
         .iter()
         .filter(|p| p.is_dir())
         .find_map(|p| first_file_named(p, name))
-}
-
-/// Runs `triebench export-run` as host `host`; returns the run folder it made.
-fn export(host: &str, name: &str, criterion: &Path, parent: &Path) -> PathBuf {
-    let out = triebench(&[
-        "export-run",
-        name,
-        "--criterion-dir",
-        &criterion.display().to_string(),
-        "--out",
-        &parent.display().to_string(),
-        "--host",
-        host,
-    ]);
-    assert!(
-        out.status.success(),
-        "export-run: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
-}
-
-fn triebench(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_triebench"))
-        .args(args)
-        .output()
-        .expect("run triebench")
 }
 
 /// The suite slowdown rows of ratios.json: (benchmark, run, reference run) -> ratio.
