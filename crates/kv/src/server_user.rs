@@ -57,7 +57,8 @@ pub(crate) struct Launch {
     /// Run as this user (this process is root), or as this process's user (`None`).
     pub(crate) user: Option<ServerUser>,
     /// Signal the child gets when the thread that spawned it exits (Linux), so a SIGKILLed
-    /// owner leaves no server behind.
+    /// owner leaves no server behind; elsewhere there is no such signal and it is unused.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) death_signal: Option<libc::c_int>,
     /// A directory descriptor the child changes into before dropping privileges.
     pub(crate) cwd: Option<RawFd>,

@@ -8,7 +8,7 @@
 //!   private directory under `/tmp` (mode 0700, owned by the server's user; see
 //!   `private_dir`), so no other local user can connect; on the project's VM a round trip
 //!   over the socket also took ~20% less than over loopback TCP;
-//! - a random password (`requirepass`, 32 bytes from `getrandom`) as a second lock, written to a
+//! - a random password (`requirepass`, 32 bytes from the OS generator) as a second lock, written to a
 //!   0600 config file in that private directory and passed by the file's path, never in argv
 //!   (which `ps` shows to everyone) and never printed; [`RedisServer::url`] carries it for
 //!   clients, and every message quotes the URL redacted;
