@@ -120,26 +120,12 @@ impl DirHandle {
     /// would block the open).
     pub(crate) fn open_append(&self, name: &str, server: Option<ServerUser>) -> KvResult<File> {
         let path = self.path.join(name);
-        let c = cstring(Path::new(name))?;
-        let flags = libc::O_WRONLY
-            | libc::O_APPEND
-            | libc::O_CREAT
-            | libc::O_NOFOLLOW
-            | libc::O_NONBLOCK
-            | libc::O_NOCTTY
-            | libc::O_CLOEXEC;
-        // SAFETY: valid directory descriptor and NUL-terminated name; the result is checked.
-        let fd = unsafe { libc::openat(self.raw(), c.as_ptr(), flags, 0o600 as libc::c_uint) };
-        if fd < 0 {
-            let e = std::io::Error::last_os_error();
-            return Err(match e.raw_os_error() {
-                Some(libc::ELOOP) | Some(libc::ENXIO) => self.planted(name, "a regular file"),
-                _ => KvError::io("open log file", &path, e),
-            });
-        }
-        // SAFETY: `fd` was just opened and is owned by nobody else.
-        let file = unsafe { File::from_raw_fd(fd) };
-        let st = fstat(fd).map_err(|e| KvError::io("stat log file", &path, e))?;
+        let (file, st) = self.open_no_follow(
+            name,
+            libc::O_WRONLY | libc::O_APPEND | libc::O_NOCTTY,
+            "open log file",
+        )?;
+        let fd = file.as_raw_fd();
         if st.st_mode & libc::S_IFMT != libc::S_IFREG {
             return Err(self.planted(name, "a regular file"));
         }
@@ -179,25 +165,7 @@ impl DirHandle {
     ) -> KvResult<()> {
         use std::io::Write;
         let path = self.path.join(name);
-        let c = cstring(Path::new(name))?;
-        let flags = libc::O_WRONLY
-            | libc::O_CREAT
-            | libc::O_TRUNC
-            | libc::O_NOFOLLOW
-            | libc::O_NONBLOCK
-            | libc::O_CLOEXEC;
-        // SAFETY: valid directory descriptor and NUL-terminated name; the result is checked.
-        let fd = unsafe { libc::openat(self.raw(), c.as_ptr(), flags, 0o600 as libc::c_uint) };
-        if fd < 0 {
-            let e = std::io::Error::last_os_error();
-            return Err(match e.raw_os_error() {
-                Some(libc::ELOOP) | Some(libc::ENXIO) => self.planted(name, "a regular file"),
-                _ => KvError::io("write", &path, e),
-            });
-        }
-        // SAFETY: `fd` was just opened and is owned by nobody else.
-        let mut file = unsafe { File::from_raw_fd(fd) };
-        let st = fstat(fd).map_err(|e| KvError::io("stat", &path, e))?;
+        let (mut file, st) = self.open_no_follow(name, libc::O_WRONLY | libc::O_TRUNC, "write")?;
         if st.st_mode & libc::S_IFMT != libc::S_IFREG || st.st_nlink > 1 {
             return Err(self.planted(name, "a regular file with one link"));
         }
@@ -279,6 +247,33 @@ impl DirHandle {
     }
 
     /// The [`KvError::Planted`] for `name`, saying what was found instead of `expected`.
+    /// Opens (creating it 0600 if missing) `name` in the directory with `flags` added to
+    /// `O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC`, and stats what was opened: a link
+    /// there, or a FIFO or socket, is refused as planted; other failures are `action` errors.
+    fn open_no_follow(
+        &self,
+        name: &str,
+        flags: libc::c_int,
+        action: &'static str,
+    ) -> KvResult<(File, libc::stat)> {
+        let path = self.path.join(name);
+        let c = cstring(Path::new(name))?;
+        let flags = flags | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+        // SAFETY: valid directory descriptor and NUL-terminated name; the result is checked.
+        let fd = unsafe { libc::openat(self.raw(), c.as_ptr(), flags, 0o600 as libc::c_uint) };
+        if fd < 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::ELOOP) | Some(libc::ENXIO) => self.planted(name, "a regular file"),
+                _ => KvError::io(action, &path, e),
+            });
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        let file = unsafe { File::from_raw_fd(fd) };
+        let st = fstat(fd).map_err(|e| KvError::io(action, &path, e))?;
+        Ok((file, st))
+    }
+
     fn planted(&self, name: &str, expected: &str) -> KvError {
         let found = match self.stat(name) {
             Some(st) if st.st_mode & libc::S_IFMT == libc::S_IFLNK => {
