@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 #[cfg(feature = "postgres-db")]
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::any_store::StoreVisitor;
 use crate::error::{KvError, KvResult};
 use crate::profile::Profile;
-use crate::spec::{BackendSpec, StoreVisitor};
+use crate::spec::BackendSpec;
 
 /// A source of fresh, empty stores of one profile under one directory.
 pub struct FreshStores {

@@ -35,6 +35,7 @@
 //! [`BackendSpec`] turns a profile name plus a directory into an open store for the CLI, the
 //! benches and the tests alike. [`conformance`] is the suite every backend passes.
 
+mod any_store;
 pub mod btree;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod child;
@@ -67,13 +68,14 @@ pub mod redis;
 #[cfg(feature = "sqlite-db")]
 pub mod sqlite;
 
+pub use any_store::{AnyReader, AnyStore, AnyWriter, StoreVisitor};
 pub use error::{KvError, KvResult};
 pub use fresh::FreshStores;
 pub use phase::Phase;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 pub use private_dir::remove_orphaned_server_dirs;
-pub use profile::{Durability, Profile, MANAGED_SERVERS};
+pub use profile::{Durability, Profile, DEFAULT_LMDB_MAP_SIZE, MANAGED_SERVERS};
 pub use range::KeyRange;
-pub use spec::{BackendSpec, StoreVisitor};
+pub use spec::BackendSpec;
 pub use store::{ReadTx, Store, Table, WriteTx};
 pub use traced::Traced;

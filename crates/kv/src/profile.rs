@@ -12,6 +12,9 @@ use triebench_record::vocabulary::{ProfileFacts, PROFILES};
 
 use crate::error::KvError;
 
+/// Default LMDB map size: 1 TiB of address space (sparse; only used pages cost disk).
+pub const DEFAULT_LMDB_MAP_SIZE: usize = 1 << 40;
+
 /// What a committed transaction survives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Durability {

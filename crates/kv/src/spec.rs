@@ -3,24 +3,10 @@
 
 use std::path::PathBuf;
 
+use crate::any_store::{AnyStore, StoreVisitor};
 use crate::btree::BTreeStore;
 use crate::error::{KvError, KvResult};
-use crate::profile::Profile;
-use crate::store::Store;
-
-/// Default LMDB map size: 1 TiB of address space (sparse; only used pages cost disk).
-pub const DEFAULT_LMDB_MAP_SIZE: usize = 1 << 40;
-
-/// Generic code that runs on whichever store a [`BackendSpec`] opens.
-///
-/// This is how a runtime choice of profile reaches statically dispatched code: the spec opens the
-/// concrete store and calls `visit` with it, monomorphised per backend.
-pub trait StoreVisitor {
-    /// What the visit returns.
-    type Output;
-    /// Runs on the opened store.
-    fn visit<S: Store>(self, store: S) -> Self::Output;
-}
+use crate::profile::{Profile, DEFAULT_LMDB_MAP_SIZE};
 
 /// A backend profile plus where it keeps its files.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +80,12 @@ impl BackendSpec {
 
     /// Opens the store with `tables` and runs `visitor` on it.
     pub fn open<V: StoreVisitor>(&self, tables: &[&str], visitor: V) -> KvResult<V::Output> {
+        Ok(self.open_any(tables)?.visit(visitor))
+    }
+
+    /// Opens the store with `tables` as an [`AnyStore`], a value the caller can keep (in a
+    /// struct, behind an `Arc`) whatever backend the profile chose.
+    pub fn open_any(&self, tables: &[&str]) -> KvResult<AnyStore> {
         if !self.profile.is_enabled() {
             return Err(KvError::ProfileNotEnabled {
                 profile: self.profile.name(),
@@ -101,7 +93,7 @@ impl BackendSpec {
             });
         }
         match self.profile {
-            Profile::Btree => Ok(visitor.visit(BTreeStore::open(tables)?)),
+            Profile::Btree => Ok(AnyStore::from(BTreeStore::open(tables)?)),
             #[cfg(feature = "lmdb")]
             Profile::Lmdb | Profile::LmdbAsync => {
                 let options = crate::lmdb::LmdbOptions {
@@ -109,7 +101,7 @@ impl BackendSpec {
                     transact_flags: self.profile == Profile::LmdbAsync,
                 };
                 let store = crate::lmdb::LmdbStore::open(self.require_dir()?, tables, options)?;
-                Ok(visitor.visit(store))
+                Ok(AnyStore::from(store))
             }
             #[cfg(feature = "sqlite-db")]
             Profile::SqliteWal
@@ -125,7 +117,7 @@ impl BackendSpec {
                     _ => crate::sqlite::SqliteMode::Rollback,
                 };
                 let store = crate::sqlite::SqliteStore::open(self.require_dir()?, tables, mode)?;
-                Ok(visitor.visit(store))
+                Ok(AnyStore::from(store))
             }
             #[cfg(feature = "redis-db")]
             Profile::Redis | Profile::RedisAof | Profile::RedisUncached => {
@@ -139,7 +131,7 @@ impl BackendSpec {
                 } else {
                     crate::redis::RedisStore::open(dir, tables, options)?
                 };
-                Ok(visitor.visit(store))
+                Ok(AnyStore::from(store))
             }
             #[cfg(feature = "postgres-db")]
             Profile::Postgres | Profile::PostgresAsync => {
@@ -148,7 +140,7 @@ impl BackendSpec {
                     asynchronous: self.profile == Profile::PostgresAsync,
                 };
                 let store = crate::postgres::PgStore::open(self.require_dir()?, tables, options)?;
-                Ok(visitor.visit(store))
+                Ok(AnyStore::from(store))
             }
             #[allow(unreachable_patterns)]
             other => Err(KvError::ProfileNotEnabled {

@@ -56,6 +56,17 @@ pub struct LmdbOptions {
     pub transact_flags: bool,
 }
 
+impl Default for LmdbOptions {
+    /// Profile `lmdb`: LMDB's own flags (a commit survives power loss) and a map of
+    /// [`DEFAULT_LMDB_MAP_SIZE`](crate::DEFAULT_LMDB_MAP_SIZE) bytes.
+    fn default() -> Self {
+        LmdbOptions {
+            map_size: crate::profile::DEFAULT_LMDB_MAP_SIZE,
+            transact_flags: false,
+        }
+    }
+}
+
 /// An LMDB environment with one named database per declared table.
 #[derive(Debug)]
 pub struct LmdbStore {

@@ -13,13 +13,15 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// 100,000-leaf state is ~0.5 GB); pages past it are read as in the other modes.
 pub const MMAP_BYTES: i64 = 1 << 30;
 
-/// The journal and sync configuration of a SQLite store, one per profile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The journal and sync configuration of a SQLite store, one per profile. The default is
+/// [`WalFull`](SqliteMode::WalFull), the fastest mode in which a commit survives power loss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum SqliteMode {
     /// Profile `sqlite-wal`: `journal_mode=WAL`, `synchronous=NORMAL`; fsync only at checkpoints.
     Wal,
     /// Profile `sqlite-wal-full`: `journal_mode=WAL`, `synchronous=FULL`; the WAL is fsynced at
     /// every commit.
+    #[default]
     WalFull,
     /// Profile `sqlite-rollback`: `journal_mode=DELETE`, `synchronous=FULL`; atomic commit via a
     /// rollback journal, several fsyncs per commit.
