@@ -13,7 +13,10 @@
 //! * [`changelog`]: the change-log entry of a root (parent, additions, successors).
 //! * `refcount`: reference counts of nodes stored once but added several times.
 //! * [`prune`]: removes what an old root alone holds, with Transact's semantics.
+//! * `descend`: follows an address's tokens down from a root, the walk every read starts with.
+//! * `leaves`: [`Leaves`], the values under a prefix read lazily in address order.
 //! * `trie`: [`MerkleTrie`], the view at one root that reads and drives all of the above.
+//! * `state`: [`TrieState`], an owned handle to the store that takes the root per call.
 //! * [`reference`](mod@reference): a mapping's root built from scratch, the tests' model.
 //! * `error`: [`MerkleError`], every way the above can fail.
 //!
@@ -108,13 +111,16 @@
 mod address;
 pub mod changelog;
 pub mod codec;
+mod descend;
 mod error;
 pub mod hash;
+mod leaves;
 mod node;
 pub mod prune;
 mod refcount;
 pub mod reference;
 mod scratch;
+mod state;
 mod tables;
 mod trie;
 mod update;
@@ -125,6 +131,8 @@ pub use changelog::{ChangeLogEntry, ChangeLogError, Successor};
 pub use codec::DecodeError;
 pub use error::{excerpt, MerkleError, EXCERPT_BYTES};
 pub use hash::HashStats;
+pub use leaves::Leaves;
+pub use state::TrieState;
 pub use trie::MerkleTrie;
 
 /// The tables the trie needs: open stores with these.

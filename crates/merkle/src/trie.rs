@@ -4,8 +4,10 @@ use triebench_kv::phase::{STORAGE_READ, STORAGE_WRITE, TRIE};
 use triebench_kv::{phase_span, ReadTx, Store, Traced, WriteTx};
 
 use crate::changelog::ChangeLogEntry;
+use crate::descend::descend;
 use crate::hash::{hex_string, hex_to_raw, parse_hex_hash, HexHash};
-use crate::node::{find_child, Layout};
+use crate::leaves::Leaves;
+use crate::node::Layout;
 use crate::tables::{read_change_log, Tables};
 use crate::{address, prune, update, write, MerkleError, StateChange, EMPTY_ROOT_HEX};
 
@@ -24,7 +26,7 @@ pub struct MerkleTrie<'s, S: Store> {
     root_hash: HexHash,
 }
 
-fn parse_root(root: &str) -> Result<HexHash, MerkleError> {
+pub(crate) fn parse_root(root: &str) -> Result<HexHash, MerkleError> {
     parse_hex_hash(root.as_bytes()).ok_or_else(|| MerkleError::InvalidHash {
         hash: root.to_string(),
     })
@@ -57,6 +59,17 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
         })
     }
 
+    /// A view at `root_hash` whose node the caller has not checked: a read or commit on a root
+    /// that is not stored fails with [`MerkleError::MissingNode`] naming the root.
+    pub(crate) fn unchecked(store: &'s S, tables: Tables, root_hash: HexHash) -> Self {
+        MerkleTrie {
+            store,
+            tables,
+            root: hex_string(&root_hash),
+            root_hash,
+        }
+    }
+
     /// The current state root, 64 lowercase hex characters.
     pub fn root(&self) -> &str {
         &self.root
@@ -83,7 +96,7 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
         phase_span!(TRIE);
         let tokens = address::tokens(address)?;
         let rx = Traced(open_reader(self.store)?);
-        let Some(hash) = self.descend(&rx, &tokens)? else {
+        let Some(hash) = descend(&rx, self.tables.main, &self.root_hash, &tokens)? else {
             return Ok(None);
         };
         let value = rx.get_with(self.tables.main, &hash, |bytes| {
@@ -99,21 +112,6 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     /// Whether a value is stored at `address` (same rule as [`get`](Self::get)).
     pub fn contains(&self, address: &str) -> Result<bool, MerkleError> {
         Ok(self.get(address)?.is_some())
-    }
-
-    /// Hash of the node at the token path, `None` if the path leaves the trie.
-    fn descend<R: ReadTx>(&self, rx: &R, tokens: &[u8]) -> Result<Option<HexHash>, MerkleError> {
-        let mut hash = self.root_hash;
-        for &token in tokens {
-            let child = rx.get_with(self.tables.main, &hash, |bytes| find_child(bytes, token))?;
-            hash = match child {
-                Some(Ok(Some(child))) => child,
-                Some(Ok(None)) => return Ok(None),
-                Some(Err(source)) => return Err(corrupt(&hash, source)),
-                None => return Err(missing(&hash)),
-            };
-        }
-        Ok(Some(hash))
     }
 
     /// Applies `changes` on top of this root in one storage transaction and returns the new
@@ -151,42 +149,16 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     }
 
     /// Every (address, value) whose address starts with `prefix`, sorted by address. The prefix
-    /// is lowercase hex of any length; `""` lists the whole state.
+    /// is lowercase hex of any length; `""` lists the whole state. For a large state, iterate
+    /// with [`leaves_iter`](Self::leaves_iter) instead.
     pub fn leaves(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, MerkleError> {
-        let (tokens, nibble) = address::prefix(prefix)?;
-        let rx = self.store.reader()?;
-        let Some(start) = self.descend(&rx, &tokens)? else {
-            return Ok(Vec::new());
-        };
-        let mut out = Vec::new();
-        // Depth-first, children pushed in reverse: addresses come out in ascending order.
-        let mut stack: Vec<(Vec<u8>, HexHash, bool)> = vec![(tokens, start, true)];
-        while let Some((path, hash, is_start)) = stack.pop() {
-            if path.len() > address::MAX_ADDRESS_LEN / 2 {
-                // Only a damaged store (a node that is its own ancestor) gets here.
-                return Err(MerkleError::CorruptNode {
-                    hash: hex_string(&hash),
-                    source: crate::codec::DecodeError::TooDeep { depth: path.len() },
-                });
-            }
-            let node = update::load(&rx, self.tables.main, &hash)?;
-            let (bytes, layout) = (&node.bytes, &node.layout);
-            let skip_own = is_start && nibble.is_some();
-            if let (Some(range), false) = (layout.value.clone(), skip_own) {
-                out.push((address::from_tokens(&path), bytes[range].to_vec()));
-            }
-            for i in (0..layout.count).rev() {
-                let (token, child) = (layout.token(bytes, i), layout.hash(bytes, i));
-                if skip_own && nibble != Some(token >> 4) {
-                    continue;
-                }
-                let mut child_path = Vec::with_capacity(path.len() + 1);
-                child_path.extend_from_slice(&path);
-                child_path.push(token);
-                stack.push((child_path, child, false));
-            }
-        }
-        Ok(out)
+        self.leaves_iter(prefix)?.collect()
+    }
+
+    /// The same listing as [`leaves`](Self::leaves), read lazily a chunk of nodes at a time
+    /// (see [`Leaves`]). An invalid prefix is an error here; storage errors come from `next`.
+    pub fn leaves_iter(&self, prefix: &str) -> Result<Leaves<&'s S>, MerkleError> {
+        Leaves::new(self.store, self.tables.main, &self.root_hash, prefix)
     }
 
     /// The change-log entry of `root` (see [`changelog`](crate::changelog)), if it has one.
