@@ -1,5 +1,6 @@
-//! [`no_inherited_files`]: the servers this crate starts (redis-server, initdb, postgres) get
-//! standard input and output and nothing else of this process.
+//! How this crate starts its servers (redis-server, initdb, postgres).
+//!
+//! [`no_inherited_files`]: they get standard input and output and nothing else of this process.
 //!
 //! A child inherits every descriptor of its parent not marked close-on-exec. Most are (Rust's
 //! and SQLite's files, LMDB's lock file), but not all: LMDB opens its data file without the
@@ -8,7 +9,51 @@
 //! file for its whole life (a removed store's data kept on disk, a filesystem that cannot be
 //! unmounted), so the child marks everything past standard error close-on-exec itself.
 
-use std::process::Command;
+use std::process::{Child, Command};
+
+/// Starts `command` (a long-lived server) from a thread that lasts as long as the process.
+///
+/// The servers are started with `PR_SET_PDEATHSIG`, so that they do not outlive a killed owner;
+/// but Linux sends that signal when the *thread* that forked the server exits, not the process.
+/// A store opened on a short-lived thread (a worker, a test, a request handler) would lose its
+/// server the moment that thread ended. So every server is forked by one launcher thread that
+/// never exits, and the signal comes only when the whole process is gone.
+pub(crate) fn spawn_lasting(command: Command) -> std::io::Result<Child> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::sync::mpsc::{channel, Sender};
+        use std::sync::{Mutex, OnceLock};
+
+        type Request = (Command, Sender<std::io::Result<Child>>);
+        static LAUNCHER: OnceLock<Mutex<Sender<Request>>> = OnceLock::new();
+
+        let launcher = LAUNCHER.get_or_init(|| {
+            let (requests, inbox) = channel::<Request>();
+            // If the thread cannot be started, the requests fail below and say so.
+            let _ = std::thread::Builder::new()
+                .name("triebench-server-launcher".into())
+                .spawn(move || {
+                    for (mut command, reply) in inbox {
+                        let _ = reply.send(command.spawn());
+                    }
+                });
+            Mutex::new(requests)
+        });
+        let gone = || std::io::Error::other("the server launcher thread is gone");
+        let (reply, answer) = channel();
+        launcher
+            .lock()
+            .map_err(|_| gone())?
+            .send((command, reply))
+            .map_err(|_| gone())?;
+        answer.recv().map_err(|_| gone())?
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let mut command = command;
+        command.spawn()
+    }
+}
 
 /// Marks every descriptor but standard input, output and error close-on-exec in the child
 /// `command` starts, between fork and exec, so the program it runs inherits none of them.

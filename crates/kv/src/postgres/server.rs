@@ -152,11 +152,11 @@ impl PgServer {
             ..launch
         }
         .apply(&mut command);
-        let child = command
+        command
             .stdin(Stdio::null())
             .stdout(clone(&log_file, &log)?)
-            .stderr(clone(&log_file, &log)?)
-            .spawn()
+            .stderr(clone(&log_file, &log)?);
+        let child = crate::child::spawn_lasting(command)
             .map_err(|e| KvError::PostgresStart(format!("cannot run postgres: {e}")))?;
         drop(data);
         let server = PgServer {

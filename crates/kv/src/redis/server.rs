@@ -33,9 +33,9 @@
 //! If the owning process is killed outright (SIGKILL, no drop), the server must not outlive it:
 //! on Linux the server is started with `prctl(PR_SET_PDEATHSIG, SIGKILL)`, so the kernel kills it
 //! when its parent goes, and the next server started removes the dead owner's private
-//! directory. Mind what "parent" means there: the *thread* that spawned it. A server started
-//! from a short-lived thread is killed when that thread exits, so start servers from a thread
-//! that lives as long as the store (the main thread, or the one that owns the store).
+//! directory. The "parent" there is the *thread* that forked the server, so servers are forked by
+//! a launcher thread that lasts as long as the process (`child::spawn_lasting`): a store opened
+//! on a short-lived thread keeps its server.
 
 use std::ffi::OsStr;
 use std::io::{Read, Seek, SeekFrom};
@@ -183,11 +183,8 @@ impl RedisServer {
             keep: None,
         }
         .apply(&mut command);
-        let child = command
-            .stdin(Stdio::null())
-            .stdout(log_file)
-            .stderr(stderr)
-            .spawn()
+        command.stdin(Stdio::null()).stdout(log_file).stderr(stderr);
+        let child = crate::child::spawn_lasting(command)
             .map_err(|e| KvError::RedisServerStart(format!("cannot run {}: {e}", exe.display())))?;
         drop(cwd);
         let server = RedisServer {
