@@ -12,6 +12,8 @@ echo "== [${SECONDS}s] module cycles (no module imports one that imports it back
 scripts/check-module-cycles.py
 echo "== [${SECONDS}s] docs (every results/ folder cited and indexed, every link and anchor resolves)"
 scripts/check-docs.sh
+echo "== [${SECONDS}s] cargo package (the library crates are ready for crates.io: metadata, READMEs, versions)"
+cargo package --no-verify --allow-dirty --quiet -p triebench-record -p triebench-kv -p triebench-merkle -p triebench-state
 echo "== [${SECONDS}s] cargo doc (no broken links or HTML in the docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quiet
 # Where cargo builds (a build.target-dir in a cargo config file included): the debug slowfs the
@@ -55,6 +57,16 @@ trap 'pkill -P "$transact_pid" 2>/dev/null; kill "$transact_pid" 2>/dev/null || 
 echo "== [${SECONDS}s] cargo test (workspace, all features)"
 # A hung test (a deadlock, a server that never answers) must fail CI, not eat its 90 minutes.
 "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --workspace --all-features
+echo "== [${SECONDS}s] the ledger example (crates/state/examples/ledger.rs) on a profile of each backend"
+# What a Splinter-like project would copy: blocks committed through Transact's traits, the
+# previous root pruned after each, blocks that change nothing included. The example checks
+# itself (supply conserved, head readable) and exits non-zero otherwise.
+ledger_dir=$(mktemp -d "${TMPDIR:-/tmp}/triebench-ledger.XXXXXX")
+for profile in btree lmdb sqlite-wal-full redis-aof postgres; do
+  "${test_env[@]}" timeout --kill-after=30 600 cargo run -q -p triebench-state --all-features \
+    --example ledger -- --profile "$profile" --dir "$ledger_dir/$profile" --blocks 120 | tail -n 1
+done
+rm -rf "$ledger_dir"
 echo "== [${SECONDS}s] filesystem lab (scripts/fs-lab.sh on a private lab: mounts, idempotence, crash clean-up)"
 if [[ $(id -u) -eq 0 ]]; then
   # The debug slowfs the tests above built; the lab script would otherwise build a release one.
