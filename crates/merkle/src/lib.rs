@@ -30,7 +30,9 @@
 //! address -> value mapping, whatever the history of commits that produced it. Values may sit
 //! on interior nodes (an address that is a prefix of another, such as `ab` and `abcd`).
 //!
-//! A [`MerkleTrie`] is a view at one root. [`commit`](MerkleTrie::commit) writes a batch of
+//! A [`MerkleTrie`] is a view at one root, borrowing the store; a [`TrieState`] owns the store
+//! (an `Arc`, cheap to clone and share between threads) and takes the root per call, for
+//! programs that keep state in a long-lived value. [`commit`](MerkleTrie::commit) writes a batch of
 //! [`StateChange`]s in one storage transaction and returns the new root;
 //! [`compute`](MerkleTrie::compute) returns the same root without writing. Every commit keeps
 //! a [change log](changelog) so that old roots can be [pruned](prune).

@@ -99,12 +99,14 @@ where
                         _ => continue,
                     }
                 }
-                Transaction::Close { account, heir } => match (balance_at(account)?, balance_at(heir)?) {
-                    (Some(a), Some(b)) if account != heir => {
-                        vec![(account.clone(), None), (heir.clone(), Some(b + a))]
+                Transaction::Close { account, heir } => {
+                    match (balance_at(account)?, balance_at(heir)?) {
+                        (Some(a), Some(b)) if account != heir => {
+                            vec![(account.clone(), None), (heir.clone(), Some(b + a))]
+                        }
+                        _ => continue,
                     }
-                    _ => continue,
-                },
+                }
             };
             for (account, balance) in writes {
                 let key = address(&account);
@@ -155,7 +157,7 @@ fn block(number: u64) -> Vec<Transaction> {
             })
             .collect();
     }
-    if number % 5 == 0 {
+    if number.is_multiple_of(5) {
         return Vec::new();
     }
     let mut x = number.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -166,7 +168,7 @@ fn block(number: u64) -> Vec<Transaction> {
         x
     };
     let account = |n: u64| format!("account-{}", n % ACCOUNTS);
-    if number % 7 == 0 {
+    if number.is_multiple_of(7) {
         return vec![Transaction::Transfer {
             from: account(next()),
             to: account(next()),
@@ -192,6 +194,8 @@ fn block(number: u64) -> Vec<Transaction> {
         .collect()
 }
 
+const USAGE: &str = "usage: ledger [--profile P] [--dir D] [--blocks N]";
+
 struct Args {
     profile: String,
     dir: Option<PathBuf>,
@@ -216,11 +220,7 @@ fn args() -> Result<Args, String> {
                     .parse()
                     .map_err(|_| format!("--blocks takes a count, got `{text}`"))?;
             }
-            other => {
-                return Err(format!(
-                    "unknown argument `{other}` (usage: ledger [--profile P] [--dir D] [--blocks N])"
-                ))
-            }
+            other => return Err(format!("unknown argument `{other}` ({USAGE})")),
         }
     }
     Ok(out)
@@ -243,7 +243,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             unchanged += 1;
         }
         let (supply, accounts) = node.supply()?;
-        let expected = u64::try_from(ACCOUNTS)? * OPENING_BALANCE;
+        let expected = ACCOUNTS * OPENING_BALANCE;
         if supply != expected {
             return Err(format!("block {number}: supply {supply}, expected {expected}").into());
         }
