@@ -3,6 +3,8 @@
 //! - [`report_md`] assembles `report.md` from renderers over the same model: [`markdown`] (the
 //!   measurement tables), [`context_markdown`] (what the run was: intro, filesystems, profiles,
 //!   missing, environment) and [`lab_markdown`] (the filesystem lab). All use [`table`] and [`fmt`].
+//! - [`compare_markdown`]: `triebench compare`'s Markdown; [`dashboard_export`]: a side as
+//!   github-action-benchmark's or Bencher's JSON.
 //! - [`export`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; [`lab_csv`]: `io-profile.csv`.
 //! - [`transact_section`]: triebench vs Transact's own code, when both were measured.
 //! - [`floor_section`]: each backend's `update` commit against its storage floor.
@@ -16,8 +18,10 @@
 
 pub mod axes;
 pub mod chart;
+pub mod compare_markdown;
 pub mod context_markdown;
 pub mod crash_section;
+pub mod dashboard_export;
 pub mod export;
 pub mod floor_section;
 pub mod fmt;
