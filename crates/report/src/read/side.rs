@@ -13,7 +13,6 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::analysis::stats::mean;
 use crate::error::ReportError;
 use crate::model::bench_id::BenchKey;
 use crate::model::run_folder::MANIFEST;
@@ -84,6 +83,10 @@ pub fn read_side(spec: &str, criterion_dir: Option<&Path>) -> Result<Side, Repor
 /// The name of a result folder's ratios file.
 const RATIOS: &str = "ratios.json";
 
+/// The `ratios.json` layout this reads: `render::export::SCHEMA_VERSION` (a later stage, so not
+/// imported here; a test of `render::dashboard_export` checks that the two agree).
+pub const RATIOS_SCHEMA_VERSION: u32 = 1;
+
 fn criterion_runs(dir: &Path) -> Result<Vec<SideRun>, ReportError> {
     let index = CriterionIndex::open(dir)?;
     index
@@ -99,7 +102,11 @@ fn criterion_run(index: &CriterionIndex, name: &str) -> Result<SideRun, ReportEr
         .load_all(name)?
         .into_iter()
         .filter_map(|(key, m)| {
-            let mean_ns = mean(&m.per_iter_ns).unwrap_or(m.mean.point);
+            let mean_ns = if m.per_iter_ns.is_empty() {
+                m.mean.point
+            } else {
+                m.per_iter_ns.iter().sum::<f64>() / m.per_iter_ns.len() as f64
+            };
             mean_ns.is_finite().then_some({
                 (
                     key,
@@ -146,11 +153,10 @@ fn result_folder_runs(file: &Path) -> Result<Vec<SideRun>, ReportError> {
     let text = fs::read_to_string(file).map_err(|e| bad(e.to_string()))?;
     let parsed: RatiosFile =
         serde_json::from_str(&text).map_err(|e| bad(format!("not a ratios.json: {e}")))?;
-    if parsed.schema_version != crate::render::export::SCHEMA_VERSION {
+    if parsed.schema_version != RATIOS_SCHEMA_VERSION {
         return Err(bad(format!(
-            "schema_version {} is not {} (a newer triebench wrote it?)",
+            "schema_version {} is not {RATIOS_SCHEMA_VERSION} (a newer triebench wrote it?)",
             parsed.schema_version,
-            crate::render::export::SCHEMA_VERSION
         )));
     }
     let mut by_run: BTreeMap<String, BTreeMap<BenchKey, SideBench>> = BTreeMap::new();

@@ -114,3 +114,14 @@ pub fn to_json(side: &Side, format: DashboardFormat) -> Result<String, serde_jso
     };
     Ok(text + "\n")
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_side_reader_reads_the_ratios_layout_the_report_writes() {
+        assert_eq!(
+            crate::read::side::RATIOS_SCHEMA_VERSION,
+            crate::render::export::SCHEMA_VERSION
+        );
+    }
+}

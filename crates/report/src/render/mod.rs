@@ -12,6 +12,8 @@
 //!   [`font`].
 //! - [`load_files`], [`load_plots`]: a `triebench load` folder (load.json, timeseries.csv,
 //!   matrix, plots over time); [`load_section`]: the report's sustained commits/s section.
+//! - [`html`]: `report.html`, the same report as one self-contained page (sortable tables, a
+//!   filesystem and profile picker, plots as inline SVG with their numbers on hover).
 //! - [`machines_section`]: which machine and filesystem each column of a merged report is.
 //! - [`crash_section`]: "What each profile loses", from crash-test results.
 //! - [`phase_section`]: "Where a commit's time goes", drawn by [`phase_chart`] (stacked bars).
@@ -26,6 +28,7 @@ pub mod export;
 pub mod floor_section;
 pub mod fmt;
 pub mod font;
+pub mod html;
 pub mod lab_csv;
 pub mod lab_markdown;
 pub mod load_files;
