@@ -11,6 +11,15 @@ fn pct(x: f64) -> String {
     format!("{}%", plain(x * 100.0))
 }
 
+/// A ratio with three significant digits, without an exponent down to 0.001.
+fn ratio_text(x: f64) -> String {
+    if x.abs() < 0.1 && x != 0.0 {
+        format!("{x:.3}")
+    } else {
+        sig3(x)
+    }
+}
+
 /// `x` with at most two decimals, trailing zeros dropped.
 fn plain(x: f64) -> String {
     let text = format!("{x:.2}");
@@ -90,7 +99,7 @@ pub fn render(c: &Comparison) -> String {
             ));
         }
         let interval = match (r.ci_low, r.ci_high, r.basis) {
-            (Some(l), Some(h), _) => format!("[{}–{}]", sig3(l), sig3(h)),
+            (Some(l), Some(h), _) => format!("[{}–{}]", ratio_text(l), ratio_text(h)),
             (_, _, Basis::MeansOnly) => "means only".to_string(),
             _ => "–".to_string(),
         };
@@ -103,7 +112,8 @@ pub fn render(c: &Comparison) -> String {
             r.profile.clone().unwrap_or_else(|| "–".into()),
             r.mean_a_ns.map_or("–".into(), time_ns),
             r.mean_b_ns.map_or("–".into(), time_ns),
-            r.ratio.map_or("–".into(), |x| format!("{}×", sig3(x))),
+            r.ratio
+                .map_or("–".into(), |x| format!("{}×", ratio_text(x))),
             interval,
             r.change_pct.map_or("–".into(), |x| format!("{x:+.1}%")),
             verdict,
