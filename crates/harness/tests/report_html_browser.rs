@@ -1,5 +1,5 @@
 //! `report.html` in a real browser: `triebench report` over the committed run folders of
-//! `results/2026-11-23-vm-suite-postgres-transact`, then Debian's Chromium, headless, loads the
+//! `results/2026-11-23-vm-suite-postgres-transact` (with that study's phase run), then Debian's Chromium, headless, loads the
 //! page. A check script run inside the loaded page (after the page's own script) goes through
 //! the DOM: every section of report.md and every plot is there, clicking a header sorts its
 //! table, the picker hides a profile's rows and points and a filesystem's columns, a point shows
@@ -15,11 +15,12 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{repo, triebench};
+use common::{copy_dir, repo, triebench};
 use serde_json::Value;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const RUNS: &str = "results/2026-11-23-vm-suite-postgres-transact/runs";
+const PHASES: &str = "results/2026-11-23-vm-suite-postgres-transact/phases-tmpfs.json";
 
 /// Installed at the start of <head>: records every error and console.error/warn of the page.
 const CAPTURE: &str = r##"<script>
@@ -152,7 +153,13 @@ fn report_html_works_in_a_headless_chromium() {
     let _ = std::fs::remove_dir_all(&out_root);
     std::fs::create_dir_all(&out_root).unwrap();
     let report = out_root.join("report");
-    let runs = repo().join(RUNS);
+    // The run folders, with the phase run the same study saved for tmpfs (so the page has a
+    // phase plot too).
+    let runs = out_root.join("runs");
+    copy_dir(&repo().join(RUNS), &runs);
+    let phases = runs.join("vm-tmpfs-2026-11-23/criterion/triebench-runs/phases");
+    std::fs::create_dir_all(&phases).unwrap();
+    std::fs::copy(repo().join(PHASES), phases.join("tmpfs.json")).unwrap();
     let made = triebench(&[
         "report",
         "--runs",
@@ -244,7 +251,7 @@ fn report_html_works_in_a_headless_chromium() {
                 .map(|s| s.to_string_lossy().into_owned())
         })
         .collect();
-    assert!(!plots.is_empty());
+    assert!(plots.contains(&"phases-tmpfs".to_string()), "{plots:?}");
     let figures = found["plots"].as_array().unwrap();
     assert_eq!(figures.len(), plots.len(), "{figures:?}");
     for (figure, plot) in figures.iter().zip(&plots) {

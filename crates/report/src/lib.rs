@@ -329,6 +329,7 @@ fn write_report(
             results: &results,
             ratios: &ratios,
             dir: out_dir,
+            phases: &phases,
             criterion_html: criterion_html.is_file().then_some(criterion_html.as_path()),
         }),
     )?;

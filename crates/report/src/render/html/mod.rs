@@ -1,22 +1,25 @@
 //! `report.html`: the report as one self-contained page, beside `report.md`. The same sections
 //! (converted from the report's Markdown by [`markdown_html`]), every table sortable by a click
 //! on its header, a picker that hides filesystems (runs) and profiles, and the plots inline: the
-//! slowdown and time plots redrawn as SVG whose points show their numbers on hover
-//! ([`svg_chart`]), the others (phases, sustained load) inlined from the plot files. Style and
-//! script are inline ([`assets`]); the page loads nothing.
+//! slowdown and time plots ([`svg_chart`]) and the phase plots ([`svg_stacked`]) redrawn as SVG
+//! whose points show their numbers on hover, the others (sustained load) inlined from the plot
+//! files. Style and script are inline ([`assets`]); the page loads nothing.
 
 pub mod assets;
 pub mod markdown_html;
 pub mod svg_chart;
+pub mod svg_stacked;
 
 use std::fmt::Write;
 use std::path::Path;
 
+use crate::analysis::phases::suite_breakdowns;
 use crate::analysis::ratios::Ratios;
 use crate::model::bench_id::SUITE;
 use crate::model::naming::file_safe;
 use crate::model::results::ResultSet;
 use crate::render::chart::DotChart;
+use crate::render::phase_section;
 use crate::render::plots::{slowdown_chart, time_chart};
 
 use markdown_html::{esc, inline, slug, Context};
@@ -32,6 +35,8 @@ pub struct HtmlInput<'a> {
     pub ratios: &'a Ratios,
     /// The folder the plot files were written into (other SVG plots are inlined from there).
     pub dir: &'a Path,
+    /// The phase runs (their plots are redrawn with hover).
+    pub phases: &'a [crate::model::phases::PhaseRunFile],
     /// Criterion's own HTML report (`<criterion-dir>/report/index.html`), when it exists.
     pub criterion_html: Option<&'a Path>,
 }
@@ -86,6 +91,21 @@ pub fn report_html(input: &HtmlInput<'_>) -> String {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let phase = input
+            .phases
+            .iter()
+            .find(|f| phase_section::stem(&f.run) == stem);
+        if let Some(file) = phase {
+            let rows = suite_breakdowns(file);
+            let svg = svg_stacked::render(&phase_section::chart(file, &rows));
+            return format!(
+                "<figure class=\"plot\" data-plot=\"{}\" data-kind=\"interactive\" data-run=\"{}\">{svg}\
+                 <figcaption>{} (hover a segment for its share)</figcaption></figure>\n",
+                esc(&stem),
+                esc(&file.run),
+                inline(alt)
+            );
+        }
         let (svg, run, kind) = match charts.iter().find(|(s, _, _)| *s == stem) {
             Some((_, chart, run)) => {
                 let dims = match run {
