@@ -50,6 +50,9 @@ pub enum CliError {
     /// Arguments that cannot work together.
     #[error("{0}")]
     Usage(String),
+    /// `compare --fail-above`: a benchmark regressed beyond the limit (the table was printed).
+    #[error("{0}")]
+    Regressed(String),
     /// A run stopped by Ctrl-C or SIGTERM: it wrote what it had (the message says where), and
     /// the command exits with status 130, as a shell reports a process ended by SIGINT.
     #[error("{0}")]

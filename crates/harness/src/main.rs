@@ -19,8 +19,8 @@ use clap::{Parser, Subcommand};
 use error::CliError;
 
 use commands::{
-    bench, capture_fs, crash_child, crash_mount, crash_test, export_run, headline, io_profile,
-    load, phases, profiles, report, root,
+    bench, capture_fs, compare, crash_child, crash_mount, crash_test, export, export_run, headline,
+    io_profile, load, phases, profiles, report, root,
 };
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
@@ -97,6 +97,15 @@ enum Command {
     /// (HOST-NAME-DATE, with manifest.json and env.json) that `report --runs` merges with
     /// folders from other machines; prints its path.
     ExportRun(export_run::ExportRunArgs),
+    /// Did it get slower? Two result folders, run folders, criterion directories or criterion
+    /// baselines (`criterion:NAME`) benchmark by benchmark: both means, the ratio B / A with
+    /// its bootstrap interval, and a verdict (slower / faster / no change) against a noise
+    /// threshold; `--fail-above 5%` exits with status 1 when anything regressed beyond it.
+    Compare(compare::CompareArgs),
+    /// A result folder, run folder, criterion directory or `criterion:NAME` as the JSON a CI
+    /// dashboard reads: github-action-benchmark's `customSmallerIsBetter` or Bencher's metric
+    /// format, named `<run>/<benchmark>` (stable across runs).
+    Export(export::ExportArgs),
 }
 
 fn main() -> ExitCode {
@@ -115,6 +124,8 @@ fn main() -> ExitCode {
         Command::Headline(args) => headline::run_headline(args),
         Command::Bench(args) => bench::run_bench(args),
         Command::ExportRun(args) => export_run::run_export_run(args),
+        Command::Compare(args) => compare::run_compare(args),
+        Command::Export(args) => export::run_export(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -20,7 +20,7 @@
 //!
 //! ```text
 //! results/<date>-<host>-<label>/
-//!   report.md  ratios.csv  ratios.json  SCHEMA.md  env.json  slowdown.{svg,png}  time-<run>.{svg,png}
+//!   report.md  report.html  ratios.csv  ratios.json  SCHEMA.md  env.json  slowdown.{svg,png}  time-<run>.{svg,png}
 //!   io-profile.{json,csv}  predictions.json      (when `triebench io-profile` was run)
 //!   sustained.{svg,png}                          (when bench-fs.sh ran `triebench load`)
 //!   phases-<run>.{json,svg,png}                  (when `triebench phases` ran for <run>)
@@ -197,15 +197,21 @@ pub fn run_report(args: &ReportArgs) -> Result<PathBuf, ReportError> {
     };
     let out = out_folder::OutFolder::prepare(&out_dir, &[&read.criterion_dir])?;
     let shown = read.criterion_dir.clone();
-    write_report(args, read, &shown, out.path())?;
+    write_report(args, read, &shown, out.path(), "")?;
     out.finish()
 }
 
 /// Writes the report of `args` into the existing folder `into` (a merged report's fresh
-/// folder), naming `shown` as its criterion directory.
-pub(crate) fn report_into(args: &ReportArgs, shown: &Path, into: &Path) -> Result<(), ReportError> {
+/// folder), naming `shown` as its criterion directory; `extra` (Markdown) ends the report
+/// (report.md and report.html alike).
+pub(crate) fn report_into(
+    args: &ReportArgs,
+    shown: &Path,
+    into: &Path,
+    extra: &str,
+) -> Result<(), ReportError> {
     let read = read_report(args)?;
-    write_report(args, read, shown, into)
+    write_report(args, read, shown, into, extra)
 }
 
 /// Everything a report reads, read before anything is written.
@@ -243,12 +249,14 @@ fn read_report(args: &ReportArgs) -> Result<ReadReport, ReportError> {
     })
 }
 
-/// Writes the report's files into `out_dir`, naming `criterion_dir` as where they came from.
+/// Writes the report's files into `out_dir`, naming `criterion_dir` as where they came from;
+/// `extra` (Markdown, may be empty) ends the report.
 fn write_report(
     args: &ReportArgs,
     read: ReadReport,
     criterion_dir: &Path,
     out_dir: &Path,
+    extra: &str,
 ) -> Result<(), ReportError> {
     let ReadReport {
         index,
@@ -293,7 +301,7 @@ fn write_report(
     render::phase_section::write_plots(&phases, out_dir)?;
     let span_cost = analysis::phases::span_cost(&results);
 
-    let report = render::report_md(&markdown::ReportInput {
+    let mut report = render::report_md(&markdown::ReportInput {
         results: &results,
         ratios: &ratios,
         missing: &missing,
@@ -308,7 +316,23 @@ fn write_report(
         phases: &phases,
         span_cost: span_cost.as_ref(),
     });
+    if !extra.is_empty() {
+        report.push('\n');
+        report.push_str(extra);
+    }
     write_text(&out_dir.join("report.md"), &report)?;
+    let criterion_html = index.root().join("report").join("index.html");
+    write_text(
+        &out_dir.join("report.html"),
+        &render::html::report_html(&render::html::HtmlInput {
+            markdown: &report,
+            results: &results,
+            ratios: &ratios,
+            dir: out_dir,
+            phases: &phases,
+            criterion_html: criterion_html.is_file().then_some(criterion_html.as_path()),
+        }),
+    )?;
     write_text(
         &out_dir.join("ratios.csv"),
         &export::to_csv(&ratios.rows, stats::CONFIDENCE),

@@ -84,13 +84,8 @@ fn merge_and_report(
         },
         &out.target().join(run_folders::CRITERION),
         out.path(),
-    )?;
-    let report_md = out.path().join("report.md");
-    let mut text =
-        std::fs::read_to_string(&report_md).map_err(|e| ReportError::write(&report_md, e))?;
-    text.push('\n');
-    text.push_str(&render::machines_section::render(runs));
-    crate::atomic_file::write_text(&report_md, &text)
+        &render::machines_section::render(runs),
+    )
 }
 
 /// The merged run name the baseline argument names.

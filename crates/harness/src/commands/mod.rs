@@ -2,12 +2,14 @@
 
 pub mod bench;
 pub mod capture_fs;
+pub mod compare;
 pub mod crash_child;
 pub mod crash_mount;
 pub mod crash_power;
 pub mod crash_round;
 pub mod crash_test;
 pub mod criterion_dir_arg;
+pub mod export;
 pub mod export_run;
 pub mod flamegraph;
 pub mod headline;

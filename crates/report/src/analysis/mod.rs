@@ -6,8 +6,11 @@
 //! - [`predict`]: predicted time = baseline time + Σ per class (count × extra latency).
 //! - [`lab`]: predictions for every run with measured costs and for AWS EFS.
 //! - [`phases`]: where a commit's time goes, as shares per phase, and what a span costs.
+//! - [`compare`]: two sides (result folders, run folders, criterion baselines) benchmark by
+//!   benchmark, with bootstrap intervals and a verdict against a noise threshold.
 //! - [`transact`]: triebench vs Transact's own implementations, per run (feature `transact`).
 
+pub mod compare;
 pub mod lab;
 pub mod missing;
 pub mod phases;

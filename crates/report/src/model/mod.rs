@@ -12,6 +12,7 @@
 //! - [`run_folder`]: a run folder's manifest and machine, merged into a multi-machine report.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 //! - [`cpu_idle`]: what idle CPUs did while a headline measured (held polling or not).
+//! - [`side`]: one side of `triebench compare` (or what `triebench export` exports).
 //!
 //! The file types of [`fs`], [`cpu_idle`], [`io_profile`], [`load`], [`phases`], the host and
 //! version types of [`env`](mod@env), the time functions of [`naming`] and the profile,
@@ -29,3 +30,4 @@ pub mod naming;
 pub mod phases;
 pub mod results;
 pub mod run_folder;
+pub mod side;

@@ -13,6 +13,8 @@
 //! - [`phase_files`]: the phase breakdowns saved per run.
 //! - [`load_runs`]: the load folders bench-fs.sh keeps beside the sidecars.
 //! - [`run_folders`]: run folders from several machines, merged into one criterion directory.
+//! - [`side`]: a result folder, run folder, criterion directory or `criterion:NAME` as one
+//!   side of a comparison.
 //! - [`env`](mod@env), [`versions`]: the machine a report is made on and the versions it states.
 
 pub mod cpu_idle;
@@ -26,4 +28,5 @@ pub mod load_runs;
 pub mod phase_files;
 pub mod run_folders;
 pub mod run_records;
+pub mod side;
 pub mod versions;

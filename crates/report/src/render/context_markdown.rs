@@ -190,8 +190,18 @@ impl ReportInput<'_> {
         out.push_str(
             "## Files\n\n- `ratios.csv`, `ratios.json`: every ratio with its interval \
              (schema in `SCHEMA.md`)\n- `env.json`: machine, filesystems, versions\n\
-             - `*.svg`, `*.png`: the plots above\n",
+             - `*.svg`, `*.png`: the plots above\n\
+             - `report.html`: this report as one page for a browser (tables that sort, a \
+             filesystem and profile picker, each plot's numbers on hover)\n",
         );
+        let criterion_html =
+            std::path::Path::new(&self.env.criterion_dir).join("report/index.html");
+        if criterion_html.is_file() {
+            out.push_str(&format!(
+                "- criterion's own HTML report of these runs: [`{0}`](file://{0})\n",
+                criterion_html.display()
+            ));
+        }
         if self.io_profile.is_some() {
             out.push_str(
                 "- `io-profile.json`, `io-profile.csv`: operations per profile × scenario \

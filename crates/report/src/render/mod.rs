@@ -3,6 +3,8 @@
 //! - [`report_md`] assembles `report.md` from renderers over the same model: [`markdown`] (the
 //!   measurement tables), [`context_markdown`] (what the run was: intro, filesystems, profiles,
 //!   missing, environment) and [`lab_markdown`] (the filesystem lab). All use [`table`] and [`fmt`].
+//! - [`compare_markdown`]: `triebench compare`'s Markdown; [`dashboard_export`]: a side as
+//!   github-action-benchmark's or Bencher's JSON.
 //! - [`export`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; [`lab_csv`]: `io-profile.csv`.
 //! - [`transact_section`]: triebench vs Transact's own code, when both were measured.
 //! - [`floor_section`]: each backend's `update` commit against its storage floor.
@@ -10,18 +12,23 @@
 //!   [`font`].
 //! - [`load_files`], [`load_plots`]: a `triebench load` folder (load.json, timeseries.csv,
 //!   matrix, plots over time); [`load_section`]: the report's sustained commits/s section.
+//! - [`html`]: `report.html`, the same report as one self-contained page (sortable tables, a
+//!   filesystem and profile picker, plots as inline SVG with their numbers on hover).
 //! - [`machines_section`]: which machine and filesystem each column of a merged report is.
 //! - [`crash_section`]: "What each profile loses", from crash-test results.
 //! - [`phase_section`]: "Where a commit's time goes", drawn by [`phase_chart`] (stacked bars).
 
 pub mod axes;
 pub mod chart;
+pub mod compare_markdown;
 pub mod context_markdown;
 pub mod crash_section;
+pub mod dashboard_export;
 pub mod export;
 pub mod floor_section;
 pub mod fmt;
 pub mod font;
+pub mod html;
 pub mod lab_csv;
 pub mod lab_markdown;
 pub mod load_files;

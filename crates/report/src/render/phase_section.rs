@@ -40,7 +40,8 @@ fn pct(share: f64) -> String {
     format!("{:.0}%", share * 100.0)
 }
 
-fn chart(file: &PhaseRunFile, rows: &[Breakdown]) -> StackedChart {
+/// The stacked chart of `file`'s suite rows (also redrawn by `report.html`).
+pub fn chart(file: &PhaseRunFile, rows: &[Breakdown]) -> StackedChart {
     StackedChart {
         title: format!("where a commit's time goes: the suite on {}", file.run),
         categories: rows.iter().map(|b| profile_label(&b.profile)).collect(),
