@@ -274,10 +274,10 @@ impl OpLog {
     ///
     /// # Errors
     /// `apply`'s error (nothing is logged), or a failed append (as `EIO`).
-    pub fn logged<T>(
+    pub fn logged<'d, T>(
         &self,
         apply: impl FnOnce() -> io::Result<T>,
-        entries: impl FnOnce(&T) -> Vec<(LogOp, Option<&[u8]>)>,
+        entries: impl FnOnce(&T) -> Vec<(LogOp, Option<&'d [u8]>)>,
     ) -> io::Result<T> {
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         let out = apply()?;
