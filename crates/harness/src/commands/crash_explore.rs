@@ -56,7 +56,7 @@ impl StoreVisitor for Workload {
         let mut trie = MerkleTrie::new(&store).map_err(|e| fail(e.to_string()))?;
         let mut batches = BatchGen::new(self.seed, Vec::new());
         let mut out = Vec::new();
-        for _ in 0..self.commits {
+        for i in 0..self.commits {
             let batch = batches.next_batch();
             match trie.commit(&batch) {
                 Ok(root) => {
@@ -68,7 +68,25 @@ impl StoreVisitor for Workload {
                     trie.set_root(&root).map_err(|e| fail(e.to_string()))?;
                     out.push(Ok(root));
                 }
-                Err(e) => out.push(Err(e.to_string())),
+                Err(e) => {
+                    out.push(Err(e.to_string()));
+                    // The generator assumed the batch committed: start it again from the
+                    // leaves the trie has, so later batches are valid whatever the store did.
+                    // A store that cannot even be read now refuses everything after.
+                    match trie.leaves("") {
+                        Ok(leaves) => {
+                            batches = BatchGen::new(
+                                self.seed ^ (i + 1),
+                                leaves.into_iter().map(|(a, _)| a),
+                            )
+                        }
+                        Err(e) => {
+                            let left = self.commits - i - 1;
+                            out.extend((0..left).map(|_| Err(format!("unreadable: {e}"))));
+                            break;
+                        }
+                    }
+                }
             }
         }
         Ok(out)
@@ -366,7 +384,7 @@ fn run_fsync_eio(args: &CrashTestArgs, profile: Profile, seed: u64) -> Result<()
     for op in &dry.log.ops {
         match op {
             LogOp::Mark { .. } => marks += 1,
-            op if op.is_sync() => {
+            op if op.is_fsync_call() => {
                 fsyncs += 1;
                 if marks >= commits / 2 && nth.is_none() {
                     nth = Some(fsyncs);

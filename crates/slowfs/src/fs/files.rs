@@ -277,7 +277,7 @@ impl SlowFs {
                     Some(data),
                 )];
                 if sync_handle {
-                    ops.push((LogOp::Fsync { path }, None));
+                    ops.push((LogOp::WriteSynced { path }, None));
                 }
                 ops
             },

@@ -45,6 +45,12 @@ pub enum LogOp {
         /// The file.
         path: String,
     },
+    /// The write just before went through an `O_SYNC`/`O_DSYNC` handle: synced with it (and
+    /// everything unsynced before it in that file), as an fsync would.
+    WriteSynced {
+        /// The file.
+        path: String,
+    },
     /// An fsync that failed with an injected `EIO`: what it should have synced is lost.
     FsyncFailed {
         /// The file.
@@ -118,8 +124,17 @@ impl LogOp {
     pub fn is_sync(&self) -> bool {
         matches!(
             self,
-            LogOp::Fsync { .. } | LogOp::FsyncDir { .. } | LogOp::FsyncFailed { .. }
+            LogOp::Fsync { .. }
+                | LogOp::FsyncDir { .. }
+                | LogOp::FsyncFailed { .. }
+                | LogOp::WriteSynced { .. }
         )
+    }
+
+    /// Whether this is an fsync-family call the process made (what `--fail-fsync` counts): a
+    /// sync, a failed sync or a directory sync, not a write through an `O_SYNC` handle.
+    pub fn is_fsync_call(&self) -> bool {
+        self.is_sync() && !matches!(self, LogOp::WriteSynced { .. })
     }
 
     /// Whether this changes names (the ones the `metadata` model may lose).
@@ -144,6 +159,7 @@ impl LogOp {
             } => format!("write {path} [{offset}, +{len})"),
             LogOp::SetLen { path, len } => format!("setlen {path} {len}"),
             LogOp::Fsync { path } => format!("fsync {path}"),
+            LogOp::WriteSynced { path } => format!("(O_SYNC) {path}"),
             LogOp::FsyncFailed { path } => format!("fsync {path} -> EIO"),
             LogOp::FsyncDir { path } => format!("fsyncdir /{path}"),
             LogOp::Create { path } => format!("create {path}"),

@@ -128,6 +128,7 @@ impl<'a> Replay<'a> {
                 LogOp::Write { path, .. }
                 | LogOp::SetLen { path, .. }
                 | LogOp::Fsync { path }
+                | LogOp::WriteSynced { path }
                 | LogOp::FsyncFailed { path } => {
                     if let Some(Entry::File(id)) = names.get(path) {
                         target[i] = Some(*id);
@@ -229,7 +230,7 @@ impl<'a> Replay<'a> {
                 continue;
             }
             match self.log.ops[j] {
-                LogOp::Fsync { .. } => return Fate::Durable,
+                LogOp::Fsync { .. } | LogOp::WriteSynced { .. } => return Fate::Durable,
                 LogOp::FsyncFailed { .. } => return Fate::Lost,
                 _ => {}
             }
