@@ -40,6 +40,18 @@ pub(crate) fn create_store_dir(dir: &Path) -> KvResult<()> {
     }
 }
 
+/// Fsyncs the directory `dir`, so the names in it survive a power cut (a new file's name is
+/// durable only once its directory is synced). Opened without following a symlink.
+pub(crate) fn sync_dir(dir: &Path) -> KvResult<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+        .open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| KvError::io("sync directory", dir, e))
+}
+
 /// Refuses `dir` when a user other than root can write to it or replace it (see the module
 /// docs). A symbolic link is refused when another user owns it, else its target is checked.
 fn check_private(dir: &Path) -> KvResult<()> {

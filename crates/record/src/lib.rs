@@ -30,6 +30,7 @@
 pub mod class;
 pub mod cpu_idle;
 pub mod crash;
+pub mod crash_models;
 pub mod env;
 pub mod error;
 pub mod file;

@@ -40,6 +40,7 @@ pub mod error;
 #[cfg(all(feature = "mount", target_os = "linux"))]
 pub mod fs;
 pub mod inodes;
+pub mod model;
 #[cfg(all(feature = "mount", target_os = "linux"))]
 pub mod mount;
 pub mod mountinfo;

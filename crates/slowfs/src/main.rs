@@ -12,6 +12,8 @@ use clap::Parser;
 #[cfg(target_os = "linux")]
 use triebench_slowfs::fs::STATS_FILE;
 #[cfg(target_os = "linux")]
+use triebench_slowfs::model::FaultSpec;
+#[cfg(target_os = "linux")]
 use triebench_slowfs::{run, Latency, MountConfig, OpClass, PerClass, Profile, SlowfsError};
 
 #[cfg(target_os = "linux")]
@@ -63,6 +65,20 @@ struct Cli {
     /// every change (EIO) until unmounted. File creation, renames and removals count as synced.
     #[arg(long)]
     power_loss: bool,
+    /// Write every change and sync the mount passes through to an op log in DIR (ops.jsonl and
+    /// data.bin), from which `triebench crash-test --model` rebuilds crash states.
+    #[arg(long, value_name = "DIR")]
+    op_log: Option<PathBuf>,
+    /// Fail the Nth fsync/fdatasync/fsyncdir with EIO (N: only that one; N+: it and every later
+    /// one).
+    #[arg(long, value_name = "N[+]")]
+    fail_fsync: Option<FaultSpec>,
+    /// Fail the Nth write with EIO (N or N+).
+    #[arg(long, value_name = "N[+]")]
+    fail_write: Option<FaultSpec>,
+    /// Fail the Nth write with ENOSPC (N or N+).
+    #[arg(long, value_name = "N[+]")]
+    enospc_write: Option<FaultSpec>,
     /// Print the profiles with their delays and sources, and exit.
     #[arg(long)]
     list_profiles: bool,
@@ -154,6 +170,10 @@ fn start(cli: Cli) -> Result<(), SlowfsError> {
         stats_out: cli.stats_out,
         threads: cli.threads,
         power_loss: cli.power_loss,
+        op_log: cli.op_log,
+        fail_fsync: cli.fail_fsync,
+        fail_write: cli.fail_write,
+        enospc_write: cli.enospc_write,
     };
     let delays = OpClass::ALL
         .iter()

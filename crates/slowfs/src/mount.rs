@@ -9,6 +9,7 @@ use fuser::{Config, MountOption, Session, SessionACL};
 
 use crate::error::SlowfsError;
 use crate::fs::SlowFs;
+use crate::model::{FaultPlan, FaultSpec, OpLog};
 use crate::power::PowerLoss;
 use crate::profile::Latency;
 use crate::snapshot::StatsSnapshot;
@@ -30,6 +31,15 @@ pub struct MountConfig {
     /// Power-loss mode ([`crate::power`]): unsynced data is undone by a cut, requested by
     /// writing `cut` to `MOUNTPOINT/.slowfs-control`.
     pub power_loss: bool,
+    /// Where to write the op log ([`crate::model::oplog`]) of every change and sync, if
+    /// anywhere: the input of the stricter crash models.
+    pub op_log: Option<PathBuf>,
+    /// `EIO` from the Nth fsync-family call ([`crate::model::faults`]).
+    pub fail_fsync: Option<FaultSpec>,
+    /// `EIO` from the Nth write.
+    pub fail_write: Option<FaultSpec>,
+    /// `ENOSPC` from the Nth write.
+    pub enospc_write: Option<FaultSpec>,
 }
 
 /// The canonical backing directory, or why it cannot be used.
@@ -229,6 +239,18 @@ pub fn run(
     if config.power_loss {
         fs = fs.with_power_loss(Arc::new(PowerLoss::new()));
     }
+    if let Some(dir) = &config.op_log {
+        let log = OpLog::create(dir).map_err(|source| SlowfsError::Setup {
+            what: "creating the op log",
+            source,
+        })?;
+        fs = fs.with_op_log(Arc::new(log));
+    }
+    fs = fs.with_faults(Arc::new(FaultPlan::new(
+        config.fail_fsync,
+        config.fail_write,
+        config.enospc_write,
+    )));
     let fuse_config = fuse_config(config.threads);
     let mut session =
         Session::new(fs, &mountpoint, &fuse_config).map_err(|source| SlowfsError::Mount {

@@ -21,6 +21,18 @@ pub struct CrashMountArgs {
     /// Where to mount it.
     #[arg(long, value_name = "DIR")]
     pub mountpoint: PathBuf,
+    /// Write the op log of every change and sync here (crash-state exploration).
+    #[arg(long, value_name = "DIR")]
+    pub op_log: Option<PathBuf>,
+    /// Fail the Nth fsync-family call with EIO (N or N+).
+    #[arg(long, value_name = "N[+]")]
+    pub fail_fsync: Option<triebench_slowfs::model::FaultSpec>,
+    /// Fail the Nth write with EIO (N or N+).
+    #[arg(long, value_name = "N[+]")]
+    pub fail_write: Option<triebench_slowfs::model::FaultSpec>,
+    /// Fail the Nth write with ENOSPC (N or N+).
+    #[arg(long, value_name = "N[+]")]
+    pub enospc_write: Option<triebench_slowfs::model::FaultSpec>,
 }
 
 /// Serves the mount until SIGTERM, printing [`MOUNTED`] once it is live.
@@ -36,6 +48,10 @@ pub fn run_crash_mount(args: CrashMountArgs) -> Result<(), CliError> {
         stats_out: None,
         threads: 4,
         power_loss: true,
+        op_log: args.op_log,
+        fail_fsync: args.fail_fsync,
+        fail_write: args.fail_write,
+        enospc_write: args.enospc_write,
     };
     triebench_slowfs::run(&config, |_, _| {
         let mut out = std::io::stdout();

@@ -35,6 +35,7 @@ pub struct PowerMount {
     server: Option<Child>,
     mountpoint: TempDir,
     backing: PathBuf,
+    extra: Vec<std::ffi::OsString>,
 }
 
 impl PowerMount {
@@ -55,7 +56,13 @@ impl PowerMount {
             server: None,
             mountpoint,
             backing: backing.to_path_buf(),
+            extra: Vec::new(),
         })
+    }
+
+    /// Further `crash-mount` flags for every mount from now on (an op log, faults).
+    pub fn set_mount_args(&mut self, args: Vec<std::ffi::OsString>) {
+        self.extra = args;
     }
 
     /// Mounts the backing directory in power-loss mode with nothing unsynced.
@@ -74,6 +81,7 @@ impl PowerMount {
             .arg(&self.backing)
             .arg("--mountpoint")
             .arg(self.mountpoint.path())
+            .args(&self.extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -52,10 +52,32 @@ pub struct CrashTestArgs {
     /// The latest crash moment, in milliseconds after the child's first commit.
     #[arg(long, default_value_t = 400, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_crash_ms: u64,
+    /// Explore crash states under this model instead of cutting power at random moments:
+    /// clean, metadata, reordered, torn or torn/SECTOR (needs --power-loss). Each round records
+    /// the op log of a short workload and checks sampled states at every sync-family call.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<triebench_slowfs::model::CrashModel>,
+    /// With --model: commits in each round's workload.
+    #[arg(long, default_value_t = 8, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub commits: u64,
+    /// With --model: states sampled at each crash point (the clean cut has one).
+    #[arg(long, default_value_t = 16, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub states_per_point: u32,
+    /// With --model: run only this round (from 1), to reproduce a violation.
+    #[arg(long, value_name = "N", requires = "only_state")]
+    pub only_round: Option<u64>,
+    /// With --model and --only-round: check only this state (POINT:SAMPLE).
+    #[arg(long, value_name = "POINT:SAMPLE", requires = "only_round")]
+    pub only_state: Option<triebench_slowfs::model::StateId>,
+    /// Inject EIO into one fsync of a commit and report whether the commit failed, whether the
+    /// store refuses or carries on, and whether later acknowledged commits survive (needs
+    /// --power-loss).
+    #[arg(long, conflicts_with = "model")]
+    pub fsync_eio: bool,
 }
 
 /// Checks the acknowledged roots and commits once more, on the reopened store.
-struct CheckVisitor<'a> {
+pub(crate) struct CheckVisitor<'a> {
     roots: &'a [String],
     seed: u64,
 }
@@ -220,7 +242,7 @@ pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
 }
 
 /// Reopens the store in `dir` and checks `roots` on it.
-fn check(
+pub(crate) fn check(
     profile: Profile,
     dir: &Path,
     roots: &[String],
@@ -338,7 +360,13 @@ fn write_out(out: &Option<PathBuf>, run: &CrashRun) -> Result<(), CliError> {
         triebench_report::render::crash_section::table(&file)
     );
     write_atomically(&dir.join("crash.md"), table.as_bytes()).map_err(|e| fail(e.to_string()))?;
-    // The machine and software the counts come from (rewritten with each run).
+    write_env(dir)
+}
+
+/// Writes DIR/env.json: the machine and software the counts come from (rewritten with each
+/// run).
+pub(crate) fn write_env(dir: &Path) -> Result<(), CliError> {
+    let fail = |e: String| CliError::CrashTest(format!("cannot write {}: {e}", dir.display()));
     let env = serde_json::json!({
         "generated_at": triebench_record::time::now(),
         "host": triebench_record::host::capture_host(),
@@ -350,7 +378,7 @@ fn write_out(out: &Option<PathBuf>, run: &CrashRun) -> Result<(), CliError> {
         .map_err(|e| fail(e.to_string()))
 }
 
-fn clock_seed() -> u64 {
+pub(crate) fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)

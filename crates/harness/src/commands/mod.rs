@@ -4,6 +4,7 @@ pub mod bench;
 pub mod capture_fs;
 pub mod compare;
 pub mod crash_child;
+pub mod crash_explore;
 pub mod crash_mount;
 pub mod crash_power;
 pub mod crash_round;

@@ -38,6 +38,7 @@ use lmdb::{
     Transaction, WriteFlags,
 };
 
+mod create;
 pub mod meta;
 pub mod space;
 
@@ -98,11 +99,18 @@ impl LmdbStore {
             (file.clone(), file, dir.join("triebench.lmdb-lock"))
         } else {
             let sub = dir.join("lmdb");
-            crate::store_dir::create_store_dir(&sub)?;
             (sub.clone(), sub.join("data.mdb"), sub.join("lock.mdb"))
         };
         // Held until the truncation check is done (see the module docs).
         let _creating = DirLock::exclusive(dir)?;
+        if !options.transact_flags {
+            match std::fs::symlink_metadata(&env_path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    create::create_atomically(dir, &env_path, &names, options.map_size)?
+                }
+                _ => crate::store_dir::create_store_dir(&env_path)?,
+            }
+        }
         space::reserve_lock_file(&lock_file, dir)?;
         // Measured before LMDB opens it: with WRITEMAP, opening extends the file to the map size.
         let existing_len = match std::fs::metadata(&data_file) {

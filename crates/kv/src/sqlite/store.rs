@@ -60,6 +60,7 @@ impl SqliteStore {
         check_sql_names(&names)?;
         crate::store_dir::create_store_dir(dir)?;
         let path = dir.join(DB_FILE);
+        let existed = std::fs::symlink_metadata(&path).is_ok();
         // Probe with the OS first, so an unwritable directory or file reports the real errno
         // (SQLite only says "unable to open database file").
         std::fs::OpenOptions::new()
@@ -73,6 +74,17 @@ impl SqliteStore {
         let cache_capacity = sql.len() * STATEMENTS_PER_TABLE + CONTROL_STATEMENTS;
         let mut writer = connect(&path, mode, cache_capacity)?;
         create_tables(&mut writer, &names).map_err(|e| sql_err(&path, e))?;
+        if !existed {
+            // SQLite syncs the directory of a journal it creates, never the database file's
+            // own new name: without this a power cut may lose the file (crash-test --model
+            // metadata).
+            crate::store_dir::sync_dir(dir)?;
+            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                if std::fs::File::open(parent).is_ok() {
+                    crate::store_dir::sync_dir(parent)?;
+                }
+            }
+        }
         Ok(SqliteStore {
             path,
             mode,

@@ -10,11 +10,12 @@ use fuser::{
 };
 
 use crate::inodes::{CONTROL_INO, STATS_INO};
+use crate::model::LogOp;
 use crate::op::Op;
 
 use super::sys::{attr_of, check, cpath, errno, reply_empty, timespec, FsResult};
 use super::{control_file, stats_file};
-use super::{SlowFs, TTL};
+use super::{log_path, SlowFs, TTL};
 
 pub(super) fn getattr(this: &SlowFs, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
     if ino.0 == STATS_INO {
@@ -162,12 +163,24 @@ impl SlowFs {
                         .map_err(errno)?,
                 ),
             };
-            match &self.power {
-                None => file.set_len(size).map_err(errno)?,
-                Some(power) => power
-                    .truncate(&file, size, || file.set_len(size))
-                    .map_err(errno)?,
-            }
+            let rel = self.rel(ino)?;
+            self.logged(
+                || match &self.power {
+                    None => file.set_len(size).map_err(errno),
+                    Some(power) => power
+                        .truncate(&file, size, || file.set_len(size))
+                        .map_err(errno),
+                },
+                |_| {
+                    vec![(
+                        LogOp::SetLen {
+                            path: log_path(&rel),
+                            len: size,
+                        },
+                        None,
+                    )]
+                },
+            )?;
         }
         if atime.is_some() || mtime.is_some() {
             let times = [timespec(atime), timespec(mtime)];

@@ -190,12 +190,12 @@ impl Filesystem for SlowFs {
     fn fsync(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         fh: FileHandle,
         datasync: bool,
         reply: ReplyEmpty,
     ) {
-        files::fsync(self, fh, datasync, reply);
+        files::fsync(self, ino, fh, datasync, reply);
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
@@ -227,12 +227,12 @@ impl Filesystem for SlowFs {
     fn fsyncdir(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         fh: FileHandle,
         datasync: bool,
         reply: ReplyEmpty,
     ) {
-        dirs::fsyncdir(self, fh, datasync, reply);
+        dirs::fsyncdir(self, ino, fh, datasync, reply);
     }
 
     fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
@@ -299,13 +299,13 @@ impl Filesystem for SlowFs {
     fn fallocate(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         fh: FileHandle,
         offset: u64,
         length: u64,
         mode: i32,
         reply: ReplyEmpty,
     ) {
-        files::fallocate(self, fh, offset, length, mode, reply);
+        files::fallocate(self, ino, fh, offset, length, mode, reply);
     }
 }

@@ -58,7 +58,8 @@ pub(super) fn open(this: &SlowFs, reply: ReplyOpen) {
     reply.opened(FileHandle(this.new_fh()), FopenFlags::FOPEN_DIRECT_IO);
 }
 
-/// `write` to the control file: `cut` (surrounding whitespace ignored) cuts power.
+/// `write` to the control file: `cut` (surrounding whitespace ignored) cuts power; `mark
+/// LABEL` puts a mark in the op log (for crash-test, an acknowledged commit), if there is one.
 pub(super) fn write(this: &SlowFs, data: &[u8], reply: ReplyWrite) {
     let Some(power) = &this.power else {
         reply.error(Errno::ENOENT);
@@ -69,6 +70,17 @@ pub(super) fn write(this: &SlowFs, data: &[u8], reply: ReplyWrite) {
             Ok(_) => reply.written(data.len() as u32),
             Err(e) => reply.error(Errno::from(e)),
         },
+        Ok(line) if line.starts_with("mark ") => {
+            let label = line["mark ".len()..].trim().to_string();
+            let noted = match &this.oplog {
+                Some(log) => log.note(crate::model::LogOp::Mark { label }),
+                None => Ok(()),
+            };
+            match noted {
+                Ok(()) => reply.written(data.len() as u32),
+                Err(e) => reply.error(Errno::from(e)),
+            }
+        }
         _ => reply.error(Errno::EINVAL),
     }
 }

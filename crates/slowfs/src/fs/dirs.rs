@@ -11,10 +11,11 @@ use fuser::{
 };
 
 use crate::inodes::ROOT_INO;
+use crate::model::LogOp;
 use crate::op::Op;
 
 use super::sys::{errno, lock, reply_empty, sync, FsResult};
-use super::{DirEntry, DirHandle, SlowFs};
+use super::{log_path, DirEntry, DirHandle, SlowFs};
 
 pub(super) fn opendir(this: &SlowFs, ino: INodeNo, reply: ReplyOpen) {
     let result = this.do_opendir(ino);
@@ -40,10 +41,30 @@ pub(super) fn readdir(this: &SlowFs, fh: FileHandle, offset: u64, mut reply: Rep
     reply.ok();
 }
 
-pub(super) fn fsyncdir(this: &SlowFs, fh: FileHandle, datasync: bool, reply: ReplyEmpty) {
+pub(super) fn fsyncdir(
+    this: &SlowFs,
+    ino: INodeNo,
+    fh: FileHandle,
+    datasync: bool,
+    reply: ReplyEmpty,
+) {
     let handle = lock(&this.dirs).get(&fh.0).cloned();
+    let rel = this.rel(ino).unwrap_or_default();
     let result = match handle {
-        Some(h) => sync(&h.dir, datasync),
+        Some(_) if this.faults.on_fsync().is_some() => {
+            Err(this.injected("fsyncdir", &rel, libc::EIO))
+        }
+        Some(h) => this.logged(
+            || sync(&h.dir, datasync),
+            |_| {
+                vec![(
+                    LogOp::FsyncDir {
+                        path: log_path(&rel),
+                    },
+                    None,
+                )]
+            },
+        ),
         None => Err(Errno::EBADF),
     };
     this.account(Op::Fsyncdir, 0);

@@ -14,12 +14,13 @@ use fuser::{
 };
 
 use crate::inodes::{CONTROL_INO, STATS_INO};
+use crate::model::LogOp;
 use crate::op::Op;
 use crate::power::PowerLoss;
 
 use super::sys::{attr_of, check, errno, lock, open_options, reply_empty, sync, FsResult};
 use super::{control_file, stats_file};
-use super::{Owner, SlowFs, TTL};
+use super::{log_path, Owner, SlowFs, TTL};
 
 pub(super) fn open(this: &SlowFs, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
     if ino.0 == STATS_INO {
@@ -31,7 +32,20 @@ pub(super) fn open(this: &SlowFs, ino: INodeNo, flags: OpenFlags, reply: ReplyOp
         return;
     }
     let result = this.rel(ino).and_then(|rel| {
-        let file = open_options(flags.0).open(this.abs(&rel)).map_err(errno)?;
+        let truncates = flags.0 & libc::O_TRUNC != 0 && flags.0 & libc::O_ACCMODE != libc::O_RDONLY;
+        let file = this.logged(
+            || open_options(flags.0).open(this.abs(&rel)).map_err(errno),
+            |_| match truncates {
+                true => vec![(
+                    LogOp::SetLen {
+                        path: log_path(&rel),
+                        len: 0,
+                    },
+                    None,
+                )],
+                false => Vec::new(),
+            },
+        )?;
         let fh = this.new_fh();
         lock(&this.files).insert(fh, Arc::new(file));
         Ok(fh)
@@ -103,20 +117,7 @@ pub(super) fn write(
         control_file::write(this, data, reply);
         return;
     }
-    let result = this.file(fh).and_then(|file| match &this.power {
-        None => file.write_all_at(data, offset).map_err(errno),
-        Some(power) if PowerLoss::is_sync_handle(&file) => power
-            .sync(&file, || {
-                file.write_all_at(data, offset)?;
-                file.sync_data()
-            })
-            .map_err(errno),
-        Some(power) => power
-            .change(&file, offset, data.len() as u64, || {
-                file.write_all_at(data, offset)
-            })
-            .map_err(errno),
-    });
+    let result = this.do_write(ino, fh, offset, data);
     let bytes = if result.is_ok() { data.len() as u64 } else { 0 };
     if bytes > 0 {
         this.stats.record_write_extent(ino.0, offset, bytes);
@@ -128,27 +129,68 @@ pub(super) fn write(
     }
 }
 
+/// The write itself: an injected fault, or the data through the power-loss model, logged.
+fn write_through(
+    this: &SlowFs,
+    file: &std::fs::File,
+    offset: u64,
+    data: &[u8],
+) -> super::sys::FsResult<()> {
+    match &this.power {
+        None => file.write_all_at(data, offset).map_err(errno),
+        Some(power) if PowerLoss::is_sync_handle(file) => power
+            .sync(file, || {
+                file.write_all_at(data, offset)?;
+                file.sync_data()
+            })
+            .map_err(errno),
+        Some(power) => power
+            .change(file, offset, data.len() as u64, || {
+                file.write_all_at(data, offset)
+            })
+            .map_err(errno),
+    }
+}
+
 pub(super) fn fallocate(
     this: &SlowFs,
+    ino: INodeNo,
     fh: FileHandle,
     offset: u64,
     length: u64,
     mode: i32,
     reply: ReplyEmpty,
 ) {
+    let rel = this.rel(ino);
     let result = this.file(fh).and_then(|file| {
         let start = libc::off_t::try_from(offset).map_err(|_| Errno::EINVAL)?;
         let len = libc::off_t::try_from(length).map_err(|_| Errno::EINVAL)?;
         // SAFETY: the descriptor is open for the lifetime of `file`.
         let apply = || check(unsafe { libc::fallocate(file.as_raw_fd(), mode, start, len) });
-        match &this.power {
-            None => apply(),
-            Some(power) => power
-                .change(&file, offset, length, || {
-                    apply().map_err(|e| io::Error::from_raw_os_error(e.code()))
-                })
-                .map_err(errno),
-        }
+        let size_after = || {
+            let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+            match &rel {
+                Ok(rel) => vec![(
+                    LogOp::SetLen {
+                        path: log_path(rel),
+                        len,
+                    },
+                    None,
+                )],
+                Err(_) => Vec::new(),
+            }
+        };
+        this.logged(
+            || match &this.power {
+                None => apply(),
+                Some(power) => power
+                    .change(&file, offset, length, || {
+                        apply().map_err(|e| io::Error::from_raw_os_error(e.code()))
+                    })
+                    .map_err(errno),
+            },
+            |_| size_after(),
+        )
     });
     this.account(Op::Fallocate, 0);
     reply_empty(reply, result);
@@ -163,14 +205,36 @@ pub(super) fn flush(this: &SlowFs, ino: INodeNo, reply: ReplyEmpty) {
     reply.ok();
 }
 
-pub(super) fn fsync(this: &SlowFs, fh: FileHandle, datasync: bool, reply: ReplyEmpty) {
-    let result = this.file(fh).and_then(|file| match &this.power {
-        None => sync(&file, datasync),
-        Some(power) => power
-            .sync(&file, || {
-                sync(&file, datasync).map_err(|e| io::Error::from_raw_os_error(e.code()))
-            })
-            .map_err(errno),
+pub(super) fn fsync(
+    this: &SlowFs,
+    ino: INodeNo,
+    fh: FileHandle,
+    datasync: bool,
+    reply: ReplyEmpty,
+) {
+    let rel = this.rel(ino).unwrap_or_default();
+    let result = this.file(fh).and_then(|file| {
+        if let Some(code) = this.faults.on_fsync() {
+            return Err(this.injected("fsync", &rel, code));
+        }
+        this.logged(
+            || match &this.power {
+                None => sync(&file, datasync),
+                Some(power) => power
+                    .sync(&file, || {
+                        sync(&file, datasync).map_err(|e| io::Error::from_raw_os_error(e.code()))
+                    })
+                    .map_err(errno),
+            },
+            |_| {
+                vec![(
+                    LogOp::Fsync {
+                        path: log_path(&rel),
+                    },
+                    None,
+                )]
+            },
+        )
     });
     this.account(Op::Fsync, 0);
     reply_empty(reply, result);
@@ -192,6 +256,34 @@ pub(super) fn release(this: &SlowFs, ino: INodeNo, fh: FileHandle, reply: ReplyE
 }
 
 impl SlowFs {
+    fn do_write(&self, ino: INodeNo, fh: FileHandle, offset: u64, data: &[u8]) -> FsResult<()> {
+        let file = self.file(fh)?;
+        let rel = self.rel(ino).unwrap_or_default();
+        if let Some(code) = self.faults.on_write() {
+            return Err(self.injected("write", &rel, code));
+        }
+        let sync_handle = PowerLoss::is_sync_handle(&file);
+        self.logged(
+            || write_through(self, &file, offset, data),
+            |_| {
+                let path = log_path(&rel);
+                let mut ops = vec![(
+                    LogOp::Write {
+                        path: path.clone(),
+                        offset,
+                        len: data.len() as u64,
+                        data_at: 0,
+                    },
+                    Some(data),
+                )];
+                if sync_handle {
+                    ops.push((LogOp::WriteSynced { path }, None));
+                }
+                ops
+            },
+        )
+    }
+
     fn do_read(&self, fh: FileHandle, offset: u64, size: u32) -> FsResult<Vec<u8>> {
         let file = self.file(fh)?;
         let mut buf = vec![0u8; size as usize];
@@ -224,7 +316,19 @@ impl SlowFs {
         } else {
             opts.create(true);
         }
-        let file = opts.open(self.abs(&rel)).map_err(errno)?;
+        let existed = std::fs::symlink_metadata(self.abs(&rel)).is_ok();
+        let truncates = existed && flags & libc::O_TRUNC != 0;
+        let file = self.logged(
+            || opts.open(self.abs(&rel)).map_err(errno),
+            |_| {
+                let path = log_path(&rel);
+                match (existed, truncates) {
+                    (false, _) => vec![(LogOp::Create { path }, None)],
+                    (true, true) => vec![(LogOp::SetLen { path, len: 0 }, None)],
+                    (true, false) => Vec::new(),
+                }
+            },
+        )?;
         self.give_to(&rel, owner)?;
         let meta = file.metadata().map_err(errno)?;
         let ino = lock(&self.inodes).lookup(&rel);

@@ -57,6 +57,7 @@ impl Owner {
 }
 
 use crate::inodes::InodeTable;
+use crate::model::{FaultPlan, LogOp, OpLog};
 use crate::op::Op;
 use crate::power::PowerLoss;
 use crate::stats::Stats;
@@ -96,6 +97,8 @@ pub struct SlowFs {
     stats_views: Mutex<HashMap<u64, Arc<Vec<u8>>>>,
     next_fh: AtomicU64,
     power: Option<Arc<PowerLoss>>,
+    oplog: Option<Arc<OpLog>>,
+    faults: Arc<FaultPlan>,
 }
 
 impl SlowFs {
@@ -111,7 +114,58 @@ impl SlowFs {
             stats_views: Mutex::new(HashMap::new()),
             next_fh: AtomicU64::new(1),
             power: None,
+            oplog: None,
+            faults: Arc::new(FaultPlan::default()),
         }
+    }
+
+    /// Records every change and sync in `log` ([`crate::model::oplog`]).
+    pub fn with_op_log(mut self, log: Arc<OpLog>) -> SlowFs {
+        self.oplog = Some(log);
+        self
+    }
+
+    /// Injects the faults of `plan` ([`crate::model::faults`]).
+    pub fn with_faults(mut self, plan: Arc<FaultPlan>) -> SlowFs {
+        self.faults = plan;
+        self
+    }
+
+    /// Runs `apply` and, with an op log, logs what `entries` says it did, in one step under
+    /// the log's lock (so the log's order is the backing directory's). Without a log only
+    /// `apply` runs.
+    fn logged<'d, T>(
+        &self,
+        apply: impl FnOnce() -> FsResult<T>,
+        entries: impl FnOnce(&T) -> Vec<(LogOp, Option<&'d [u8]>)>,
+    ) -> FsResult<T> {
+        match &self.oplog {
+            None => apply(),
+            Some(log) => log
+                .logged(
+                    || apply().map_err(|e| std::io::Error::from_raw_os_error(e.code())),
+                    entries,
+                )
+                .map_err(errno),
+        }
+    }
+
+    /// Logs an injected fault (with an op log) and returns its errno.
+    fn injected(&self, call: &str, rel: &Path, code: i32) -> Errno {
+        if let Some(log) = &self.oplog {
+            let path = log_path(rel);
+            let op = if call == "fsync" {
+                LogOp::FsyncFailed { path }
+            } else {
+                LogOp::Fault {
+                    call: call.to_string(),
+                    path,
+                    errno: code,
+                }
+            };
+            let _ = log.note(op);
+        }
+        Errno::from(std::io::Error::from_raw_os_error(code))
     }
 
     /// Power-loss mode (see [`crate::power`]): unsynced changes are undone by a cut, requested
@@ -183,4 +237,9 @@ impl SlowFs {
     fn file(&self, fh: FileHandle) -> FsResult<Arc<File>> {
         lock(&self.files).get(&fh.0).cloned().ok_or(Errno::EBADF)
     }
+}
+
+/// A relative path as the op log spells it.
+fn log_path(rel: &Path) -> String {
+    rel.to_string_lossy().into_owned()
 }

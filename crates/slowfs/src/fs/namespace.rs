@@ -10,11 +10,12 @@ use std::path::Path;
 
 use fuser::{Errno, Generation, INodeNo, RenameFlags, ReplyData, ReplyEmpty, ReplyEntry};
 
+use crate::model::LogOp;
 use crate::op::Op;
 
 use super::sys::{check, cpath, errno, lock, reply_empty, FsResult};
 use super::{control_file, stats_file};
-use super::{Owner, SlowFs, TTL};
+use super::{log_path, Owner, SlowFs, TTL};
 
 pub(super) fn lookup(this: &SlowFs, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
     if SlowFs::is_stats(parent, name) {
@@ -47,7 +48,17 @@ pub(super) fn mknod(
     reply: ReplyEntry,
 ) {
     let result = this.child(parent, name).and_then(|rel| {
-        this.do_mknod(&rel, mode, rdev)?;
+        this.logged(
+            || this.do_mknod(&rel, mode, rdev),
+            |_| {
+                vec![(
+                    LogOp::Create {
+                        path: log_path(&rel),
+                    },
+                    None,
+                )]
+            },
+        )?;
         this.give_to(&rel, owner)?;
         this.entry(&rel)
     });
@@ -68,10 +79,22 @@ pub(super) fn mkdir(
     reply: ReplyEntry,
 ) {
     let result = this.child(parent, name).and_then(|rel| {
-        fs::DirBuilder::new()
-            .mode(mode & !umask & 0o7777)
-            .create(this.abs(&rel))
-            .map_err(errno)?;
+        this.logged(
+            || {
+                fs::DirBuilder::new()
+                    .mode(mode & !umask & 0o7777)
+                    .create(this.abs(&rel))
+                    .map_err(errno)
+            },
+            |_| {
+                vec![(
+                    LogOp::Mkdir {
+                        path: log_path(&rel),
+                    },
+                    None,
+                )]
+            },
+        )?;
         this.give_to(&rel, owner)?;
         this.entry(&rel)
     });
@@ -107,7 +130,18 @@ pub(super) fn symlink(
     reply: ReplyEntry,
 ) {
     let result = this.child(parent, link_name).and_then(|rel| {
-        std::os::unix::fs::symlink(target, this.abs(&rel)).map_err(errno)?;
+        this.logged(
+            || std::os::unix::fs::symlink(target, this.abs(&rel)).map_err(errno),
+            |_| {
+                vec![(
+                    LogOp::Symlink {
+                        path: log_path(&rel),
+                        target: target.to_string_lossy().into_owned(),
+                    },
+                    None,
+                )]
+            },
+        )?;
         this.give_to(&rel, owner)?;
         this.entry(&rel)
     });
@@ -156,7 +190,18 @@ pub(super) fn link(
 ) {
     let result = this.rel(ino).and_then(|src| {
         let rel = this.child(newparent, newname)?;
-        fs::hard_link(this.abs(&src), this.abs(&rel)).map_err(errno)?;
+        this.logged(
+            || fs::hard_link(this.abs(&src), this.abs(&rel)).map_err(errno),
+            |_| {
+                vec![(
+                    LogOp::Link {
+                        from: log_path(&src),
+                        to: log_path(&rel),
+                    },
+                    None,
+                )]
+            },
+        )?;
         this.entry(&rel)
     });
     this.account(Op::Link, 0);
@@ -180,7 +225,18 @@ impl SlowFs {
         // Hold the table across the rename so no lookup sees the paths half-moved.
         let mut inodes = lock(&self.inodes);
         if flags.is_empty() {
-            fs::rename(self.abs(&from), self.abs(&to)).map_err(errno)?;
+            self.logged(
+                || fs::rename(self.abs(&from), self.abs(&to)).map_err(errno),
+                |_| {
+                    vec![(
+                        LogOp::Rename {
+                            from: log_path(&from),
+                            to: log_path(&to),
+                        },
+                        None,
+                    )]
+                },
+            )?;
         } else {
             let (a, b) = (cpath(&self.abs(&from))?, cpath(&self.abs(&to))?);
             // SAFETY: both are valid NUL-terminated paths.
@@ -206,11 +262,24 @@ impl SlowFs {
         let rel = self.child(parent, name)?;
         let path = self.abs(&rel);
         let mut inodes = lock(&self.inodes);
-        if dir {
-            fs::remove_dir(&path).map_err(errno)?;
-        } else {
-            fs::remove_file(&path).map_err(errno)?;
-        }
+        let path_name = log_path(&rel);
+        self.logged(
+            || {
+                if dir {
+                    fs::remove_dir(&path).map_err(errno)
+                } else {
+                    fs::remove_file(&path).map_err(errno)
+                }
+            },
+            |_| {
+                let op = if dir {
+                    LogOp::Rmdir { path: path_name }
+                } else {
+                    LogOp::Unlink { path: path_name }
+                };
+                vec![(op, None)]
+            },
+        )?;
         inodes.detach(&rel);
         Ok(())
     }
