@@ -39,6 +39,7 @@ pub mod btree;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod child;
 pub mod conformance;
+pub mod content_cache;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod dir_handle;
 mod error;
@@ -67,6 +68,7 @@ pub mod redis;
 #[cfg(feature = "sqlite-db")]
 pub mod sqlite;
 
+pub use content_cache::ContentCache;
 pub use error::{KvError, KvResult};
 pub use fresh::FreshStores;
 pub use phase::Phase;

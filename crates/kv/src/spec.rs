@@ -142,10 +142,11 @@ impl BackendSpec {
                 Ok(visitor.visit(store))
             }
             #[cfg(feature = "postgres-db")]
-            Profile::Postgres | Profile::PostgresAsync => {
+            Profile::Postgres | Profile::PostgresAsync | Profile::PostgresUncached => {
                 let options = crate::postgres::PgOptions {
                     url: self.postgres_url.clone(),
                     asynchronous: self.profile == Profile::PostgresAsync,
+                    uncached: self.profile == Profile::PostgresUncached,
                 };
                 let store = crate::postgres::PgStore::open(self.require_dir()?, tables, options)?;
                 Ok(visitor.visit(store))

@@ -21,6 +21,7 @@ fn managed(dir: &Path, asynchronous: bool) -> KvResult<PgStore> {
         PgOptions {
             url: None,
             asynchronous,
+            ..PgOptions::default()
         },
     )
 }
@@ -56,6 +57,7 @@ fn stores_sharing_a_server_by_url() {
             PgOptions {
                 url: Some(url.clone()),
                 asynchronous: false,
+                ..PgOptions::default()
             },
         )
     };

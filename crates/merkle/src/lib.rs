@@ -109,6 +109,7 @@ mod address;
 pub mod changelog;
 pub mod codec;
 mod error;
+mod fetch;
 pub mod hash;
 mod node;
 pub mod prune;

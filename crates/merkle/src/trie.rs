@@ -7,7 +7,7 @@ use crate::changelog::ChangeLogEntry;
 use crate::hash::{hex_string, hex_to_raw, parse_hex_hash, HexHash};
 use crate::node::{find_child, Layout};
 use crate::tables::{read_change_log, Tables};
-use crate::{address, prune, update, write, MerkleError, StateChange, EMPTY_ROOT_HEX};
+use crate::{address, fetch, prune, update, write, MerkleError, StateChange, EMPTY_ROOT_HEX};
 
 /// A view of the trie at one state root, borrowing the store.
 ///
@@ -86,7 +86,8 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
         let Some(hash) = self.descend(&rx, &tokens)? else {
             return Ok(None);
         };
-        let value = rx.get_with(self.tables.main, &hash, |bytes| {
+        let cache = self.store.content_cache();
+        let value = fetch::node_with(&rx, cache, self.tables.main, &hash, |bytes| {
             Layout::parse(bytes).map(|l| l.value.map(|r| bytes[r].to_vec()))
         })?;
         match value {
@@ -104,8 +105,11 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     /// Hash of the node at the token path, `None` if the path leaves the trie.
     fn descend<R: ReadTx>(&self, rx: &R, tokens: &[u8]) -> Result<Option<HexHash>, MerkleError> {
         let mut hash = self.root_hash;
+        let cache = self.store.content_cache();
         for &token in tokens {
-            let child = rx.get_with(self.tables.main, &hash, |bytes| find_child(bytes, token))?;
+            let child = fetch::node_with(rx, cache, self.tables.main, &hash, |bytes| {
+                find_child(bytes, token)
+            })?;
             hash = match child {
                 Some(Ok(Some(child))) => child,
                 Some(Ok(None)) => return Ok(None),
@@ -132,9 +136,20 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
             phase_span!(STORAGE_WRITE);
             self.store.writer()?
         });
-        let mut outcome = update::apply(&w, self.tables.main, &self.root_hash, changes, true)?;
+        let cache = self.store.content_cache();
+        let mut outcome =
+            update::apply(&w, cache, self.tables.main, &self.root_hash, changes, true)?;
         write::persist(&mut w, &self.tables, &self.root_hash, &mut outcome)?;
         w.commit()?;
+        if let Some(cache) = cache {
+            // The nodes just stored, named by their hashes: the next commit reads them here.
+            for addition in &outcome.additions {
+                let hash = &outcome.hashes[addition.node as usize];
+                if let Some(encoding) = outcome.encodings.get(addition.range.clone()) {
+                    cache.insert(hash, encoding);
+                }
+            }
+        }
         let root = hex_string(&outcome.root);
         update::recycle(outcome);
         Ok(root)
@@ -144,7 +159,15 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     pub fn compute(&self, changes: &[StateChange]) -> Result<String, MerkleError> {
         phase_span!(TRIE);
         let rx = Traced(open_reader(self.store)?);
-        let outcome = update::apply(&rx, self.tables.main, &self.root_hash, changes, false)?;
+        let cache = self.store.content_cache();
+        let outcome = update::apply(
+            &rx,
+            cache,
+            self.tables.main,
+            &self.root_hash,
+            changes,
+            false,
+        )?;
         let root = hex_string(&outcome.root);
         update::recycle(outcome);
         Ok(root)
@@ -226,7 +249,13 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     pub fn prune(store: &'s S, root: &str) -> Result<Vec<String>, MerkleError> {
         let tables = Tables::resolve(store)?;
         let raw = hex_to_raw(&parse_root(root)?);
-        prune::prune(store, &tables, &raw)
+        let deleted = prune::prune(store, &tables, &raw)?;
+        if let Some(cache) = store.content_cache() {
+            for hash in &deleted {
+                cache.remove(hash.as_bytes());
+            }
+        }
+        Ok(deleted)
     }
 }
 

@@ -20,6 +20,7 @@ mod writer;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
+use crate::content_cache::{ContentCache, DEFAULT_BUDGET};
 use crate::error::{KvError, KvResult};
 use crate::store::{validate_tables, Store};
 
@@ -37,6 +38,9 @@ pub struct PgOptions {
     pub url: Option<String>,
     /// `synchronous_commit=off` (`postgres-async`).
     pub asynchronous: bool,
+    /// No [`ContentCache`] for the trie's nodes (`postgres-uncached`): every node read is a
+    /// round trip, as it was before the cache.
+    pub uncached: bool,
 }
 
 /// A connection plus its prepared statements.
@@ -51,6 +55,8 @@ pub struct PgStore {
     names: Vec<String>,
     writer_lock: Mutex<()>,
     schema: String,
+    /// The trie's nodes by hash, unless the profile measures uncached reads.
+    content: Option<ContentCache>,
     // Dropped last: the connection closes before the server stops.
     server: Option<PgServer>,
 }
@@ -84,6 +90,7 @@ impl PgStore {
             names,
             writer_lock: Mutex::new(()),
             schema,
+            content: (!options.uncached).then(|| ContentCache::new(DEFAULT_BUDGET)),
             server,
         })
     }
@@ -151,6 +158,10 @@ impl Store for PgStore {
 
     fn server_pid(&self) -> Option<u32> {
         self.server.as_ref().map(PgServer::pid)
+    }
+
+    fn content_cache(&self) -> Option<&ContentCache> {
+        self.content.as_ref()
     }
 }
 
