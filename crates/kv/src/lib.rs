@@ -44,6 +44,7 @@ pub mod content_cache;
 mod dir_handle;
 mod error;
 mod fresh;
+pub mod net_hop;
 pub mod phase;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod private_dir;
@@ -79,3 +80,4 @@ pub use range::KeyRange;
 pub use spec::{BackendSpec, StoreVisitor};
 pub use store::{ReadTx, Store, Table, WriteTx};
 pub use traced::Traced;
+pub use triebench_netdelay::DelaySpec;
