@@ -162,7 +162,8 @@ pub fn get_many_matches_get<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Cap
     let t = main_table(&store);
     commit_puts(&store, t, &[(b"a", b"1"), (b"b", b"2"), (b"c", b"3")]);
     let keys: [&[u8]; 6] = [b"c", b"zz", b"a", b"b", b"a", b"d"];
-    let many = |rx: &dyn Fn(&mut dyn FnMut(usize, &[u8]))| {
+    type Visit<'a> = &'a mut dyn FnMut(usize, &[u8]);
+    let many = |rx: &dyn Fn(Visit<'_>)| {
         let mut got: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
         rx(&mut |i, v| {
             assert!(got[i].is_none(), "key {i} answered twice");

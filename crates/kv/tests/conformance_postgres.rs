@@ -26,6 +26,25 @@ fn managed(dir: &Path, asynchronous: bool) -> KvResult<PgStore> {
     )
 }
 
+/// A managed server reached through the delay proxy (`--net-rtt`).
+fn proxied(dir: &Path) -> KvResult<PgStore> {
+    let store = PgStore::open(
+        dir,
+        TABLES,
+        PgOptions {
+            net: Some(triebench_kv::net_hop::rtt_micros(200)),
+            ..PgOptions::default()
+        },
+    )?;
+    assert_eq!(store.net().map(|n| n.rtt().as_micros()), Some(200));
+    Ok(store)
+}
+
+/// `postgres --net-rtt 200us`: every case through the delay proxy.
+mod through_proxy {
+    triebench_kv::conformance_tests!(super::CAPS, |dir: &std::path::Path| super::proxied(dir));
+}
+
 /// `postgres`: synchronous_commit=on.
 mod durable {
     triebench_kv::conformance_tests!(super::CAPS, |dir: &std::path::Path| super::managed(

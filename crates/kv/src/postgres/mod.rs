@@ -83,6 +83,13 @@ impl PgStore {
     /// Opens (creating if needed) a store with `tables` for the directory `dir`.
     pub fn open(dir: &Path, tables: &[&str], options: PgOptions) -> KvResult<PgStore> {
         let names = validate_tables(tables)?;
+        if options.url.is_some() && options.net.is_some() {
+            return Err(KvError::backend(
+                "postgres",
+                "a network delay (--net-rtt) applies to a managed server only, not to \
+                 POSTGRES_URL",
+            ));
+        }
         let (config, server, schema) = match &options.url {
             Some(url) => {
                 let config = parse_url(url)?;
@@ -94,13 +101,6 @@ impl PgStore {
             }
         };
         let (config, hop) = match (&server, options.net) {
-            (None, Some(_)) => {
-                return Err(KvError::backend(
-                    "postgres",
-                    "a network delay (--net-rtt) applies to a managed server only, not to \
-                     POSTGRES_URL",
-                ))
-            }
             (Some(server), Some(spec)) => {
                 let target = server.socket_dir().join(PG_SOCKET);
                 let hop = crate::net_hop::NetHop::start(&target, PG_SOCKET, spec)?;
