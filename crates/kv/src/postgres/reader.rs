@@ -36,6 +36,18 @@ pub(crate) fn get_many(
     }
     let mut conn = store.lock();
     let conn = &mut *conn;
+    if let [key] = keys {
+        // One key: the plain lookup, whose plan is the primary key's index whatever the
+        // table's size when the plan was cached.
+        let row = conn
+            .client
+            .query_opt(&conn.stmts.get[index], &[key])
+            .map_err(|e| store.error("get", e))?;
+        if let Some(row) = row {
+            f(key, row.get(0));
+        }
+        return Ok(());
+    }
     let rows = conn
         .client
         .query(&conn.stmts.get_many[index], &[&keys])
