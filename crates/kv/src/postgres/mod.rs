@@ -14,7 +14,7 @@
 mod reader;
 mod redact;
 mod schema;
-mod server;
+pub(crate) mod server;
 mod writer;
 
 use std::path::Path;
@@ -32,7 +32,7 @@ pub use writer::PgWriter;
 use schema::Statements;
 
 /// The managed server's socket in its directory (PostgreSQL's name for port 5432).
-const PG_SOCKET: &str = ".s.PGSQL.5432";
+pub(crate) const PG_SOCKET: &str = ".s.PGSQL.5432";
 
 /// How a [`PgStore`] is opened.
 #[derive(Debug, Clone, Default)]
