@@ -5,7 +5,7 @@
 //!
 //! Modules: `server` (the managed server), `schema` (schema and tables, statements), `reader`
 //! (reads, each one prepared statement), `writer` (a writer buffers its changes and commits them
-//! as one statement covering every table, arrays bound with `unnest`).
+//! in one transaction with one statement per table and kind, arrays bound with `unnest`).
 //!
 //! `postgres` sets `synchronous_commit=on` (a commit waits for its WAL flush: survives power
 //! loss); `postgres-async` sets `synchronous_commit=off` (a server crash loses at most the last

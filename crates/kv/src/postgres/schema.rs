@@ -19,10 +19,8 @@ pub(crate) struct Statements {
     pub(crate) scan_from: Vec<Statement>,
     pub(crate) scan_between: Vec<Statement>,
     pub(crate) existing: Vec<Statement>,
-    /// Every table's deletes and upserts in one statement (data-modifying `WITH` clauses):
-    /// parameters per table, in declaration order, are the deleted keys, then the put keys and
-    /// their values. One statement in autocommit is one atomic transaction and one round trip.
-    pub(crate) commit_all: Statement,
+    pub(crate) upsert: Vec<Statement>,
+    pub(crate) delete: Vec<Statement>,
 }
 
 /// The schema named in `<dir>/postgres-schema`, if the directory holds a `POSTGRES_URL` store.
@@ -95,30 +93,15 @@ pub(crate) fn connect(
     client
         .batch_execute(&setup)
         .map_err(|e| pg_err("cannot create schema and tables", e))?;
-    let commit_all = {
-        let mut clauses = Vec::new();
-        for (i, name) in names.iter().enumerate() {
-            let t = format!("{s}.{}", quote(name));
-            let (d, k, v) = (3 * i + 1, 3 * i + 2, 3 * i + 3);
-            clauses.push(format!(
-                "d{i} AS (DELETE FROM {t} WHERE k = ANY(${d}::bytea[]))"
-            ));
-            clauses.push(format!(
-                "u{i} AS (INSERT INTO {t} (k, v) SELECT * FROM unnest(${k}::bytea[], ${v}::bytea[]) \
-                 ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v)"
-            ));
-        }
-        let sql = format!("WITH {} SELECT 1", clauses.join(", "));
-        client.prepare(&sql).map_err(|e| pg_err("prepare", e))?
-    };
     let mut stmts = Statements {
-        commit_all,
         get: Vec::new(),
         get_many: Vec::new(),
         count: Vec::new(),
         scan_from: Vec::new(),
         scan_between: Vec::new(),
         existing: Vec::new(),
+        upsert: Vec::new(),
+        delete: Vec::new(),
     };
     for name in names {
         let t = format!("{s}.{}", quote(name));
@@ -139,6 +122,13 @@ pub(crate) fn connect(
         stmts
             .existing
             .push(prep(format!("SELECT k FROM {t} WHERE k = ANY($1)"))?);
+        stmts.upsert.push(prep(format!(
+            "INSERT INTO {t} (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) \
+             ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v"
+        ))?);
+        stmts
+            .delete
+            .push(prep(format!("DELETE FROM {t} WHERE k = ANY($1)"))?);
     }
     Ok(Conn { client, stmts })
 }

@@ -1,6 +1,6 @@
-//! The writer: changes buffered per table, checked eagerly for `insert`, and committed as one
-//! statement (a `DELETE ... = ANY(...)` and an `INSERT ... unnest(...)` per table in `WITH`
-//! clauses), so a commit costs one round trip whatever the number of puts.
+//! The writer: changes buffered per table, checked eagerly for `insert`, and committed in one
+//! transaction with at most one `DELETE ... = ANY($1)` and one `INSERT ... unnest(...)` per table,
+//! so a commit costs a few round trips whatever the number of puts.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -164,34 +164,31 @@ impl WriteTx for PgWriter<'_> {
         if self.pending.iter().all(BTreeMap::is_empty) {
             return Ok(());
         }
-        // Per table: deleted keys, put keys, put values; all tables in one statement, which
-        // autocommit makes one atomic transaction and one round trip (a key is either put or
-        // deleted in `pending`, so no clause of a table touches a key another one does).
-        let mut arrays: Vec<Vec<&[u8]>> = Vec::with_capacity(3 * self.pending.len());
-        for pending in &self.pending {
-            arrays.push(
-                pending
-                    .iter()
-                    .filter(|(_, v)| v.is_none())
-                    .map(|(k, _)| k.as_slice())
-                    .collect(),
-            );
+        let mut conn = self.store.lock();
+        let conn = &mut *conn;
+        let mut tx = conn
+            .client
+            .transaction()
+            .map_err(|e| self.store.error("begin", e))?;
+        for (index, pending) in self.pending.iter().enumerate() {
+            let deleted: Vec<&[u8]> = pending
+                .iter()
+                .filter(|(_, v)| v.is_none())
+                .map(|(k, _)| k.as_slice())
+                .collect();
+            if !deleted.is_empty() {
+                tx.execute(&conn.stmts.delete[index], &[&deleted])
+                    .map_err(|e| self.store.error("commit (delete)", e))?;
+            }
             let (keys, values): (Vec<&[u8]>, Vec<&[u8]>) = pending
                 .iter()
                 .filter_map(|(k, v)| v.as_deref().map(|v| (k.as_slice(), v)))
                 .unzip();
-            arrays.push(keys);
-            arrays.push(values);
+            if !keys.is_empty() {
+                tx.execute(&conn.stmts.upsert[index], &[&keys, &values])
+                    .map_err(|e| self.store.error("commit (write)", e))?;
+            }
         }
-        let params: Vec<&(dyn postgres::types::ToSql + Sync)> = arrays
-            .iter()
-            .map(|a| a as &(dyn postgres::types::ToSql + Sync))
-            .collect();
-        let mut conn = self.store.lock();
-        let conn = &mut *conn;
-        conn.client
-            .execute(&conn.stmts.commit_all, &params)
-            .map(|_| ())
-            .map_err(|e| self.store.error("commit", e))
+        tx.commit().map_err(|e| self.store.error("commit", e))
     }
 }
