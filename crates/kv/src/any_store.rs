@@ -10,6 +10,7 @@
 use std::ops::ControlFlow;
 
 use crate::btree::BTreeStore;
+use crate::content_cache::ContentCache;
 use crate::error::KvResult;
 use crate::range::KeyRange;
 use crate::store::{ReadTx, Store, Table, WriteTx};
@@ -83,6 +84,10 @@ macro_rules! any_store {
             fn server_pid(&self) -> Option<u32> {
                 match self { $( $(#[$cfg])* AnyStore::$variant(s) => s.server_pid(), )+ }
             }
+
+            fn content_cache(&self) -> Option<&ContentCache> {
+                match self { $( $(#[$cfg])* AnyStore::$variant(s) => s.content_cache(), )+ }
+            }
         }
 
         impl ReadTx for AnyReader<'_> {
@@ -103,6 +108,17 @@ macro_rules! any_store {
             {
                 match self { $( $(#[$cfg])* AnyReader::$variant(t) => t.scan(table, range, visit), )+ }
             }
+
+            fn get_many_with<F>(&self, table: Table, keys: &[&[u8]], f: F) -> KvResult<()>
+            where
+                F: FnMut(usize, &[u8]),
+            {
+                match self { $( $(#[$cfg])* AnyReader::$variant(t) => t.get_many_with(table, keys, f), )+ }
+            }
+
+            fn reads_are_round_trips(&self) -> bool {
+                match self { $( $(#[$cfg])* AnyReader::$variant(t) => t.reads_are_round_trips(), )+ }
+            }
         }
 
         impl ReadTx for AnyWriter<'_> {
@@ -122,6 +138,17 @@ macro_rules! any_store {
                 F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
             {
                 match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.scan(table, range, visit), )+ }
+            }
+
+            fn get_many_with<F>(&self, table: Table, keys: &[&[u8]], f: F) -> KvResult<()>
+            where
+                F: FnMut(usize, &[u8]),
+            {
+                match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.get_many_with(table, keys, f), )+ }
+            }
+
+            fn reads_are_round_trips(&self) -> bool {
+                match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.reads_are_round_trips(), )+ }
             }
         }
 

@@ -155,6 +155,44 @@ pub fn delete_present_and_absent<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps
     assert_eq!(r.count(t).expect("count"), 1);
 }
 
+/// `get_many_with` answers as `get` would for each key, repeated and absent keys included, on a
+/// reader (committed values) and on the writer (its pending puts and deletes over them).
+pub fn get_many_matches_get<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Capabilities) {
+    let store = open().expect("open store");
+    let t = main_table(&store);
+    commit_puts(&store, t, &[(b"a", b"1"), (b"b", b"2"), (b"c", b"3")]);
+    let keys: [&[u8]; 6] = [b"c", b"zz", b"a", b"b", b"a", b"d"];
+    type Visit<'a> = &'a mut dyn FnMut(usize, &[u8]);
+    let many = |rx: &dyn Fn(Visit<'_>)| {
+        let mut got: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
+        rx(&mut |i, v| {
+            assert!(got[i].is_none(), "key {i} answered twice");
+            got[i] = Some(v.to_vec());
+        });
+        got
+    };
+    let r = store.reader().expect("reader");
+    let got = many(&|f| r.get_many_with(t, &keys, f).expect("get_many_with"));
+    let want: Vec<Option<Vec<u8>>> = keys.iter().map(|k| r.get(t, k).expect("get")).collect();
+    assert_eq!(got, want);
+    assert_eq!(want[0].as_deref(), Some(&b"3"[..]));
+    drop(r);
+    let mut w = store.writer().expect("writer");
+    w.put(t, b"d", b"4").expect("put");
+    w.delete(t, b"b").expect("delete");
+    w.put(t, b"a", b"5").expect("put");
+    let got = many(&|f| w.get_many_with(t, &keys, f).expect("get_many_with"));
+    let want: Vec<Option<Vec<u8>>> = keys.iter().map(|k| w.get(t, k).expect("get")).collect();
+    assert_eq!(got, want);
+    assert_eq!(want[3], None);
+    assert_eq!(want[5].as_deref(), Some(&b"4"[..]));
+    w.commit().expect("commit");
+    let none: [&[u8]; 0] = [];
+    let r = store.reader().expect("reader");
+    r.get_many_with(t, &none, |_, _| panic!("no keys, no answers"))
+        .expect("empty get_many_with");
+}
+
 /// Dropping a writer without committing discards its changes.
 pub fn rollback_on_drop<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Capabilities) {
     let store = open().expect("open store");
@@ -487,7 +525,7 @@ macro_rules! conformance_tests {
             round_trip duplicate_detection overwrite delete_present_and_absent rollback_on_drop
             commit_visibility reopen_keeps_committed snapshot_under_concurrent_commit
             empty_and_large_values binary_keys counts_and_ordered_iteration
-            readers_while_writing unknown_table);
+            readers_while_writing unknown_table get_many_matches_get);
     };
     (@cases $mkdir:expr, $caps:expr, $open:expr; $($case:ident)*) => {
         $(

@@ -25,6 +25,9 @@ pub struct FreshStores {
     profile: Profile,
     parent: PathBuf,
     postgres_url: Option<String>,
+    /// The delay proxy in front of the shared server (`--net-rtt`): dropped before it.
+    #[cfg(feature = "postgres-db")]
+    hop: Option<crate::net_hop::NetHop>,
     /// The shared server, then its directory: dropped in that order.
     #[cfg(feature = "postgres-db")]
     server: Option<(crate::postgres::PgServer, tempfile::TempDir)>,
@@ -44,19 +47,33 @@ impl FreshStores {
         #[cfg(feature = "postgres-db")]
         let mut server = None;
         #[cfg(feature = "postgres-db")]
-        if matches!(profile, Profile::Postgres | Profile::PostgresAsync) && postgres_url.is_none() {
+        let mut hop = None;
+        #[cfg(feature = "postgres-db")]
+        if matches!(
+            profile,
+            Profile::Postgres | Profile::PostgresAsync | Profile::PostgresUncached
+        ) && postgres_url.is_none()
+        {
             let dir = tempfile::Builder::new()
                 .prefix("triebench-pg-")
                 .tempdir_in(parent)
                 .map_err(|e| KvError::io("create directory", parent, e))?;
             let started = crate::postgres::PgServer::start(dir.path())?;
             postgres_url = Some(started.url());
+            if let Some(spec) = spec.net {
+                let target = started.socket_dir().join(crate::postgres::PG_SOCKET);
+                let h = crate::net_hop::NetHop::start(&target, crate::postgres::PG_SOCKET, spec)?;
+                postgres_url = Some(crate::postgres::server::url_for_socket_dir(h.dir()));
+                hop = Some(h);
+            }
             server = Some((started, dir));
         }
         Ok(FreshStores {
             profile,
             parent: parent.to_path_buf(),
             postgres_url,
+            #[cfg(feature = "postgres-db")]
+            hop,
             #[cfg(feature = "postgres-db")]
             server,
             #[cfg(feature = "postgres-db")]
@@ -132,6 +149,11 @@ impl FreshStores {
             .map_err(|e| KvError::io("create directory", &self.parent, e))?;
         let mut spec = BackendSpec::new(self.profile, Some(dir.path().to_path_buf()))?;
         spec.postgres_url.clone_from(&self.postgres_url);
+        #[cfg(feature = "postgres-db")]
+        if self.hop.is_some() {
+            // The shared server's proxy already carries the delay.
+            spec.net = None;
+        }
         Ok((dir, spec))
     }
 }

@@ -40,10 +40,12 @@ pub mod btree;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod child;
 pub mod conformance;
+pub mod content_cache;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod dir_handle;
 mod error;
 mod fresh;
+pub mod net_hop;
 pub mod phase;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod private_dir;
@@ -69,6 +71,7 @@ pub mod redis;
 pub mod sqlite;
 
 pub use any_store::{AnyReader, AnyStore, AnyWriter, StoreVisitor};
+pub use content_cache::ContentCache;
 pub use error::{KvError, KvResult};
 pub use fresh::FreshStores;
 pub use phase::Phase;
@@ -79,3 +82,4 @@ pub use range::KeyRange;
 pub use spec::BackendSpec;
 pub use store::{ReadTx, Store, Table, WriteTx};
 pub use traced::Traced;
+pub use triebench_netdelay::DelaySpec;

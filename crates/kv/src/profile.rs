@@ -45,7 +45,7 @@ pub const MANAGED_SERVERS: [&str; 2] = [
      runs as root (else as you), with no TCP port: a unix socket in a private 0700 \
      /tmp/triebench-redis-* directory and a random password (never printed); REDIS_URL uses \
      your server instead",
-    "postgres, postgres-async: a managed PostgreSQL runs as `nobody` when triebench runs as \
+    "postgres, postgres-async, postgres-uncached: a managed PostgreSQL runs as `nobody` when triebench runs as \
      root (else as you), with no TCP port: a unix socket in a private 0700 /tmp/triebench-pg-* \
      directory, peer authentication for your OS user only, stores as the ordinary role \
      triebench_store; POSTGRES_URL uses your server instead",
@@ -81,6 +81,8 @@ pub enum Profile {
     Postgres,
     /// PostgreSQL, `synchronous_commit=off`: a server crash loses the last moments of commits.
     PostgresAsync,
+    /// `postgres` without the store's cache of the trie's nodes: every node read a round trip.
+    PostgresUncached,
 }
 
 impl Profile {
@@ -100,6 +102,7 @@ impl Profile {
         Profile::RedisUncached,
         Profile::Postgres,
         Profile::PostgresAsync,
+        Profile::PostgresUncached,
     ];
 
     /// The profile's entry in [`PROFILES`], where its name, description, feature and fsync fact
@@ -155,7 +158,8 @@ impl Profile {
             | Profile::SqliteWalFullMmap
             | Profile::RedisAof
             | Profile::Postgres
-            | Profile::PostgresAsync => {
+            | Profile::PostgresAsync
+            | Profile::PostgresUncached => {
                 if self.fsyncs_each_commit() {
                     Durability::PowerLoss
                 } else {
@@ -236,7 +240,8 @@ mod tests {
                 "sqlite-rollback",
                 "sqlite-wal-full-mmap",
                 "redis-aof",
-                "postgres"
+                "postgres",
+                "postgres-uncached"
             ]
         );
     }

@@ -21,6 +21,9 @@ pub struct BackendSpec {
     pub redis_url: Option<String>,
     /// An existing PostgreSQL server to use instead of starting one (`POSTGRES_URL`).
     pub postgres_url: Option<String>,
+    /// A delay proxy between the store and its managed server (`--net-rtt`, from
+    /// [`TRIEBENCH_NET_RTT`](crate::net_hop::NET_RTT_ENV)); ignored by in-process backends.
+    pub net: Option<triebench_netdelay::DelaySpec>,
 }
 
 impl BackendSpec {
@@ -38,7 +41,9 @@ impl BackendSpec {
         };
         let redis_url = std::env::var("REDIS_URL").ok().filter(|u| !u.is_empty());
         let postgres_url = std::env::var("POSTGRES_URL").ok().filter(|u| !u.is_empty());
+        let net = crate::net_hop::net_from_env()?;
         Ok(BackendSpec {
+            net,
             profile,
             dir,
             lmdb_map_size,
@@ -71,9 +76,11 @@ impl BackendSpec {
     pub fn discard(&self) -> KvResult<()> {
         match (self.profile, &self.postgres_url, &self.dir) {
             #[cfg(feature = "postgres-db")]
-            (Profile::Postgres | Profile::PostgresAsync, Some(url), Some(dir)) => {
-                crate::postgres::drop_store(dir, url)
-            }
+            (
+                Profile::Postgres | Profile::PostgresAsync | Profile::PostgresUncached,
+                Some(url),
+                Some(dir),
+            ) => crate::postgres::drop_store(dir, url),
             _ => Ok(()),
         }
     }
@@ -124,6 +131,7 @@ impl BackendSpec {
                 let options = crate::redis::RedisOptions {
                     url: self.redis_url.clone(),
                     append_only: self.profile == Profile::RedisAof,
+                    net: self.net,
                 };
                 let dir = self.require_dir()?;
                 let store = if self.profile == Profile::RedisUncached {
@@ -134,10 +142,12 @@ impl BackendSpec {
                 Ok(AnyStore::from(store))
             }
             #[cfg(feature = "postgres-db")]
-            Profile::Postgres | Profile::PostgresAsync => {
+            Profile::Postgres | Profile::PostgresAsync | Profile::PostgresUncached => {
                 let options = crate::postgres::PgOptions {
                     url: self.postgres_url.clone(),
                     asynchronous: self.profile == Profile::PostgresAsync,
+                    uncached: self.profile == Profile::PostgresUncached,
+                    net: self.net,
                 };
                 let store = crate::postgres::PgStore::open(self.require_dir()?, tables, options)?;
                 Ok(AnyStore::from(store))

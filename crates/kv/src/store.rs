@@ -2,6 +2,7 @@
 
 use std::ops::ControlFlow;
 
+use crate::content_cache::ContentCache;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
 
@@ -50,6 +51,13 @@ pub trait Store: Send + Sync {
         None
     }
 
+    /// A cache of values named by their own hash (the trie's nodes), kept by the store for the
+    /// trie to consult before a read that would be a round trip to a server; `None` (the
+    /// default) where reads are cheap or the profile measures every read (`*-uncached`).
+    fn content_cache(&self) -> Option<&ContentCache> {
+        None
+    }
+
     /// Resolves a declared table name to a handle.
     fn table(&self, name: &str) -> KvResult<Table> {
         let names = self.table_names();
@@ -80,6 +88,27 @@ pub trait ReadTx {
     fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
     where
         F: FnMut(&[u8], &[u8]) -> ControlFlow<()>;
+
+    /// Looks up every key of `keys` in `table` and hands each value found to `f` with the key's
+    /// index in `keys` (absent keys are skipped; the order of the calls is unspecified). A
+    /// backend whose reads are round trips to a server answers them all in one request
+    /// (PostgreSQL `= ANY($1)`, Redis `HMGET`); by default it is key by key.
+    fn get_many_with<F>(&self, table: Table, keys: &[&[u8]], mut f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, &[u8]),
+    {
+        for (i, key) in keys.iter().enumerate() {
+            self.get_with(table, key, |value| f(i, value))?;
+        }
+        Ok(())
+    }
+
+    /// Whether each read costs a round trip to a server, so that a caller gains by gathering
+    /// its reads into [`get_many_with`](Self::get_many_with). `false` by default (in-process
+    /// backends, where a read costs less than gathering it).
+    fn reads_are_round_trips(&self) -> bool {
+        false
+    }
 
     /// Looks `key` up and returns an owned copy of its value.
     fn get(&self, table: Table, key: &[u8]) -> KvResult<Option<Vec<u8>>> {

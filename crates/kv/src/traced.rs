@@ -30,6 +30,18 @@ impl<T: ReadTx> ReadTx for Traced<T> {
         self.0.count(table)
     }
 
+    fn get_many_with<F>(&self, table: Table, keys: &[&[u8]], f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, &[u8]),
+    {
+        crate::phase_span!(STORAGE_READ);
+        self.0.get_many_with(table, keys, f)
+    }
+
+    fn reads_are_round_trips(&self) -> bool {
+        self.0.reads_are_round_trips()
+    }
+
     fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
     where
         F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,

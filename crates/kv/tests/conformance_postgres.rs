@@ -21,8 +21,28 @@ fn managed(dir: &Path, asynchronous: bool) -> KvResult<PgStore> {
         PgOptions {
             url: None,
             asynchronous,
+            ..PgOptions::default()
         },
     )
+}
+
+/// A managed server reached through the delay proxy (`--net-rtt`).
+fn proxied(dir: &Path) -> KvResult<PgStore> {
+    let store = PgStore::open(
+        dir,
+        TABLES,
+        PgOptions {
+            net: Some(triebench_kv::net_hop::rtt_micros(200)),
+            ..PgOptions::default()
+        },
+    )?;
+    assert_eq!(store.net().map(|n| n.rtt().as_micros()), Some(200));
+    Ok(store)
+}
+
+/// `postgres --net-rtt 200us`: every case through the delay proxy.
+mod through_proxy {
+    triebench_kv::conformance_tests!(super::CAPS, |dir: &std::path::Path| super::proxied(dir));
 }
 
 /// `postgres`: synchronous_commit=on.
@@ -56,6 +76,7 @@ fn stores_sharing_a_server_by_url() {
             PgOptions {
                 url: Some(url.clone()),
                 asynchronous: false,
+                ..PgOptions::default()
             },
         )
     };

@@ -15,8 +15,35 @@ fn managed(dir: &Path, append_only: bool) -> KvResult<RedisStore> {
         RedisOptions {
             url: None,
             append_only,
+            ..RedisOptions::default()
         },
     )
+}
+
+/// A managed server reached through the delay proxy (`--net-rtt`).
+fn proxied(dir: &Path) -> KvResult<RedisStore> {
+    let store = RedisStore::open(
+        dir,
+        TABLES,
+        RedisOptions {
+            net: Some(triebench_kv::net_hop::rtt_micros(200)),
+            ..RedisOptions::default()
+        },
+    )?;
+    assert_eq!(store.net().map(|n| n.rtt().as_micros()), Some(200));
+    Ok(store)
+}
+
+/// `redis --net-rtt 200us`: every case through the delay proxy.
+mod through_proxy {
+    triebench_kv::conformance_tests!(
+        triebench_kv::conformance::Capabilities {
+            persistent: false,
+            snapshot_reads: false,
+            deferred_duplicate_check: true,
+        },
+        |dir: &std::path::Path| super::proxied(dir)
+    );
 }
 
 /// `redis`: nothing survives the server.
@@ -105,6 +132,7 @@ fn stores_sharing_a_server_by_url() {
             RedisOptions {
                 url: Some(server.url().to_string()),
                 append_only: false,
+                ..RedisOptions::default()
             },
         )
     };
@@ -191,6 +219,7 @@ fn aof_profile_by_url_requires_appendfsync_always() {
             RedisOptions {
                 url: Some(url.to_string()),
                 append_only: true,
+                ..RedisOptions::default()
             },
         )
     };

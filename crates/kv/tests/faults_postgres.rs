@@ -63,6 +63,7 @@ fn unreachable_url_is_refused() {
                 nowhere.path().display()
             )),
             asynchronous: false,
+            ..PgOptions::default()
         },
     )
     .expect_err("connected to nothing");
@@ -73,6 +74,7 @@ fn unreachable_url_is_refused() {
         PgOptions {
             url: Some("postgres://triebench@127.0.0.1:1/postgres".into()),
             asynchronous: false,
+            ..PgOptions::default()
         },
     )
     .expect_err("connected to a closed port");

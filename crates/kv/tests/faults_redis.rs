@@ -22,6 +22,7 @@ fn open(dir: &Path, url: Option<&str>) -> KvResult<RedisStore> {
         RedisOptions {
             url: url.map(str::to_string),
             append_only: false,
+            ..RedisOptions::default()
         },
     )
 }

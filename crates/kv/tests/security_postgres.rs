@@ -210,6 +210,7 @@ fn postgres_url_passwords_are_never_printed() {
             PgOptions {
                 url: Some(form.to_string()),
                 asynchronous: false,
+                ..PgOptions::default()
             },
         )
         .expect_err("opened an unreachable server");

@@ -160,6 +160,7 @@ fn store_files_are_private() {
         RedisOptions {
             url: None,
             append_only: true,
+            ..RedisOptions::default()
         },
     )
     .expect("open");
@@ -224,6 +225,7 @@ fn redis_url_credentials_are_never_printed() {
             RedisOptions {
                 url: Some(form.to_string()),
                 append_only: false,
+                ..RedisOptions::default()
             },
         )
         .expect_err("opened an unreachable server");
@@ -255,6 +257,7 @@ fn an_aof_left_by_a_root_server_of_an_older_version_is_reopened() {
     let options = RedisOptions {
         url: None,
         append_only: true,
+        ..RedisOptions::default()
     };
     {
         let store = RedisStore::open(dir.path(), TABLES, options.clone()).expect("open");

@@ -19,5 +19,6 @@ pub fn capture_env(dir: Option<&Path>, command: String) -> LoadEnv {
         versions: versions::capture(),
         command,
         cpu_idle: None,
+        net: None,
     }
 }

@@ -1,21 +1,24 @@
 //! Following an address's tokens down from a root: the walk every read starts with.
 
-use triebench_kv::{ReadTx, Table};
+use triebench_kv::{ContentCache, ReadTx, Table};
 
+use crate::fetch;
 use crate::hash::{hex_string, HexHash};
 use crate::node::find_child;
 use crate::MerkleError;
 
-/// Hash of the node at the token path below `root`, `None` if the path leaves the trie.
+/// Hash of the node at the token path below `root`, `None` if the path leaves the trie. Nodes
+/// come from `cache` when it has them (a store whose reads are round trips keeps one).
 pub(crate) fn descend<R: ReadTx>(
     rx: &R,
+    cache: Option<&ContentCache>,
     main: Table,
     root: &HexHash,
     tokens: &[u8],
 ) -> Result<Option<HexHash>, MerkleError> {
     let mut hash = *root;
     for &token in tokens {
-        let child = rx.get_with(main, &hash, |bytes| find_child(bytes, token))?;
+        let child = fetch::node_with(rx, cache, main, &hash, |bytes| find_child(bytes, token))?;
         hash = match child {
             Some(Ok(Some(child))) => child,
             Some(Ok(None)) => return Ok(None),

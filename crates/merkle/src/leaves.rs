@@ -74,7 +74,7 @@ where
         let (tokens, nibble) = address::prefix(prefix)?;
         let start = {
             let rx = store.reader()?;
-            descend(&rx, main, root, &tokens)?
+            descend(&rx, store.content_cache(), main, root, &tokens)?
         };
         let stack = match start {
             Some(hash) => vec![Pending {

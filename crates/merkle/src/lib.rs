@@ -115,6 +115,7 @@ pub mod changelog;
 pub mod codec;
 mod descend;
 mod error;
+mod fetch;
 pub mod hash;
 mod leaves;
 mod node;

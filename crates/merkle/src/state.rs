@@ -11,7 +11,7 @@ use crate::hash::{hex_to_raw, HexHash};
 use crate::leaves::Leaves;
 use crate::tables::{read_change_log, Tables};
 use crate::trie::{parse_root, MerkleTrie};
-use crate::{prune, write, MerkleError, StateChange};
+use crate::{write, MerkleError, StateChange};
 
 /// An owned, cheaply cloned (`Arc`) handle to a store holding a trie; every call names the root
 /// it works at.
@@ -97,8 +97,7 @@ impl<S: Store> TrieState<S> {
 
     /// Prunes `root` (see [`MerkleTrie::prune`]) and returns the hashes of the nodes deleted.
     pub fn prune(&self, root: &str) -> Result<Vec<String>, MerkleError> {
-        let raw = hex_to_raw(&parse_root(root)?);
-        prune::prune(&*self.store, &self.tables, &raw)
+        MerkleTrie::prune(&*self.store, root)
     }
 
     /// The change-log entry of `root`, if it has one (see [`changelog`](crate::changelog)).

@@ -9,7 +9,7 @@ use crate::hash::{hex_string, hex_to_raw, parse_hex_hash, HexHash};
 use crate::leaves::Leaves;
 use crate::node::Layout;
 use crate::tables::{read_change_log, Tables};
-use crate::{address, prune, update, write, MerkleError, StateChange, EMPTY_ROOT_HEX};
+use crate::{address, fetch, prune, update, write, MerkleError, StateChange, EMPTY_ROOT_HEX};
 
 /// A view of the trie at one state root, borrowing the store.
 ///
@@ -96,10 +96,11 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
         phase_span!(TRIE);
         let tokens = address::tokens(address)?;
         let rx = Traced(open_reader(self.store)?);
-        let Some(hash) = descend(&rx, self.tables.main, &self.root_hash, &tokens)? else {
+        let cache = self.store.content_cache();
+        let Some(hash) = descend(&rx, cache, self.tables.main, &self.root_hash, &tokens)? else {
             return Ok(None);
         };
-        let value = rx.get_with(self.tables.main, &hash, |bytes| {
+        let value = fetch::node_with(&rx, cache, self.tables.main, &hash, |bytes| {
             Layout::parse(bytes).map(|l| l.value.map(|r| bytes[r].to_vec()))
         })?;
         match value {
@@ -130,9 +131,20 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
             phase_span!(STORAGE_WRITE);
             self.store.writer()?
         });
-        let mut outcome = update::apply(&w, self.tables.main, &self.root_hash, changes, true)?;
+        let cache = self.store.content_cache();
+        let mut outcome =
+            update::apply(&w, cache, self.tables.main, &self.root_hash, changes, true)?;
         write::persist(&mut w, &self.tables, &self.root_hash, &mut outcome)?;
         w.commit()?;
+        if let Some(cache) = cache {
+            // The nodes just stored, named by their hashes: the next commit reads them here.
+            for addition in &outcome.additions {
+                let hash = &outcome.hashes[addition.node as usize];
+                if let Some(encoding) = outcome.encodings.get(addition.range.clone()) {
+                    cache.insert(hash, encoding);
+                }
+            }
+        }
         let root = hex_string(&outcome.root);
         update::recycle(outcome);
         Ok(root)
@@ -142,7 +154,15 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     pub fn compute(&self, changes: &[StateChange]) -> Result<String, MerkleError> {
         phase_span!(TRIE);
         let rx = Traced(open_reader(self.store)?);
-        let outcome = update::apply(&rx, self.tables.main, &self.root_hash, changes, false)?;
+        let cache = self.store.content_cache();
+        let outcome = update::apply(
+            &rx,
+            cache,
+            self.tables.main,
+            &self.root_hash,
+            changes,
+            false,
+        )?;
         let root = hex_string(&outcome.root);
         update::recycle(outcome);
         Ok(root)
@@ -198,7 +218,13 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     pub fn prune(store: &'s S, root: &str) -> Result<Vec<String>, MerkleError> {
         let tables = Tables::resolve(store)?;
         let raw = hex_to_raw(&parse_root(root)?);
-        prune::prune(store, &tables, &raw)
+        let deleted = prune::prune(store, &tables, &raw)?;
+        if let Some(cache) = store.content_cache() {
+            for hash in &deleted {
+                cache.remove(hash.as_bytes());
+            }
+        }
+        Ok(deleted)
     }
 }
 

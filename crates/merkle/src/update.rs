@@ -16,8 +16,9 @@ use std::ops::Range;
 use smallvec::SmallVec;
 
 use triebench_kv::phase::{ENCODE, HASH, NODE_DECODE};
-use triebench_kv::{phase_span, ReadTx, Table};
+use triebench_kv::{phase_span, ContentCache, ReadTx, Table};
 
+use crate::fetch::{self, Fetched};
 use crate::hash::{hex_string, root_hash, to_hex, HexHash, RawHash, Tally};
 use crate::node::{write_entry, Layout};
 use crate::scratch::{reusable, StoreScratch};
@@ -231,6 +232,9 @@ struct Batch<'c, 'r, R> {
     loaded: Vec<u8>,
     /// The outcome's vectors, taken from the pool.
     spare: Pool,
+    /// The nodes on the batch's paths, fetched ahead (see [`fetch`]); `None` on backends where
+    /// the batch reads each node as it opens it.
+    fetched: Option<Fetched>,
 }
 
 impl<R: ReadTx> Batch<'_, '_, R> {
@@ -254,9 +258,12 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         let layout = {
             phase_span!(NODE_DECODE);
             let loaded = &mut self.loaded;
-            let layout = self.rx.get_with(self.main, &hash, |bytes| {
-                Layout::parse(bytes).inspect(|_| loaded.extend_from_slice(bytes))
-            })?;
+            let mut parse =
+                |bytes: &[u8]| Layout::parse(bytes).inspect(|_| loaded.extend_from_slice(bytes));
+            let layout = match self.fetched.as_ref().and_then(|f| f.get(&hash)) {
+                Some(bytes) => Some(parse(bytes)),
+                None => self.rx.get_with(self.main, &hash, parse)?,
+            };
             match layout {
                 Some(Ok(layout)) => layout,
                 Some(Err(source)) => {
@@ -633,13 +640,21 @@ fn arena_estimate(changes: &[StateChange]) -> usize {
 
 /// Applies `changes` in order on top of `root`, reading through `rx`, and returns the new root
 /// with what changed. Nothing is written.
+/// Where the store keeps a `cache` of nodes or its reads are round trips, the nodes on the
+/// batch's paths are fetched first, a level per request ([`fetch`]).
 pub(crate) fn apply<R: ReadTx>(
     rx: &R,
+    cache: Option<&ContentCache>,
     main: Table,
     root: &HexHash,
     changes: &[StateChange],
     keep_encodings: bool,
 ) -> Result<Outcome, MerkleError> {
+    let fetched = if fetch::worth_it(rx, cache) {
+        Some(fetch::batch_paths(rx, cache, main, root, changes)?)
+    } else {
+        None
+    };
     let mut spare = take_pool();
     let mut arena = std::mem::take(&mut spare.arena);
     arena.reserve(arena_estimate(changes));
@@ -651,6 +666,7 @@ pub(crate) fn apply<R: ReadTx>(
         bases: std::mem::take(&mut spare.bases),
         loaded: std::mem::take(&mut spare.loaded),
         spare,
+        fetched,
     };
     batch.open_stored(*root, 0, 0)?;
     for index in 0..changes.len() {

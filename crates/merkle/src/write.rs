@@ -2,7 +2,7 @@
 
 use triebench_kv::{ReadTx, WriteTx};
 
-use crate::changelog;
+use crate::changelog::{self, ChangeLogEntry};
 use crate::hash::{hex_string, hex_to_raw, HexHash};
 use crate::scratch::StoreScratch;
 use crate::tables::{read_change_log, Tables};
@@ -37,7 +37,36 @@ pub(crate) fn persist<W: WriteTx>(
         return Ok(());
     }
     let root_raw = hex_to_raw(&outcome.root);
-    if let Some(mut entry) = read_change_log(w, tables, &root_raw)? {
+    let parent_raw = hex_to_raw(parent);
+    // Where reads are round trips, both change-log entries a commit may touch (the new root's,
+    // which decides what to write, and the parent's, which gets a successor) come in one
+    // request; no write of this commit changes the parent's before it is patched below.
+    let mut parent_entry: Option<Option<Vec<u8>>> = None;
+    let root_entry = if w.reads_are_round_trips() {
+        let mut got: [Option<Vec<u8>>; 2] = [None, None];
+        w.get_many_with(
+            tables.change_log,
+            &[&root_raw[..], &parent_raw[..]],
+            |i, v| {
+                got[i] = Some(v.to_vec());
+            },
+        )?;
+        let [root_bytes, parent_bytes] = got;
+        parent_entry = Some(parent_bytes);
+        match root_bytes.map(|b| ChangeLogEntry::from_bytes(&b)) {
+            None => None,
+            Some(Ok(entry)) => Some(entry),
+            Some(Err(source)) => {
+                return Err(MerkleError::CorruptChangeLog {
+                    root: hex::encode(root_raw),
+                    source,
+                })
+            }
+        }
+    } else {
+        read_change_log(w, tables, &root_raw)?
+    };
+    if let Some(mut entry) = root_entry {
         entry.reached_again = entry.reached_again.saturating_add(1);
         w.put(tables.change_log, &root_raw, &entry.to_bytes())?;
         return Ok(());
@@ -50,7 +79,6 @@ pub(crate) fn persist<W: WriteTx>(
 
     // Change-log entries are written straight into one scratch buffer, the parent's by
     // appending a successor to its stored bytes (checked, not decoded).
-    let parent_raw = hex_to_raw(parent);
     let scratch = &mut outcome.scratch;
     scratch.clear();
     changelog::write_new(scratch, &parent_raw, &outcome.raw_additions);
@@ -58,9 +86,15 @@ pub(crate) fn persist<W: WriteTx>(
 
     scratch.clear();
     let deletions = &outcome.deletions;
-    let patched = w.get_with(tables.change_log, &parent_raw, |bytes| {
+    let successor = |scratch: &mut Vec<u8>, bytes: &[u8]| {
         changelog::write_with_successor(scratch, bytes, &root_raw, deletions.iter().map(hex_to_raw))
-    })?;
+    };
+    let patched = match parent_entry {
+        Some(bytes) => bytes.map(|b| successor(scratch, &b)),
+        None => w.get_with(tables.change_log, &parent_raw, |bytes| {
+            successor(scratch, bytes)
+        })?,
+    };
     match patched {
         None => Ok(()),
         Some(Ok(())) => Ok(w.put(tables.change_log, &parent_raw, scratch)?),

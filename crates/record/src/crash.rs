@@ -55,6 +55,9 @@ pub struct CrashRun {
     /// The first damage seen, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_corruption: Option<String>,
+    /// The emulated network to the managed server (`--net-rtt`), when the run had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<crate::net::NetRecord>,
     /// What this mode does not cover, stated with the result.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub limits: Vec<String>,

@@ -39,6 +39,7 @@ pub mod host;
 pub mod io_profile;
 pub mod layout;
 pub mod load;
+pub mod net;
 pub mod phases;
 pub mod run_record;
 pub mod time;

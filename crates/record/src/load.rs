@@ -130,6 +130,9 @@ pub struct LoadEnv {
     /// What idle CPUs did while it ran; `None` in files from before it was recorded.
     #[serde(default)]
     pub cpu_idle: Option<CpuIdleRecord>,
+    /// The emulated network to the managed server (`--net-rtt`), when the run had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<crate::net::NetRecord>,
 }
 
 /// One run: what was offered, what was achieved.

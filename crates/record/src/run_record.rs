@@ -69,6 +69,9 @@ pub struct RunRecord {
     /// What idle CPUs did while it measured, when the command held them.
     #[serde(default)]
     pub cpu_idle: Option<CpuIdleRecord>,
+    /// The emulated network to managed servers (`--net-rtt`), when the run had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<crate::net::NetRecord>,
     /// The benchmarks, in the order they were taken.
     pub benchmarks: Vec<Benchmark>,
 }
@@ -190,6 +193,7 @@ impl RunRecord {
             environment,
             filesystem: None,
             cpu_idle: None,
+            net: None,
             benchmarks: Vec::new(),
         }
     }

@@ -25,7 +25,7 @@ pub struct ProfileFacts {
 /// Every profile, in the order tables list them: the order of `triebench_kv::Profile`'s variants
 /// and of `Profile::ALL`, whose `name`, `describe`, `feature` and `fsyncs_each_commit` read
 /// their entry here.
-pub const PROFILES: [ProfileFacts; 13] = [
+pub const PROFILES: [ProfileFacts; 14] = [
     ProfileFacts {
         name: "btree",
         fsyncs_each_commit: false,
@@ -106,6 +106,12 @@ pub const PROFILES: [ProfileFacts; 13] = [
         feature: Some("postgres-db"),
         describe:
             "PostgreSQL, synchronous_commit=off; survives a server crash but its last moments",
+    },
+    ProfileFacts {
+        name: "postgres-uncached",
+        fsyncs_each_commit: true,
+        feature: Some("postgres-db"),
+        describe: "postgres without the trie's node cache: every node read is a round trip",
     },
 ];
 

@@ -181,7 +181,7 @@ mod redis_aof {
         in match super::base() { Some(p) => p, None => return };
         Capabilities { persistent: true, snapshot_reads: false, deferred_duplicate_check: true },
         |dir: &std::path::Path| {
-            RedisStore::open(dir, TABLES, RedisOptions { url: None, append_only: true })
+            RedisStore::open(dir, TABLES, RedisOptions { url: None, append_only: true, ..RedisOptions::default() })
         }
     );
 }

@@ -170,7 +170,7 @@ mod suite {
             let dir = tempfile::tempdir().expect("a temporary directory");
             let options = PgOptions {
                 url: Some(server.url()),
-                asynchronous: false,
+                ..PgOptions::default()
             };
             let store = PgStore::open(dir.path(), triebench_merkle::TABLES, options)
                 .expect("open a PostgreSQL store");

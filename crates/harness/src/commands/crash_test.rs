@@ -74,6 +74,8 @@ pub struct CrashTestArgs {
     /// --power-loss).
     #[arg(long, conflicts_with = "model")]
     pub fsync_eio: bool,
+    #[command(flatten)]
+    pub net: crate::commands::net_arg::NetArgs,
 }
 
 /// Checks the acknowledged roots and commits once more, on the reopened store.
@@ -111,6 +113,7 @@ impl StoreVisitor for CheckVisitor<'_> {
 }
 
 pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
+    let net = args.net.apply()?;
     let profile: Profile = args.backend.parse()?;
     if let Some(out) = &args.out {
         // Before the rounds, not after: the folder takes the counts, and a crash.json that is
@@ -161,6 +164,7 @@ pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
         max_lost_tail: 0,
         leftover_processes: 0,
         first_corruption: None,
+        net: crate::commands::net_arg::net_record(net),
         limits: if args.power_loss {
             POWER_LIMITS.iter().map(|s| s.to_string()).collect()
         } else {

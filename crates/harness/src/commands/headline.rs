@@ -46,6 +46,8 @@ pub struct HeadlineArgs {
     /// halted CPU's wake-up; `os` leaves them to the OS. Recorded for the report.
     #[arg(long, value_name = "MODE", default_value = "poll")]
     pub cpu_idle: CpuIdle,
+    #[command(flatten)]
+    pub net: crate::commands::net_arg::NetArgs,
 }
 
 /// One line per profile: the suite's mean with its 95% interval, samples, runs and time taken.
@@ -90,6 +92,7 @@ fn save_small(
 /// Takes the headline of `args.run` and writes its run record
 /// (`<criterion-dir>/triebench-runs/records/<run>/headline.json`) and CPU idle record.
 pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
+    let net = args.net.apply()?;
     triebench_record::layout::validate_run_name(&args.run)?;
     let Some(budget) = (args.budget >= 0.0)
         .then(|| Duration::try_from_secs_f64(args.budget).ok())
@@ -121,6 +124,7 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
     eprintln!("headline: {}", idle.record().describe());
     cpu_idle::save(&criterion_dir, &args.run, idle.record())?;
     let mut record = headline_record::new_record(&args.run, &args.dir, idle.record());
+    record.net = crate::commands::net_arg::net_record(net);
     // First, before anything in this process listens to the phase spans.
     for benchmark in micro_run::collect(&args.dir)? {
         save_small(benchmark, &mut record, &criterion_dir)?;

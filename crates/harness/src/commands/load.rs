@@ -102,6 +102,8 @@ pub struct LoadArgs {
     /// /dev/cpu_dma_latency at 0 µs when root) or `os`. Recorded in load.json.
     #[arg(long, value_name = "MODE", default_value = "poll")]
     pub cpu_idle: CpuIdle,
+    #[command(flatten)]
+    pub net: crate::commands::net_arg::NetArgs,
 }
 
 /// Reader threads a run may ask for (`--readers 100000` took 14 GiB before it was refused).
@@ -165,6 +167,7 @@ fn load_json(path: &Path) -> Result<LoadFile, CliError> {
 }
 
 pub fn run_load_command(args: LoadArgs) -> Result<(), CliError> {
+    args.net.apply()?;
     let flamegraph = args.flamegraph.clone();
     crate::commands::flamegraph::profiled(flamegraph.as_deref(), || load_command(args))
 }
@@ -457,6 +460,7 @@ fn write_outcome(
         },
         env: LoadEnv {
             cpu_idle: Some(cpu_idle.clone()),
+            net: crate::commands::net_arg::net_record(triebench_kv::net_hop::net_from_env()?),
             ..capture_env(plan.dir, std::env::args().collect::<Vec<_>>().join(" "))
         },
         commit: headline.commit_stats(),

@@ -17,6 +17,7 @@ pub mod headline;
 pub mod io_profile;
 pub mod load;
 pub mod load_temp;
+pub mod net_arg;
 pub mod outputs;
 pub mod phases;
 pub mod profile_choice;

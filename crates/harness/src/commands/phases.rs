@@ -41,6 +41,8 @@ pub struct PhasesArgs {
     /// at 0 µs when root) or `os`.
     #[arg(long, value_name = "MODE", default_value = "poll")]
     pub cpu_idle: CpuIdle,
+    #[command(flatten)]
+    pub net: crate::commands::net_arg::NetArgs,
 }
 
 /// One line per phase: time, share of the total, spans; then the rest and the total.
@@ -77,6 +79,7 @@ pub fn describe(row: &PhaseRow) -> String {
 }
 
 pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
+    args.net.apply()?;
     triebench_record::layout::validate_run_name(&args.run)?;
     let profiles = chosen_profiles(&args.profiles, &args.dir)?;
     let out = args

@@ -34,6 +34,8 @@ pub struct RootArgs {
     /// Sample the replay into a flamegraph SVG.
     #[arg(long, value_name = "FILE")]
     pub flamegraph: Option<PathBuf>,
+    #[command(flatten)]
+    pub net: crate::commands::net_arg::NetArgs,
 }
 
 /// Replays a commit file on whichever store the backend spec opens.
@@ -74,6 +76,7 @@ impl<R: BufRead> StoreVisitor for ReplayVisitor<R> {
 }
 
 pub fn run_root(args: RootArgs) -> Result<(), CliError> {
+    args.net.apply()?;
     let profile: Profile = args.backend.parse()?;
     // The whole input is read and checked before a store exists: a bad commit file must not
     // first create an explicit --dir store (for PostgreSQL, a whole initdb).

@@ -199,6 +199,7 @@ fn run_step(
                 budget: *budget_secs,
                 max_rounds: *max_rounds,
                 cpu_idle: plan.cpu_idle,
+                net: Default::default(),
             })?;
             forget_listeners();
             Ok(())
@@ -226,6 +227,7 @@ fn run_step(
                 criterion: dir_arg(),
                 flamegraph: None,
                 cpu_idle: plan.cpu_idle,
+                net: Default::default(),
             })?;
             forget_listeners();
             Ok(())

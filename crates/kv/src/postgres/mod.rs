@@ -14,12 +14,13 @@
 mod reader;
 mod redact;
 mod schema;
-mod server;
+pub(crate) mod server;
 mod writer;
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
+use crate::content_cache::{ContentCache, DEFAULT_BUDGET};
 use crate::error::{KvError, KvResult};
 use crate::store::{validate_tables, Store};
 
@@ -30,6 +31,9 @@ pub use writer::PgWriter;
 
 use schema::Statements;
 
+/// The managed server's socket in its directory (PostgreSQL's name for port 5432).
+pub(crate) const PG_SOCKET: &str = ".s.PGSQL.5432";
+
 /// How a [`PgStore`] is opened.
 #[derive(Debug, Clone, Default)]
 pub struct PgOptions {
@@ -37,6 +41,12 @@ pub struct PgOptions {
     pub url: Option<String>,
     /// `synchronous_commit=off` (`postgres-async`).
     pub asynchronous: bool,
+    /// No [`ContentCache`] for the trie's nodes (`postgres-uncached`): every node read is a
+    /// round trip, as it was before the cache.
+    pub uncached: bool,
+    /// A delay proxy between the store and its managed server (`--net-rtt`); with `url`, an
+    /// error.
+    pub net: Option<triebench_netdelay::DelaySpec>,
 }
 
 /// A connection plus its prepared statements.
@@ -51,6 +61,11 @@ pub struct PgStore {
     names: Vec<String>,
     writer_lock: Mutex<()>,
     schema: String,
+    /// The trie's nodes by hash, unless the profile measures uncached reads.
+    content: Option<ContentCache>,
+    /// The delay proxy to the managed server, if asked for: dropped after the connection and
+    /// before the server.
+    hop: Option<crate::net_hop::NetHop>,
     // Dropped last: the connection closes before the server stops.
     server: Option<PgServer>,
 }
@@ -68,6 +83,13 @@ impl PgStore {
     /// Opens (creating if needed) a store with `tables` for the directory `dir`.
     pub fn open(dir: &Path, tables: &[&str], options: PgOptions) -> KvResult<PgStore> {
         let names = validate_tables(tables)?;
+        if options.url.is_some() && options.net.is_some() {
+            return Err(KvError::backend(
+                "postgres",
+                "a network delay (--net-rtt) applies to a managed server only, not to \
+                 POSTGRES_URL",
+            ));
+        }
         let (config, server, schema) = match &options.url {
             Some(url) => {
                 let config = parse_url(url)?;
@@ -78,12 +100,27 @@ impl PgStore {
                 (server.config(), Some(server), "triebench".to_string())
             }
         };
+        let (config, hop) = match (&server, options.net) {
+            (Some(server), Some(spec)) => {
+                let target = server.socket_dir().join(PG_SOCKET);
+                let hop = crate::net_hop::NetHop::start(&target, PG_SOCKET, spec)?;
+                let mut config = postgres::Config::new();
+                config
+                    .host_path(hop.dir())
+                    .user(STORE_ROLE)
+                    .dbname("postgres");
+                (config, Some(hop))
+            }
+            _ => (config, None),
+        };
         let conn = schema::connect(config, &schema, &names, options.asynchronous)?;
         Ok(PgStore {
             conn: Mutex::new(conn),
             names,
             writer_lock: Mutex::new(()),
             schema,
+            hop,
+            content: (!options.uncached).then(|| ContentCache::new(DEFAULT_BUDGET)),
             server,
         })
     }
@@ -91,6 +128,11 @@ impl PgStore {
     /// The managed server, `None` with `POSTGRES_URL`.
     pub fn server(&self) -> Option<&PgServer> {
         self.server.as_ref()
+    }
+
+    /// The delay proxy's setting between this store and its managed server, `None` without one.
+    pub fn net(&self) -> Option<triebench_netdelay::DelaySpec> {
+        self.hop.as_ref().map(|h| h.spec())
     }
 
     /// The schema holding this store's tables.
@@ -151,6 +193,10 @@ impl Store for PgStore {
 
     fn server_pid(&self) -> Option<u32> {
         self.server.as_ref().map(PgServer::pid)
+    }
+
+    fn content_cache(&self) -> Option<&ContentCache> {
+        self.content.as_ref()
     }
 }
 

@@ -23,6 +23,64 @@ pub(crate) fn get(store: &PgStore, index: usize, key: &[u8]) -> KvResult<Option<
     Ok(row.map(|r| r.get::<_, Vec<u8>>(0)))
 }
 
+/// Committed entries among `keys`, in one round trip (`= ANY($1)`), each handed to `f` with its
+/// key.
+pub(crate) fn get_many(
+    store: &PgStore,
+    index: usize,
+    keys: &[&[u8]],
+    mut f: impl FnMut(&[u8], &[u8]),
+) -> KvResult<()> {
+    if keys.is_empty() {
+        return Ok(());
+    }
+    let mut conn = store.lock();
+    let conn = &mut *conn;
+    if let [key] = keys {
+        // One key: the plain lookup, whose plan is the primary key's index whatever the
+        // table's size when the plan was cached.
+        let row = conn
+            .client
+            .query_opt(&conn.stmts.get[index], &[key])
+            .map_err(|e| store.error("get", e))?;
+        if let Some(row) = row {
+            f(key, row.get(0));
+        }
+        return Ok(());
+    }
+    let rows = conn
+        .client
+        .query(&conn.stmts.get_many[index], &[&keys])
+        .map_err(|e| store.error("get many", e))?;
+    for row in rows {
+        let (k, v): (&[u8], &[u8]) = (row.get(0), row.get(1));
+        f(k, v);
+    }
+    Ok(())
+}
+
+/// Hands each found entry of `keys` to `f` by its index in `keys` (keys may repeat).
+pub(crate) fn get_many_indexed(
+    store: &PgStore,
+    index: usize,
+    keys: &[&[u8]],
+    mut f: impl FnMut(usize, &[u8]),
+) -> KvResult<()> {
+    let mut at: std::collections::HashMap<&[u8], Vec<usize>> =
+        std::collections::HashMap::with_capacity(keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        at.entry(k).or_default().push(i);
+    }
+    let distinct: Vec<&[u8]> = at.keys().copied().collect();
+    get_many(store, index, &distinct, |k, v| {
+        if let Some(positions) = at.get(k) {
+            for &i in positions {
+                f(i, v);
+            }
+        }
+    })
+}
+
 /// Committed entries of `range`, in key order.
 pub(crate) fn entries(
     store: &PgStore,
@@ -66,6 +124,18 @@ impl ReadTx for PgReader<'_> {
     fn count(&self, table: Table) -> KvResult<u64> {
         let index = check_table(table, self.store.names.len())?;
         count(self.store, index)
+    }
+
+    fn get_many_with<F>(&self, table: Table, keys: &[&[u8]], f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, &[u8]),
+    {
+        let index = check_table(table, self.store.names.len())?;
+        get_many_indexed(self.store, index, keys, f)
+    }
+
+    fn reads_are_round_trips(&self) -> bool {
+        true
     }
 
     fn scan<F>(&self, table: Table, range: &KeyRange, mut visit: F) -> KvResult<()>

@@ -14,6 +14,7 @@ const SCHEMA_FILE: &str = "postgres-schema";
 /// Prepared statements, one set per table.
 pub(crate) struct Statements {
     pub(crate) get: Vec<Statement>,
+    pub(crate) get_many: Vec<Statement>,
     pub(crate) count: Vec<Statement>,
     pub(crate) scan_from: Vec<Statement>,
     pub(crate) scan_between: Vec<Statement>,
@@ -94,6 +95,7 @@ pub(crate) fn connect(
         .map_err(|e| pg_err("cannot create schema and tables", e))?;
     let mut stmts = Statements {
         get: Vec::new(),
+        get_many: Vec::new(),
         count: Vec::new(),
         scan_from: Vec::new(),
         scan_between: Vec::new(),
@@ -107,6 +109,9 @@ pub(crate) fn connect(
         stmts
             .get
             .push(prep(format!("SELECT v FROM {t} WHERE k = $1"))?);
+        stmts
+            .get_many
+            .push(prep(format!("SELECT k, v FROM {t} WHERE k = ANY($1)"))?);
         stmts.count.push(prep(format!("SELECT count(*) FROM {t}"))?);
         stmts.scan_from.push(prep(format!(
             "SELECT k, v FROM {t} WHERE k >= $1 ORDER BY k"

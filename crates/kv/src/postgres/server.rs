@@ -224,12 +224,7 @@ impl PgServer {
     /// libpq's keyword form, which `POSTGRES_URL` and [`postgres::Config`] accept): how stores
     /// and other clients share one managed server as they would an existing one.
     pub fn url(&self) -> String {
-        let quoted = |v: &str| format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"));
-        format!(
-            "host={} user={} dbname=postgres",
-            quoted(&self.socket_dir.to_string_lossy()),
-            quoted(STORE_ROLE)
-        )
+        url_for_socket_dir(&self.socket_dir)
     }
 
     /// The postmaster's process id.
@@ -471,4 +466,15 @@ fn log_tail(path: &Path, from: u64) -> String {
         return "(the log is empty)".to_string();
     }
     lines[lines.len().saturating_sub(LOG_TAIL_LINES)..].join("\n")
+}
+
+/// The connection string of a managed server whose socket is in `dir` (its own directory, or
+/// that of a delay proxy in front of it).
+pub(crate) fn url_for_socket_dir(dir: &Path) -> String {
+    let quoted = |v: &str| format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"));
+    format!(
+        "host={} user={} dbname=postgres",
+        quoted(&dir.to_string_lossy()),
+        quoted(STORE_ROLE)
+    )
 }

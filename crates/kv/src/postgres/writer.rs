@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::sync::MutexGuard;
 
-use super::reader::{count, entries, get};
+use super::reader::{count, entries, get, get_many_indexed};
 use super::PgStore;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
@@ -59,6 +59,32 @@ impl ReadTx for PgWriter<'_> {
             Some(None) => Ok(None),
             None => Ok(get(self.store, index, key)?.map(|v| f(&v))),
         }
+    }
+
+    fn get_many_with<F>(&self, table: Table, keys: &[&[u8]], mut f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, &[u8]),
+    {
+        let index = self.index(table)?;
+        let pending = &self.pending[index];
+        // Pending changes answer for their keys; the rest go to the server in one request.
+        let mut asked: Vec<&[u8]> = Vec::with_capacity(keys.len());
+        let mut positions: Vec<usize> = Vec::with_capacity(keys.len());
+        for (i, key) in keys.iter().enumerate() {
+            match pending.get(*key) {
+                Some(Some(v)) => f(i, v),
+                Some(None) => {}
+                None => {
+                    asked.push(key);
+                    positions.push(i);
+                }
+            }
+        }
+        get_many_indexed(self.store, index, &asked, |j, v| f(positions[j], v))
+    }
+
+    fn reads_are_round_trips(&self) -> bool {
+        true
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {

@@ -65,6 +65,55 @@ impl Shared {
         Ok(value.map(|v| f(&v)))
     }
 
+    /// `f(i, value)` for each key of `keys` committed in `table`: the cache answers what it
+    /// knows, the rest in one `HMGET` round trip.
+    pub fn get_many_with(
+        &self,
+        lease: &Lease<'_>,
+        liveness: &Liveness<'_>,
+        table: usize,
+        keys: &[&[u8]],
+        mut f: impl FnMut(usize, &[u8]),
+    ) -> KvResult<()> {
+        let mut asked: Vec<(usize, Option<super::cache::Ticket>)> = Vec::with_capacity(keys.len());
+        let mut answered = false;
+        for (i, key) in keys.iter().enumerate() {
+            match self.cache.as_ref().map(|c| c.get(table, key)) {
+                Some(Cached::Known(value)) => {
+                    answered = true;
+                    if let Some(v) = value {
+                        f(i, &v);
+                    }
+                }
+                Some(Cached::Unknown(ticket)) => asked.push((i, Some(ticket))),
+                None => asked.push((i, None)),
+            }
+        }
+        if answered {
+            liveness.check()?;
+        }
+        if asked.is_empty() {
+            return Ok(());
+        }
+        let values: Vec<Option<Vec<u8>>> = lease.run("HMGET", |con| {
+            let mut cmd = redis::cmd("HMGET");
+            cmd.arg(&self.keys[table].values);
+            for &(i, _) in &asked {
+                cmd.arg(keys[i]);
+            }
+            cmd.query(con)
+        })?;
+        for (&(i, ticket), value) in asked.iter().zip(values) {
+            if let (Some(cache), Some(ticket)) = (&self.cache, ticket) {
+                cache.fill(table, keys[i], value.as_deref(), ticket);
+            }
+            if let Some(v) = value {
+                f(i, &v);
+            }
+        }
+        Ok(())
+    }
+
     /// The committed number of entries of `table`.
     pub fn count(&self, lease: &Lease<'_>, table: usize) -> KvResult<u64> {
         lease.run("HLEN", |con| {

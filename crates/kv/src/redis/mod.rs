@@ -102,6 +102,9 @@ pub struct RedisOptions {
     /// The `redis-aof` profile: `appendonly yes` and `appendfsync always` (fsync per commit).
     /// A managed server is started so; a server given by `url` must already run so.
     pub append_only: bool,
+    /// A delay proxy between the store and its managed server (`--net-rtt`); with `url`, an
+    /// error.
+    pub net: Option<triebench_netdelay::DelaySpec>,
 }
 
 /// A store kept in Redis (profiles `redis` and `redis-aof`); see the [module docs](self).
@@ -112,11 +115,19 @@ pub struct RedisStore {
     dir: PathBuf,
     prefix: String,
     url: String,
+    /// The delay proxy to the managed server, if asked for: dropped after the connections and
+    /// before the server.
+    hop: Option<crate::net_hop::NetHop>,
     /// The managed server, if any: declared last so it outlives the connections.
     server: Option<RedisServer>,
 }
 
 impl RedisStore {
+    /// The delay proxy's setting between this store and its managed server, `None` without one.
+    pub fn net(&self) -> Option<triebench_netdelay::DelaySpec> {
+        self.hop.as_ref().map(|h| h.spec())
+    }
+
     /// Opens the store for directory `dir` (created if missing) with `tables`.
     ///
     /// Without `options.url`, starts a managed `redis-server` in `dir`
@@ -148,11 +159,27 @@ impl RedisStore {
         let dir = dir
             .canonicalize()
             .map_err(|e| KvError::io("resolve directory", dir, e))?;
+        if options.url.is_some() && options.net.is_some() {
+            return Err(KvError::backend(
+                "redis",
+                "a network delay (--net-rtt) applies to a managed server only, not to REDIS_URL",
+            ));
+        }
+        let mut hop = None;
         let (server, url, origin) = match &options.url {
             Some(url) => (None, url.clone(), Origin::Url(conn::redact(url))),
             None => {
                 let server = RedisServer::start(&dir, options.append_only)?;
-                let url = server.url().to_string();
+                let mut url = server.url().to_string();
+                if let Some(spec) = options.net {
+                    let socket = server.socket_path();
+                    let h = crate::net_hop::NetHop::start(socket, "redis.sock", spec)?;
+                    url = url.replace(
+                        &socket.display().to_string(),
+                        &h.listen_path().display().to_string(),
+                    );
+                    hop = Some(h);
+                }
                 let origin = Origin::Managed {
                     dir: dir.clone(),
                     url: conn::redact(&url),
@@ -198,6 +225,7 @@ impl RedisStore {
             dir,
             prefix,
             url: conn::redact(&url),
+            hop,
             server,
         })
     }

@@ -36,6 +36,19 @@ impl ReadTx for RedisReader<'_> {
         self.shared.count(&self.lease, i)
     }
 
+    fn get_many_with<F>(&self, table: Table, keys: &[&[u8]], f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, &[u8]),
+    {
+        let i = check_table(table, self.shared.names.len())?;
+        self.shared
+            .get_many_with(&self.lease, &self.liveness, i, keys, f)
+    }
+
+    fn reads_are_round_trips(&self) -> bool {
+        true
+    }
+
     fn scan<F>(&self, table: Table, range: &KeyRange, mut visit: F) -> KvResult<()>
     where
         F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,

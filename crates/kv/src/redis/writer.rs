@@ -53,6 +53,34 @@ impl ReadTx for RedisWriter<'_> {
         }
     }
 
+    fn get_many_with<F>(&self, table: Table, keys: &[&[u8]], mut f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, &[u8]),
+    {
+        let i = self.index(table)?;
+        // Pending changes answer for their keys; the rest go to the cache or the server.
+        let mut asked: Vec<&[u8]> = Vec::with_capacity(keys.len());
+        let mut positions: Vec<usize> = Vec::with_capacity(keys.len());
+        for (k, key) in keys.iter().enumerate() {
+            match self.overlay[i].get(key) {
+                Some(Some(v)) => f(k, v),
+                Some(None) => {}
+                None => {
+                    asked.push(key);
+                    positions.push(k);
+                }
+            }
+        }
+        self.shared
+            .get_many_with(&self.lease, &self.liveness, i, &asked, |j, v| {
+                f(positions[j], v)
+            })
+    }
+
+    fn reads_are_round_trips(&self) -> bool {
+        true
+    }
+
     fn count(&self, table: Table) -> KvResult<u64> {
         let i = self.index(table)?;
         let pending = &self.overlay[i].changes;

@@ -1,0 +1,57 @@
+//! `--net-rtt` (with `--net-jitter`, `--net-bandwidth`): a delay proxy between each store and
+//! its managed server (postgres*, redis*), so a run shows what a network hop to the database
+//! costs. The setting is exported as `TRIEBENCH_NET_*` for every store this process (and any
+//! child it starts) opens, and recorded with the run's results.
+
+use clap::Args;
+use triebench_kv::net_hop::{net_from_env, NET_BANDWIDTH_ENV, NET_JITTER_ENV, NET_RTT_ENV};
+use triebench_kv::DelaySpec;
+use triebench_record::net::NetRecord;
+
+use crate::error::CliError;
+
+/// The emulated network to managed servers.
+#[derive(Debug, Clone, Default, Args)]
+pub struct NetArgs {
+    /// Round trip added between each store and its managed server (postgres*, redis*) by a
+    /// user-space delay proxy on a private unix socket: `500us`, `0.25ms`, `1ms`; `0` proxies
+    /// without delay. Recorded with the results. [default: $TRIEBENCH_NET_RTT, else no proxy]
+    #[arg(long, value_name = "DURATION")]
+    pub net_rtt: Option<String>,
+    /// Jitter added to each chunk's delay, uniform up to this (`50us`); order is kept.
+    #[arg(long, value_name = "DURATION", requires = "net_rtt")]
+    pub net_jitter: Option<String>,
+    /// Bandwidth of each direction of the hop (`100mbit`, or bytes per second).
+    #[arg(long, value_name = "RATE", requires = "net_rtt")]
+    pub net_bandwidth: Option<String>,
+}
+
+impl NetArgs {
+    /// Checks the setting and exports it where stores and child processes read it; returns it
+    /// (`None`: stores reach their server straight). Call before any thread starts.
+    pub fn apply(&self) -> Result<Option<DelaySpec>, CliError> {
+        for (name, value) in [
+            (NET_RTT_ENV, &self.net_rtt),
+            (NET_JITTER_ENV, &self.net_jitter),
+            (NET_BANDWIDTH_ENV, &self.net_bandwidth),
+        ] {
+            if let Some(value) = value {
+                std::env::set_var(name, value);
+            }
+        }
+        let spec = net_from_env()?;
+        if let Some(spec) = spec {
+            eprintln!("net: stores reach their managed server through a delay proxy: {spec}");
+        }
+        Ok(spec)
+    }
+}
+
+/// The record of a setting, for run records, load.json and crash.json.
+pub fn net_record(spec: Option<DelaySpec>) -> Option<NetRecord> {
+    spec.map(|s| NetRecord {
+        rtt_us: s.rtt().as_secs_f64() * 1e6,
+        jitter_us: s.jitter.as_secs_f64() * 1e6,
+        bandwidth_bytes_per_s: s.bandwidth,
+    })
+}

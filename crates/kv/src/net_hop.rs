@@ -1,0 +1,105 @@
+//! [`NetHop`]: the emulated network between a store and its managed server, a
+//! [`DelayProxy`](triebench_netdelay::DelayProxy) listening in a private directory of its own,
+//! and [`net_from_env`], the delay a run asked for (`--net-rtt`, recorded with its results).
+
+use std::time::Duration;
+
+use triebench_netdelay::DelaySpec;
+
+#[cfg(any(feature = "redis-db", feature = "postgres-db"))]
+pub(crate) use hop::NetHop;
+
+use crate::error::{KvError, KvResult};
+
+/// Round trip added between a store and its managed server (`500us`, `1ms`, `0`: proxied
+/// without delay). Unset: no proxy.
+pub const NET_RTT_ENV: &str = "TRIEBENCH_NET_RTT";
+/// Jitter added to each chunk's delay, uniform in `0..=` this (`50us`).
+pub const NET_JITTER_ENV: &str = "TRIEBENCH_NET_JITTER";
+/// Bandwidth of each direction (`100mbit`, or bytes per second).
+pub const NET_BANDWIDTH_ENV: &str = "TRIEBENCH_NET_BANDWIDTH";
+
+/// The delay asked for in the environment ([`NET_RTT_ENV`] and its companions), `None` when
+/// unset: then stores reach their managed server straight.
+pub fn net_from_env() -> KvResult<Option<DelaySpec>> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let bad = |e: triebench_netdelay::DelaySpecError| KvError::backend("net", e.to_string());
+    let Some(rtt) = var(NET_RTT_ENV) else {
+        if var(NET_JITTER_ENV).is_some() || var(NET_BANDWIDTH_ENV).is_some() {
+            return Err(KvError::backend(
+                "net",
+                format!(
+                    "{NET_JITTER_ENV} and {NET_BANDWIDTH_ENV} need {NET_RTT_ENV} (it may be 0)"
+                ),
+            ));
+        }
+        return Ok(None);
+    };
+    let mut spec = DelaySpec::from_rtt(DelaySpec::parse_duration(&rtt).map_err(bad)?);
+    if let Some(j) = var(NET_JITTER_ENV) {
+        spec.jitter = DelaySpec::parse_duration(&j).map_err(bad)?;
+    }
+    if let Some(b) = var(NET_BANDWIDTH_ENV) {
+        spec.bandwidth = Some(DelaySpec::parse_bandwidth(&b).map_err(bad)?);
+    }
+    Ok(Some(spec))
+}
+
+/// A short text of a delay for tables and records: `rtt 500 µs` and any jitter or bandwidth.
+pub fn describe(spec: Option<DelaySpec>) -> String {
+    match spec {
+        None => "none (straight to the server)".to_string(),
+        Some(spec) => spec.to_string(),
+    }
+}
+
+/// A round trip of `micros` microseconds as a spec (for tests and callers without the env).
+pub fn rtt_micros(micros: u64) -> DelaySpec {
+    DelaySpec::from_rtt(Duration::from_micros(micros))
+}
+
+#[cfg(any(feature = "redis-db", feature = "postgres-db"))]
+mod hop {
+    use std::path::{Path, PathBuf};
+
+    use triebench_netdelay::{DelayProxy, DelaySpec};
+
+    use crate::error::{KvError, KvResult};
+    use crate::private_dir::PrivateDir;
+
+    /// A delay proxy in front of a managed server's unix socket, listening in a fresh private 0700
+    /// directory under `/tmp` (only this process's user, and root, can reach it). Dropped before
+    /// the server: the proxy stops and its directory goes.
+    #[derive(Debug)]
+    pub(crate) struct NetHop {
+        // Dropped first: the listener and connections close before the directory is removed.
+        proxy: DelayProxy,
+        dir: PrivateDir,
+    }
+
+    impl NetHop {
+        /// Starts a proxy listening at `<private dir>/<name>` that forwards to `target`.
+        pub(crate) fn start(target: &Path, name: &str, spec: DelaySpec) -> KvResult<NetHop> {
+            let dir = PrivateDir::create("net", None)?;
+            let listen = dir.path().join(name);
+            let proxy = DelayProxy::start(&listen, target, spec)
+                .map_err(|e| KvError::io("start the delay proxy at", &listen, e))?;
+            Ok(NetHop { proxy, dir })
+        }
+
+        /// What the proxy adds.
+        pub(crate) fn spec(&self) -> DelaySpec {
+            self.proxy.spec()
+        }
+
+        /// The private directory the proxy listens in.
+        pub(crate) fn dir(&self) -> &Path {
+            self.dir.path()
+        }
+
+        /// Where clients connect.
+        pub(crate) fn listen_path(&self) -> PathBuf {
+            self.proxy.listen_path().to_path_buf()
+        }
+    }
+}
