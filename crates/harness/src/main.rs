@@ -19,8 +19,8 @@ use clap::{Parser, Subcommand};
 use error::CliError;
 
 use commands::{
-    bench, capture_fs, crash_child, crash_mount, crash_test, export_run, headline, io_profile,
-    load, phases, profiles, report, root,
+    bench, capture_fs, crash_child, crash_mount, crash_test, export_run, grow, headline,
+    io_profile, load, phases, profiles, report, root,
 };
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
@@ -97,6 +97,12 @@ enum Command {
     /// (HOST-NAME-DATE, with manifest.json and env.json) that `report --runs` merges with
     /// folders from other machines; prints its path.
     ExportRun(export_run::ExportRunArgs),
+    /// How cost grows with state: fill a production-shaped state in large batches and, at
+    /// 10^3, 10^4, ... leaves, measure fill rate, commit latency (1 and 100 keys), warm and
+    /// cold reads, bytes on disk and written, RSS, and the path-compression what-if; prints a
+    /// table and writes grow.json plus a CSV per checkpoint (docs/grow.md). --memory runs it
+    /// in a memory cgroup.
+    Grow(grow::GrowArgs),
 }
 
 fn main() -> ExitCode {
@@ -115,6 +121,7 @@ fn main() -> ExitCode {
         Command::Headline(args) => headline::run_headline(args),
         Command::Bench(args) => bench::run_bench(args),
         Command::ExportRun(args) => export_run::run_export_run(args),
+        Command::Grow(args) => grow::run_grow(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

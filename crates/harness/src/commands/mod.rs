@@ -10,6 +10,7 @@ pub mod crash_test;
 pub mod criterion_dir_arg;
 pub mod export_run;
 pub mod flamegraph;
+pub mod grow;
 pub mod headline;
 pub mod io_profile;
 pub mod load;
