@@ -19,8 +19,8 @@ use clap::{Parser, Subcommand};
 use error::CliError;
 
 use commands::{
-    bench, capture_fs, crash_child, crash_mount, crash_test, export_run, grow, headline,
-    io_profile, load, phases, profiles, report, root,
+    bench, capture_fs, crash_child, crash_mount, crash_test, export_run, grow, grow_report,
+    headline, io_profile, load, phases, profiles, report, root,
 };
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
@@ -103,6 +103,9 @@ enum Command {
     /// table and writes grow.json plus a CSV per checkpoint (docs/grow.md). --memory runs it
     /// in a memory cgroup.
     Grow(grow::GrowArgs),
+    /// Turn the growth curves (grow.json) under a folder into grow-report.md, the section "How
+    /// cost grows with state", with its log-log plots in plots/.
+    GrowReport(grow_report::GrowReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -122,6 +125,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run_bench(args),
         Command::ExportRun(args) => export_run::run_export_run(args),
         Command::Grow(args) => grow::run_grow(args),
+        Command::GrowReport(args) => grow_report::run_grow_report(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,8 +6,10 @@
 //! - [`predict`]: predicted time = baseline time + Σ per class (count × extra latency).
 //! - [`lab`]: predictions for every run with measured costs and for AWS EFS.
 //! - [`phases`]: where a commit's time goes, as shares per phase, and what a span costs.
+//! - [`grow`]: a growth curve summed up at its largest state.
 //! - [`transact`]: triebench vs Transact's own implementations, per run (feature `transact`).
 
+pub mod grow;
 pub mod lab;
 pub mod missing;
 pub mod phases;
