@@ -212,6 +212,7 @@ pub fn run_grow(args: GrowArgs) -> Result<(), CliError> {
     );
     println!("{HEADER}");
     let json = out.join(grow::FILE_NAME);
+    write_env(&out)?;
     let mut progress = |line: &str| eprintln!("grow: {line}");
     let mut save = |c: &Checkpoint| -> Result<(), triebench_measure::MeasureError> {
         println!("{}", row(c));
@@ -235,4 +236,19 @@ pub fn run_grow(args: GrowArgs) -> Result<(), CliError> {
     result?;
     println!("grow.json written to {}", json.display());
     Ok(())
+}
+
+/// The machine and software a curve comes from, as `env.json` beside it (and, from
+/// `grow-report`, at the top of a results folder).
+pub fn write_env(dir: &Path) -> Result<(), CliError> {
+    let env = serde_json::json!({
+        "generated_at": triebench_record::time::now(),
+        "host": triebench_record::host::capture_host(),
+        "versions": triebench_measure::versions::capture(),
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
+    });
+    let text = serde_json::to_string_pretty(&env).map_err(|e| CliError::Usage(e.to_string()))?;
+    let path = dir.join("env.json");
+    triebench_record::file::write_atomically(&path, (text + "\n").as_bytes())
+        .map_err(|source| CliError::Input { path, source })
 }
