@@ -6,7 +6,7 @@
 //! so the store must be closed first (LMDB reads through a memory map).
 
 use std::fs::{self, File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
@@ -20,7 +20,7 @@ data directory included), then reopened; no drop_caches";
 pub struct Evicted {
     /// Regular files advised.
     pub files: u64,
-    /// Their total apparent size, bytes.
+    /// Their allocated size (blocks, so a sparse LMDB map counts what it holds), bytes.
     pub bytes: u64,
 }
 
@@ -57,7 +57,7 @@ pub fn evict_dir(dir: &Path) -> Evicted {
                 unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
             if rc == 0 {
                 out.files += 1;
-                out.bytes += file.metadata().map(|m| m.len()).unwrap_or(0);
+                out.bytes += file.metadata().map(|m| m.blocks() * 512).unwrap_or(0);
             }
         }
     }
