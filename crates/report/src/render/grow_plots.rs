@@ -13,11 +13,29 @@ use crate::render::axes::LogAxis;
 use crate::render::chart::color;
 use crate::render::fmt;
 use crate::render::font::{ensure_registered, FAMILY};
-use crate::render::load_plots::Line;
 use crate::render::plots::PlotFile;
 
 const SIZE: (u32, u32) = (1400, 640);
 const LEGEND_WIDTH: u32 = 360;
+
+/// One curve: legend text, colour (one per profile), dash style (one per filesystem: solid,
+/// long dashes, short dashes, dots) and its (leaves, y) points.
+#[derive(Debug, Clone)]
+pub struct GrowLine {
+    /// Legend text.
+    pub name: String,
+    /// Palette index.
+    pub color: usize,
+    /// Dash style index.
+    pub style: usize,
+    /// Points in leaf order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// (dash, gap) in pixels per style; `None` is a solid line.
+fn dashes(style: usize) -> Option<(u32, u32)> {
+    [None, Some((14, 6)), Some((6, 5)), Some((2, 4))][style % 4]
+}
 
 /// A log-log chart over leaves.
 #[derive(Debug, Clone)]
@@ -26,8 +44,8 @@ pub struct GrowChart {
     pub title: String,
     /// What the y axis shows.
     pub y_label: String,
-    /// The lines; dashed when the name ends with `(what-if)`.
-    pub lines: Vec<Line>,
+    /// The lines.
+    pub lines: Vec<GrowLine>,
     /// Formats y labels.
     pub format: fn(f64) -> String,
 }
@@ -78,33 +96,48 @@ fn draw<DB: DrawingBackend>(
         .bold_line_style(RGBColor(0xc4, 0xc4, 0xc4))
         .draw()
         .map_err(&e)?;
-    for (i, line) in chart.lines.iter().enumerate() {
-        let c = color(i);
+    for line in &chart.lines {
+        let c = color(line.color);
+        let style = ShapeStyle::from(&c).stroke_width(2);
         let pts: Vec<(f64, f64)> = line
             .points
             .iter()
             .copied()
             .filter(|&(x, y)| x > 0.0 && y > 0.0)
             .collect();
-        cc.draw_series(LineSeries::new(
-            pts.clone(),
-            ShapeStyle::from(&c).stroke_width(2),
-        ))
-        .map_err(&e)?;
+        match dashes(line.style) {
+            None => {
+                cc.draw_series(LineSeries::new(pts.clone(), style))
+                    .map_err(&e)?;
+            }
+            Some((dash, gap)) => {
+                cc.draw_series(DashedLineSeries::new(pts.clone(), dash, gap, style))
+                    .map_err(&e)?;
+            }
+        }
         cc.draw_series(pts.into_iter().map(|p| Circle::new(p, 4, c.filled())))
             .map_err(&e)?;
     }
     let mut y = 70;
-    for (i, line) in chart.lines.iter().enumerate() {
-        let c = color(i);
+    for line in &chart.lines {
+        let c = color(line.color);
+        let style = ShapeStyle::from(&c).stroke_width(2);
+        let sample = vec![(8, y + 8), (40, y + 8)];
+        match dashes(line.style) {
+            None => legend.draw(&PathElement::new(sample, style)).map_err(&e)?,
+            Some((dash, gap)) => {
+                let mut x = 8;
+                while x < 40 {
+                    let end = (x + dash as i32).min(40);
+                    legend
+                        .draw(&PathElement::new(vec![(x, y + 8), (end, y + 8)], style))
+                        .map_err(&e)?;
+                    x = end + gap as i32;
+                }
+            }
+        }
         legend
-            .draw(&PathElement::new(
-                vec![(8, y + 8), (32, y + 8)],
-                ShapeStyle::from(&c).stroke_width(2),
-            ))
-            .map_err(&e)?;
-        legend
-            .draw(&Text::new(line.name.clone(), (42, y), font(17)))
+            .draw(&Text::new(line.name.clone(), (48, y), font(17)))
             .map_err(&e)?;
         y += 24;
     }

@@ -8,17 +8,40 @@ use std::path::Path;
 use crate::analysis::grow::{summarize, GrowSummary};
 use crate::error::ReportError;
 use crate::model::grow::GrowCurve;
-use crate::render::grow_plots::{axis_count, axis_us, render, GrowChart};
-use crate::render::load_plots::Line;
+use crate::render::grow_plots::{axis_count, axis_us, render, GrowChart, GrowLine};
 use crate::render::table::{header, row};
 
+/// Colour per profile and dash style per filesystem, in order of first appearance.
+fn keys(curves: &[GrowCurve], curve: &GrowCurve) -> (usize, usize) {
+    let mut profiles: Vec<&str> = Vec::new();
+    let mut filesystems: Vec<&str> = Vec::new();
+    for c in curves {
+        if !profiles.contains(&c.record.profile.as_str()) {
+            profiles.push(&c.record.profile);
+        }
+        if !filesystems.contains(&c.fs.as_str()) {
+            filesystems.push(&c.fs);
+        }
+    }
+    let p = profiles
+        .iter()
+        .position(|p| *p == curve.record.profile)
+        .unwrap_or(0);
+    let f = filesystems.iter().position(|f| *f == curve.fs).unwrap_or(0);
+    (p, f)
+}
+
 fn line(
+    curves: &[GrowCurve],
     curve: &GrowCurve,
     suffix: &str,
     y: impl Fn(&crate::model::grow::Checkpoint) -> Option<f64>,
-) -> Line {
-    Line {
+) -> GrowLine {
+    let (color, style) = keys(curves, curve);
+    GrowLine {
         name: format!("{}{suffix}", curve.label()),
+        color,
+        style,
         points: curve
             .record
             .checkpoints
@@ -30,13 +53,13 @@ fn line(
 
 /// The section's plots, written into `plots_dir` (named relative to `rel` in the markdown).
 fn charts(curves: &[GrowCurve]) -> Vec<(GrowChart, &'static str)> {
-    let lines = |f: &dyn Fn(&GrowCurve) -> Line| curves.iter().map(f).collect::<Vec<_>>();
+    let lines = |f: &dyn Fn(&GrowCurve) -> GrowLine| curves.iter().map(f).collect::<Vec<_>>();
     vec![
         (
             GrowChart {
                 title: "1-key commit p99 vs state size".into(),
                 y_label: "p99 commit latency".into(),
-                lines: lines(&|c| line(c, "", |k| Some(k.commit_1.latency.p99_us))),
+                lines: lines(&|c| line(curves, c, "", |k| Some(k.commit_1.latency.p99_us))),
                 format: axis_us,
             },
             "grow-commit1-p99",
@@ -45,7 +68,7 @@ fn charts(curves: &[GrowCurve]) -> Vec<(GrowChart, &'static str)> {
             GrowChart {
                 title: "100-key commit p50 vs state size".into(),
                 y_label: "p50 commit latency".into(),
-                lines: lines(&|c| line(c, "", |k| Some(k.commit_100.latency.p50_us))),
+                lines: lines(&|c| line(curves, c, "", |k| Some(k.commit_100.latency.p50_us))),
                 format: axis_us,
             },
             "grow-commit100-p50",
@@ -57,7 +80,7 @@ fn charts(curves: &[GrowCurve]) -> Vec<(GrowChart, &'static str)> {
                 lines: curves
                     .iter()
                     .filter(|c| c.record.checkpoints.iter().any(|k| k.read_cold.is_some()))
-                    .map(|c| line(c, "", |k| k.read_cold.map(|l| l.p50_us)))
+                    .map(|c| line(curves, c, "", |k| k.read_cold.map(|l| l.p50_us)))
                     .collect(),
                 format: axis_us,
             },
@@ -67,7 +90,7 @@ fn charts(curves: &[GrowCurve]) -> Vec<(GrowChart, &'static str)> {
             GrowChart {
                 title: "Warm read p50 vs state size".into(),
                 y_label: "p50 read latency".into(),
-                lines: lines(&|c| line(c, "", |k| Some(k.read_warm.p50_us))),
+                lines: lines(&|c| line(curves, c, "", |k| Some(k.read_warm.p50_us))),
                 format: axis_us,
             },
             "grow-read-warm",
@@ -76,7 +99,7 @@ fn charts(curves: &[GrowCurve]) -> Vec<(GrowChart, &'static str)> {
             GrowChart {
                 title: "Fill rate of the stretch ending at each size".into(),
                 y_label: "leaves/s".into(),
-                lines: lines(&|c| line(c, "", |k| Some(k.fill_leaves_per_sec))),
+                lines: lines(&|c| line(curves, c, "", |k| Some(k.fill_leaves_per_sec))),
                 format: axis_count,
             },
             "grow-fill",
@@ -86,14 +109,23 @@ fn charts(curves: &[GrowCurve]) -> Vec<(GrowChart, &'static str)> {
                 title: "Bytes on disk per leaf (and the path-compressed what-if)".into(),
                 y_label: "bytes per leaf".into(),
                 lines: {
-                    let mut v = lines(&|c| line(c, "", |k| Some(k.disk_bytes_per_leaf)));
-                    if let Some(c) = curves.first() {
-                        v.push(line(c, ": logical, Transact's trie", |k| {
+                    let mut v = lines(&|c| line(curves, c, "", |k| Some(k.disk_bytes_per_leaf)));
+                    // The what-if of the largest state measured (it depends only on the state).
+                    if let Some(c) = curves.iter().max_by_key(|c| c.last().map(|k| k.leaves)) {
+                        let mut logical = line(curves, c, ": logical, Transact's trie", |k| {
                             Some(k.what_if.bytes as f64 / k.leaves.max(1) as f64)
-                        }));
-                        v.push(line(c, ": logical, compressed (what-if)", |k| {
+                        });
+                        logical.name = "logical, Transact's trie".into();
+                        logical.color = 7;
+                        logical.style = 0;
+                        let mut compressed = line(curves, c, "", |k| {
                             Some(k.what_if.compressed_bytes as f64 / k.leaves.max(1) as f64)
-                        }));
+                        });
+                        compressed.name = "logical, compressed (what-if)".into();
+                        compressed.color = 7;
+                        compressed.style = 3;
+                        v.push(logical);
+                        v.push(compressed);
                     }
                     v
                 },
