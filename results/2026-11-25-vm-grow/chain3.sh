@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sqlite-wal to 10^6 on disk beside postgres (its 10^5 run moved to disk-sqlite-wal-1e5/), with a
+# sqlite-wal to 10^6 on disk beside postgres (its 10^5 run moved to disk-sqlite-wal-1e5/, now disk-1e5/sqlite-wal/), with a
 # watchdog that stops it if the shared disk falls under 5 GiB free.
 cd "$(dirname "$0")"
 PROFILE=sqlite-wal ROOT=/var/tmp/triebench-grow-sq ./run.sh disk-one &
