@@ -19,7 +19,7 @@ const SIZE: (u32, u32) = (1400, 640);
 const LEGEND_WIDTH: u32 = 360;
 
 /// One curve: legend text, colour (one per profile), dash style (one per filesystem: solid,
-/// long dashes, short dashes, dots) and its (leaves, y) points.
+/// long, medium and short dashes, very long dashes, sparse dots) and its (leaves, y) points.
 #[derive(Debug, Clone)]
 pub struct GrowLine {
     /// Legend text.
@@ -34,7 +34,15 @@ pub struct GrowLine {
 
 /// (dash, gap) in pixels per style; `None` is a solid line.
 fn dashes(style: usize) -> Option<(u32, u32)> {
-    [None, Some((14, 6)), Some((6, 5)), Some((2, 4))][style % 4]
+    const STYLES: [Option<(u32, u32)>; 6] = [
+        None,
+        Some((14, 6)),
+        Some((6, 5)),
+        Some((2, 4)),
+        Some((28, 10)),
+        Some((2, 10)),
+    ];
+    STYLES[style % STYLES.len()]
 }
 
 /// A log-log chart over leaves.
