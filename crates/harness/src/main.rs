@@ -19,8 +19,8 @@ use clap::{Parser, Subcommand};
 use error::CliError;
 
 use commands::{
-    bench, capture_fs, compare, crash_child, crash_mount, crash_test, export, export_run, headline,
-    io_profile, load, phases, profiles, report, root,
+    bench, capture_fs, compare, crash_child, crash_mount, crash_test, export, export_run, grow,
+    grow_report, headline, io_profile, load, phases, profiles, report, root,
 };
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
@@ -106,6 +106,15 @@ enum Command {
     /// dashboard reads: github-action-benchmark's `customSmallerIsBetter` or Bencher's metric
     /// format, named `<run>/<benchmark>` (stable across runs).
     Export(export::ExportArgs),
+    /// How cost grows with state: fill a production-shaped state in large batches and, at
+    /// 10^3, 10^4, ... leaves, measure fill rate, commit latency (1 and 100 keys), warm and
+    /// cold reads, bytes on disk and written, RSS, and the path-compression what-if; prints a
+    /// table and writes grow.json plus a CSV per checkpoint (docs/grow.md). --memory runs it
+    /// in a memory cgroup.
+    Grow(grow::GrowArgs),
+    /// Turn the growth curves (grow.json) under a folder into grow-report.md, the section "How
+    /// cost grows with state", with its log-log plots in plots/.
+    GrowReport(grow_report::GrowReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -129,6 +138,8 @@ fn main() -> ExitCode {
         Command::ExportRun(args) => export_run::run_export_run(args),
         Command::Compare(args) => compare::run_compare(args),
         Command::Export(args) => export::run_export(args),
+        Command::Grow(args) => grow::run_grow(args),
+        Command::GrowReport(args) => grow_report::run_grow_report(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -59,6 +59,12 @@ pub enum MeasureError {
     /// A run record or sidecar could not be written, or a run name is unusable.
     #[error(transparent)]
     Record(#[from] triebench_record::RecordError),
+    /// The trie failed during a growth run (fill, commit or read).
+    #[error("trie: {0}")]
+    Trie(#[from] triebench_merkle::MerkleError),
+    /// A bounded run's memory cgroup could not be set up.
+    #[error(transparent)]
+    Cgroup(#[from] crate::mem_cgroup::CgroupError),
     /// A result file could not be read or written.
     #[error("{}: {reason}", path.display())]
     File {

@@ -26,11 +26,17 @@
 //!   [`load_summary`]: a run's summary as `load.json` holds it; [`load_run`]: a load run on
 //!   an opened store (preload, the readers × rate matrix or the saturation search);
 //!   [`load_env`]: the environment a load run records.
+//! - [`grow_run`]: a growth curve (fill in large batches, then per checkpoint commits, warm
+//!   and cold reads, size, memory); [`grow_whatif`]: the path-compression what-if of a state;
+//!   [`page_evict`]: a store's files dropped from the page cache; [`mem_cgroup`]: the memory
+//!   cgroup of a bounded run.
 //! - [`error`]: [`MeasureError`], everything that stops a measurement.
 
 pub mod cpu_idle;
 pub mod error;
 pub mod fs_capture;
+pub mod grow_run;
+pub mod grow_whatif;
 pub mod headline_record;
 pub mod headline_run;
 pub mod headline_samples;
@@ -39,7 +45,9 @@ pub mod latency;
 pub mod load_env;
 pub mod load_run;
 pub mod load_summary;
+pub mod mem_cgroup;
 pub mod micro_run;
+pub mod page_evict;
 pub mod phase_tally;
 pub mod phases;
 pub mod phases_run;

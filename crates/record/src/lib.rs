@@ -16,6 +16,7 @@
 //! - [`phases`]: a phase breakdown (`triebench phases`, `root --phases`) as its file holds it.
 //! - [`io_profile`]: an I/O profile (`io-profile.json`): operations per profile and scenario.
 //! - [`load`](mod@load): a load run (`load.json`): what was offered and measured.
+//! - [`grow`]: a growth curve (`grow.json`): costs per state size, `triebench grow`.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 //! - [`run_record`]: the run record, one versioned file per run and command: environment,
 //!   filesystem, CPU idle state and every benchmark's samples with their unit ([`RunRecord`]).
@@ -35,6 +36,7 @@ pub mod env;
 pub mod error;
 pub mod file;
 pub mod fs;
+pub mod grow;
 pub mod host;
 pub mod io_profile;
 pub mod layout;

@@ -52,6 +52,23 @@ use model::{naming, results};
 use read::{cpu_idle, env, fs_info, io_profile_file, versions};
 use render::{export, lab_csv, markdown, plots};
 
+/// Writes `<dir>/grow-report.md` (the section "How cost grows with state") and its plots in
+/// `<dir>/plots/` from every growth curve under `dir` (see [`read::grow_files`]); returns the
+/// markdown file's path.
+pub fn run_grow_report(dir: &Path) -> Result<PathBuf, ReportError> {
+    let curves = read::grow_files::read_curves(dir)?;
+    if curves.is_empty() {
+        return Err(ReportError::File {
+            path: dir.to_path_buf(),
+            reason: "no grow.json here or in the folders below (run `triebench grow --out`)".into(),
+        });
+    }
+    let md = render::grow_section::write(&curves, &dir.join("plots"), "plots")?;
+    let path = dir.join("grow-report.md");
+    write_text(&path, &format!("# Growth curves\n\n{md}"))?;
+    Ok(path)
+}
+
 /// Baseline names criterion manages itself; not taken as runs unless asked for by name.
 const CRITERION_OWN: [&str; 2] = ["new", "base"];
 

@@ -13,6 +13,8 @@ pub mod criterion_dir_arg;
 pub mod export;
 pub mod export_run;
 pub mod flamegraph;
+pub mod grow;
+pub mod grow_report;
 pub mod headline;
 pub mod io_profile;
 pub mod load;

@@ -311,7 +311,7 @@ pub struct LmdbTxn<'s, T> {
     txn: T,
     /// Writers on a WRITEMAP store: the most bytes of the data file this transaction may
     /// use (committed pages plus an estimate per write), reserved before each write.
-    may_use: u64,
+    may_use: space::Estimate,
 }
 
 /// A read transaction on an [`LmdbStore`].
@@ -372,8 +372,8 @@ impl LmdbWriter<'_> {
     /// Reserves room for one more write of `bytes` before LMDB dirties any page for it.
     fn reserve_for(&mut self, bytes: usize) -> KvResult<()> {
         if self.store.space.is_some() {
-            self.may_use += space::Reservation::grow(bytes, self.store.page_size);
-            self.store.reserve(self.may_use)?;
+            let may_use = self.may_use.add(bytes, self.store.page_size);
+            self.store.reserve(may_use)?;
         }
         Ok(())
     }
@@ -424,7 +424,7 @@ impl Store for LmdbStore {
         Ok(LmdbTxn {
             store: self,
             txn,
-            may_use: 0,
+            may_use: space::Estimate::default(),
         })
     }
 
@@ -434,9 +434,9 @@ impl Store for LmdbStore {
         let may_use = if self.space.is_some() {
             let committed = self.committed_bytes()?;
             self.reserve(committed)?;
-            committed
+            space::Estimate::new(committed)
         } else {
-            0
+            space::Estimate::default()
         };
         Ok(LmdbTxn {
             store: self,

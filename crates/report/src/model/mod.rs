@@ -6,6 +6,7 @@
 //! - [`fs`]: a run's filesystem and its measured cost per operation class.
 //! - [`io_profile`]: operations per profile × scenario counted on slowfs (`io-profile.json`).
 //! - [`load`]: what a `triebench load` run offered and measured (`load.json`).
+//! - [`grow`]: a growth curve (`grow.json`) and the filesystem it is shown under.
 //! - [`env`](mod@env): the machine and software versions (`env.json`).
 //! - [`phases`]: time per phase of a run, and a filesystem's phase rows per profile.
 //! - [`naming`]: result folder names and UTC dates.
@@ -24,6 +25,7 @@ pub mod cpu_idle;
 pub mod crash;
 pub mod env;
 pub mod fs;
+pub mod grow;
 pub mod io_profile;
 pub mod load;
 pub mod naming;

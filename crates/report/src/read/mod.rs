@@ -11,6 +11,7 @@
 //! - [`crash`]: crash-test results (`crash.json`) beside the run sidecars.
 //! - [`io_profile_file`]: the saved I/O profile.
 //! - [`phase_files`]: the phase breakdowns saved per run.
+//! - [`grow_files`]: growth curves (`grow.json`) under a results folder.
 //! - [`load_runs`]: the load folders bench-fs.sh keeps beside the sidecars.
 //! - [`run_folders`]: run folders from several machines, merged into one criterion directory.
 //! - [`side`]: a result folder, run folder, criterion directory or `criterion:NAME` as one
@@ -23,6 +24,7 @@ pub mod criterion_home;
 pub mod criterion_reader;
 pub mod env;
 pub mod fs_info;
+pub mod grow_files;
 pub mod io_profile_file;
 pub mod load_runs;
 pub mod phase_files;

@@ -16,6 +16,8 @@
 //!   filesystem and profile picker, plots as inline SVG with their numbers on hover).
 //! - [`machines_section`]: which machine and filesystem each column of a merged report is.
 //! - [`crash_section`]: "What each profile loses", from crash-test results.
+//! - [`grow_section`]: "How cost grows with state", from growth curves, plotted by
+//!   [`grow_plots`] (log-log over the leaf count).
 //! - [`phase_section`]: "Where a commit's time goes", drawn by [`phase_chart`] (stacked bars).
 
 pub mod axes;
@@ -28,6 +30,8 @@ pub mod export;
 pub mod floor_section;
 pub mod fmt;
 pub mod font;
+pub mod grow_plots;
+pub mod grow_section;
 pub mod html;
 pub mod lab_csv;
 pub mod lab_markdown;

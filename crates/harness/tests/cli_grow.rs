@@ -1,0 +1,173 @@
+//! `triebench grow`: a small curve on btree and lmdb writes grow.json with every field, leaf
+//! counts ascending, a CSV per checkpoint, and (with --memory, where a memory cgroup can be
+//! made) the cgroup's bound; `grow-report` turns the curves into the section and its plots.
+//! No speed is asserted.
+
+mod common;
+
+use std::path::Path;
+
+use common::triebench;
+use serde_json::Value;
+
+fn grow(backend: &str, dir: Option<&Path>, out: &Path, extra: &[&str]) -> std::process::Output {
+    let out_s = out.display().to_string();
+    let dir_s = dir.map(|d| d.display().to_string());
+    let mut args = vec![
+        "grow",
+        "--backend",
+        backend,
+        "--max-leaves",
+        "3000",
+        "--fill-batch",
+        "700",
+        "--commits",
+        "8",
+        "--reads",
+        "20",
+        "--out",
+        &out_s,
+    ];
+    if let Some(d) = &dir_s {
+        args.extend(["--dir", d.as_str()]);
+    }
+    args.extend(extra);
+    triebench(&args)
+}
+
+fn checkpoints(out: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(out.join("grow.json")).expect("grow.json");
+    let v: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(v["schema"], 1);
+    v["checkpoints"].as_array().expect("checkpoints").clone()
+}
+
+fn check_curve(out: &Path, cold: bool) {
+    let cps = checkpoints(out);
+    let leaves: Vec<u64> = cps.iter().map(|c| c["leaves"].as_u64().unwrap()).collect();
+    assert_eq!(leaves, [1000, 3000]);
+    for c in &cps {
+        let n = c["leaves"].as_f64().unwrap();
+        assert!(c["fill_leaves_per_sec"].as_f64().unwrap() > 0.0);
+        for (field, count) in [("commit_1", 8), ("commit_100", 5)] {
+            let lat = &c[field]["latency"];
+            assert_eq!(lat["count"], count, "{field}");
+            let (p50, p99, max) = (
+                lat["p50_us"].as_f64().unwrap(),
+                lat["p99_us"].as_f64().unwrap(),
+                lat["max_us"].as_f64().unwrap(),
+            );
+            assert!(
+                0.0 < p50 && p50 <= p99 && p99 <= max * 1.001,
+                "{field}: {lat}"
+            );
+        }
+        assert_eq!(c["read_warm"]["count"], 20);
+        assert_eq!(c["read_cold"].is_object(), cold, "{c}");
+        // 70-hex addresses: about 31 nodes per leaf at these sizes, far fewer compressed.
+        let npl = c["nodes_per_leaf"].as_f64().unwrap();
+        assert!((29.0..34.0).contains(&npl), "{npl}");
+        let w = &c["what_if"];
+        assert!(w["compressed_nodes"].as_f64().unwrap() < 2.5 * n);
+        assert!(w["compressed_bytes"].as_u64().unwrap() < w["bytes"].as_u64().unwrap());
+        assert!(c["stored_nodes"].as_f64().unwrap() >= w["nodes"].as_f64().unwrap());
+        assert!(c["rss_bytes"].as_u64().unwrap() > 0);
+        let csv = std::fs::read_to_string(out.join(format!("checkpoint-{n}.csv"))).expect("csv");
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].split(',').count(), lines[1].split(',').count());
+    }
+}
+
+#[test]
+fn btree_grows_without_cold_reads_and_the_report_plots_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("memory").join("btree");
+    let run = grow("btree", None, &out, &[]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let table = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        table.contains("leaves") && table.contains("3000"),
+        "{table}"
+    );
+    check_curve(&out, false);
+    let cps = checkpoints(&out);
+    assert_eq!(cps[0]["disk_bytes"], 0);
+
+    let report = triebench(&["grow-report", &tmp.path().display().to_string()]);
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let md = std::fs::read_to_string(tmp.path().join("grow-report.md")).unwrap();
+    assert!(md.contains("## How cost grows with state"), "{md}");
+    assert!(md.contains("| btree | memory | 3000 |"), "{md}");
+    assert!(tmp.path().join("plots/grow-commit1-p99.svg").is_file());
+    assert!(tmp.path().join("plots/grow-bytes.png").is_file());
+}
+
+#[test]
+fn lmdb_grows_with_cold_reads_and_bytes_on_disk() {
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let store = tmp.path().join("store");
+    let out = tmp.path().join("out");
+    let run = grow("lmdb", Some(&store), &out, &[]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    check_curve(&out, true);
+    let cps = checkpoints(&out);
+    let disk: Vec<u64> = cps
+        .iter()
+        .map(|c| c["disk_bytes"].as_u64().unwrap())
+        .collect();
+    assert!(disk[0] > 0 && disk[1] > disk[0], "{disk:?}");
+    let text = std::fs::read_to_string(out.join("grow.json")).unwrap();
+    assert!(text.contains("posix_fadvise"), "the cold method is stated");
+}
+
+#[test]
+fn a_non_empty_store_directory_is_refused_and_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("keep.txt"), b"mine").unwrap();
+    let run = grow("lmdb", Some(tmp.path()), &tmp.path().join("out"), &[]);
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("is not empty"), "{err}");
+    assert_eq!(std::fs::read(tmp.path().join("keep.txt")).unwrap(), b"mine");
+}
+
+#[test]
+fn memory_bound_is_recorded() {
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let store = tmp.path().join("store");
+    let out = tmp.path().join("out");
+    let run = grow("lmdb", Some(&store), &out, &["--memory", "96M"]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    if !run.status.success() && err.contains("no memory cgroup is usable") {
+        eprintln!("SKIPPED: no memory cgroup can be made here: {err}");
+        return;
+    }
+    assert!(run.status.success(), "{err}");
+    assert!(err.contains("in memory cgroup"), "{err}");
+    let table = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        table.contains("cgroup") && table.contains("/96 MiB"),
+        "{table}"
+    );
+    for c in checkpoints(&out) {
+        let m = &c["memory"];
+        assert_eq!(m["limit_bytes"], 96u64 << 20, "{m}");
+        assert!(m["usage_bytes"].as_u64().unwrap() > 0, "{m}");
+        assert!(m["usage_bytes"].as_u64().unwrap() <= 96 << 20, "{m}");
+        assert_eq!(m["held"], true, "{m}");
+        assert!(["v1", "v2"].contains(&m["cgroup_version"].as_str().unwrap()));
+    }
+}

@@ -1,0 +1,418 @@
+//! A growth curve (`triebench grow`): fills a production-shaped state (the load generator's
+//! 70-hex addresses and log-uniform values) in large batches and, at each checkpoint, measures
+//! commits, warm and cold reads, size on disk, memory and the path-compression what-if.
+//!
+//! The fill commits `fill_batch` leaves at a time through [`MerkleTrie::commit`] (change log
+//! included) and prunes each replaced root, as the load's preload does; what makes a small
+//! batch slow is in `docs/grow.md`. Persistent profiles are closed at each checkpoint, their
+//! files evicted from the page cache ([`crate::page_evict`]) and reopened for the cold reads;
+//! in-memory ones (btree, redis, redis-uncached) stay open and have no cold reads.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+use triebench_kv::{BackendSpec, Profile, ReadTx, Store, StoreVisitor};
+use triebench_merkle::{MerkleTrie, StateChange, EMPTY_ROOT, TABLES};
+use triebench_record::grow::{Checkpoint, CommitCost, Latency};
+use triebench_workloads::load::state::{address, value, StateShape};
+use triebench_workloads::rng::XorShift64Star;
+
+use crate::error::MeasureError;
+use crate::grow_whatif::{what_if, Leaf};
+use crate::mem_cgroup::MemCgroup;
+use crate::page_evict::evict_dir;
+use crate::proc_monitor::disk_usage;
+
+/// Default leaves per fill commit.
+pub const FILL_BATCH: u64 = 50_000;
+
+/// What a growth run does.
+#[derive(Debug, Clone)]
+pub struct GrowPlan {
+    /// The backend and its directory.
+    pub spec: BackendSpec,
+    /// Leaf counts to measure at, ascending.
+    pub checkpoints: Vec<u64>,
+    /// Leaves per fill commit.
+    pub fill_batch: u64,
+    /// 1-key commits timed per checkpoint (100-key commits: a quarter as many, at least 5).
+    pub commits: u64,
+    /// Reads timed per checkpoint, warm and cold each.
+    pub reads: u64,
+    /// Seed of addresses and values.
+    pub seed: u64,
+}
+
+/// The checkpoints 10^3, 10^4, ... below `max`, then `max` itself.
+pub fn checkpoints(max: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut c = 1000;
+    while c < max {
+        out.push(c);
+        c *= 10;
+    }
+    out.push(max);
+    out
+}
+
+/// Whether the profile's data lives in files that survive closing the store.
+pub fn has_cold_reads(profile: Profile) -> bool {
+    profile.needs_dir() && !matches!(profile, Profile::Redis | Profile::RedisUncached)
+}
+
+/// The state the run carries between opens of the store.
+struct GrowState {
+    root: String,
+    leaves: u64,
+    value_lens: Vec<u32>,
+    rng: XorShift64Star,
+}
+
+fn shape(seed: u64) -> StateShape {
+    StateShape {
+        size: 1,
+        value_min: 32,
+        value_max: 1024,
+        seed,
+    }
+}
+
+fn histogram() -> Histogram<u64> {
+    // ns, 1 ns .. 10 min, 3 significant figures: constant bounds hdrhistogram accepts.
+    Histogram::new_with_bounds(1, 600_000_000_000, 3).expect("constant histogram bounds are valid")
+}
+
+fn latency(h: &Histogram<u64>) -> Latency {
+    let us = |ns: u64| ns as f64 / 1000.0;
+    Latency {
+        count: h.len(),
+        p50_us: us(h.value_at_quantile(0.5)),
+        p99_us: us(h.value_at_quantile(0.99)),
+        max_us: us(h.max()),
+    }
+}
+
+fn record(h: &mut Histogram<u64>, start: Instant) {
+    let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    h.saturating_record(ns.max(1));
+}
+
+/// `write_bytes` of `/proc/<pid>/io` for `pid` and every process whose parent it is (a
+/// PostgreSQL server's backends and writers).
+fn write_bytes(pids: &[u32]) -> u64 {
+    let mut all: Vec<u32> = pids.to_vec();
+    all.extend(children_of(pids));
+    all.iter().map(|&p| io_field(p, "write_bytes")).sum()
+}
+
+fn io_field(pid: u32, key: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/io"))
+        .ok()
+        .and_then(|t| {
+            t.lines().find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                (k.trim() == key).then(|| v.trim().parse().ok())?
+            })
+        })
+        .unwrap_or(0)
+}
+
+/// Processes whose parent is one of `parents` (server pids only: this process's own threads
+/// are in its own counters).
+fn children_of(parents: &[u32]) -> Vec<u32> {
+    let servers: Vec<u32> = parents
+        .iter()
+        .copied()
+        .filter(|&p| p != std::process::id())
+        .collect();
+    if servers.is_empty() {
+        return Vec::new();
+    }
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| {
+                    let rest = &s[s.rfind(')')? + 1..];
+                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                .is_some_and(|ppid| servers.contains(&ppid))
+        })
+        .collect()
+}
+
+fn rss(pids: &[u32]) -> u64 {
+    let mut all: Vec<u32> = pids.to_vec();
+    all.extend(children_of(pids));
+    all.iter()
+        .map(|&p| {
+            std::fs::read_to_string(format!("/proc/{p}/status"))
+                .ok()
+                .and_then(|t| {
+                    t.lines().find_map(|l| {
+                        let v = l.strip_prefix("VmRSS:")?;
+                        v.split_whitespace().next()?.parse::<u64>().ok()
+                    })
+                })
+                .map_or(0, |kb| kb * 1024)
+        })
+        .sum()
+}
+
+/// The leaves of the first `n` keys as the what-if takes them.
+fn leaves(seed: u64, lens: &[u32]) -> Vec<Leaf> {
+    lens.iter()
+        .enumerate()
+        .map(|(i, &len)| {
+            let a = address(seed, i as u64);
+            (hex::decode(a).unwrap_or_default(), len)
+        })
+        .collect()
+}
+
+/// Fills, commits and reads warm up to each of `targets` on one open store.
+struct Segment<'a> {
+    plan: &'a GrowPlan,
+    state: &'a mut GrowState,
+    targets: &'a [u64],
+    progress: &'a mut dyn FnMut(&str),
+    cgroup: Option<&'a MemCgroup>,
+}
+
+impl StoreVisitor for Segment<'_> {
+    type Output = Result<Vec<Checkpoint>, MeasureError>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        let Segment {
+            plan,
+            state,
+            targets,
+            progress,
+            cgroup,
+        } = self;
+        let mut pids = vec![std::process::id()];
+        pids.extend(store.server_pid());
+        let mut trie = if state.root == EMPTY_ROOT {
+            MerkleTrie::new(&store)?
+        } else {
+            MerkleTrie::at_root(&store, &state.root)?
+        };
+        let shape = shape(plan.seed);
+        let mut out = Vec::new();
+        for &target in targets {
+            // Fill.
+            let from = state.leaves;
+            let start = Instant::now();
+            while state.leaves < target {
+                let n = (target - state.leaves).min(plan.fill_batch.max(1));
+                let batch: Vec<StateChange> = (state.leaves..state.leaves + n)
+                    .map(|i| {
+                        let v = value(&shape, &mut state.rng);
+                        state.value_lens.push(v.len() as u32);
+                        StateChange::Set {
+                            address: address(plan.seed, i),
+                            value: v,
+                        }
+                    })
+                    .collect();
+                let root = trie.commit(&batch)?;
+                if trie.root() != EMPTY_ROOT {
+                    MerkleTrie::prune(&store, trie.root())?;
+                }
+                trie.set_root(&root)?;
+                state.leaves += n;
+                let secs = start.elapsed().as_secs_f64();
+                progress(&format!(
+                    "fill {} / {target} leaves, {:.0} leaves/s",
+                    state.leaves,
+                    (state.leaves - from) as f64 / secs.max(1e-9)
+                ));
+            }
+            let fill_secs = start.elapsed().as_secs_f64();
+            state.root = trie.root().to_string();
+            // Commits: updates of random existing leaves, not pruned (as under load).
+            let mut costs = Vec::new();
+            for (keys, count) in [(1u64, plan.commits), (100, (plan.commits / 4).max(5))] {
+                progress(&format!("{target} leaves: {count} commits of {keys} keys"));
+                let mut h = histogram();
+                let written_before = write_bytes(&pids);
+                for _ in 0..count {
+                    let batch: Vec<StateChange> = (0..keys)
+                        .map(|_| {
+                            let i = state.rng.next_u64() % state.leaves;
+                            let v = value(&shape, &mut state.rng);
+                            if let Some(len) = state.value_lens.get_mut(i as usize) {
+                                *len = v.len() as u32;
+                            }
+                            StateChange::Set {
+                                address: address(plan.seed, i),
+                                value: v,
+                            }
+                        })
+                        .collect();
+                    let t = Instant::now();
+                    let root = trie.commit(&batch)?;
+                    record(&mut h, t);
+                    trie.set_root(&root)?;
+                }
+                let written = write_bytes(&pids).saturating_sub(written_before);
+                costs.push(CommitCost {
+                    keys,
+                    latency: latency(&h),
+                    write_bytes_per_commit: written as f64 / count.max(1) as f64,
+                });
+            }
+            state.root = trie.root().to_string();
+            // Warm reads: each address read once untimed, then timed.
+            progress(&format!("{target} leaves: {} warm reads", plan.reads));
+            let picks: Vec<String> = (0..plan.reads)
+                .map(|_| address(plan.seed, state.rng.next_u64() % state.leaves))
+                .collect();
+            for a in &picks {
+                trie.get(a)?;
+            }
+            let mut h = histogram();
+            for a in &picks {
+                let t = Instant::now();
+                let got = trie.get(a)?;
+                record(&mut h, t);
+                if got.is_none() {
+                    return Err(MeasureError::File {
+                        path: PathBuf::from(a),
+                        reason: "a leaf the fill wrote reads as absent".into(),
+                    });
+                }
+            }
+            let read_warm = latency(&h);
+            let stored_nodes = store.reader().and_then(|rx| {
+                let main = store.table(TABLES[0])?;
+                rx.count(main)
+            })?;
+            progress(&format!("{target} leaves: what-if over the state"));
+            let mut leafs = leaves(plan.seed, &state.value_lens);
+            let w = what_if(&mut leafs);
+            drop(leafs);
+            let disk = plan.spec.dir.as_deref().map_or(0, disk_usage);
+            let [commit_1, commit_100] = [costs[0], costs[1]];
+            out.push(Checkpoint {
+                leaves: state.leaves,
+                fill_leaves_per_sec: (state.leaves - from) as f64 / fill_secs.max(1e-9),
+                fill_secs,
+                commit_1,
+                commit_100,
+                read_warm,
+                read_cold: None,
+                disk_bytes: disk,
+                disk_bytes_per_leaf: disk as f64 / state.leaves.max(1) as f64,
+                stored_nodes,
+                nodes_per_leaf: w.nodes as f64 / state.leaves.max(1) as f64,
+                rss_bytes: rss(&pids),
+                what_if: w,
+                memory: cgroup.map(MemCgroup::bound),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Reads random existing leaves on a freshly opened store.
+struct ColdReads<'a> {
+    plan: &'a GrowPlan,
+    state: &'a mut GrowState,
+}
+
+impl StoreVisitor for ColdReads<'_> {
+    type Output = Result<Latency, MeasureError>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        let trie = MerkleTrie::at_root(&store, &self.state.root)?;
+        let mut h = histogram();
+        for _ in 0..self.plan.reads {
+            let a = address(
+                self.plan.seed,
+                self.state.rng.next_u64() % self.state.leaves.max(1),
+            );
+            let t = Instant::now();
+            trie.get(&a)?;
+            record(&mut h, t);
+        }
+        Ok(latency(&h))
+    }
+}
+
+/// Runs the curve; `on_checkpoint` sees each checkpoint as soon as it is measured (to print
+/// and save it), `progress` gets a line now and then.
+pub fn run_grow(
+    plan: &GrowPlan,
+    cgroup: Option<&MemCgroup>,
+    progress: &mut dyn FnMut(&str),
+    on_checkpoint: &mut dyn FnMut(&Checkpoint) -> Result<(), MeasureError>,
+) -> Result<Vec<Checkpoint>, MeasureError> {
+    let mut state = GrowState {
+        root: EMPTY_ROOT.to_string(),
+        leaves: 0,
+        value_lens: Vec::new(),
+        rng: XorShift64Star::new(plan.seed ^ 0x6709),
+    };
+    let mut all = Vec::new();
+    if !has_cold_reads(plan.spec.profile) {
+        let mut forward = |c: &Checkpoint| on_checkpoint(c);
+        let segment = Segment {
+            plan,
+            state: &mut state,
+            targets: &plan.checkpoints,
+            progress,
+            cgroup,
+        };
+        let done = plan.spec.open(TABLES, segment)??;
+        for c in &done {
+            forward(c)?;
+        }
+        return Ok(done);
+    }
+    for &target in &plan.checkpoints {
+        let segment = Segment {
+            plan,
+            state: &mut state,
+            targets: std::slice::from_ref(&target),
+            progress,
+            cgroup,
+        };
+        let mut done = plan.spec.open(TABLES, segment)??;
+        if let Some(dir) = plan.spec.dir.as_deref() {
+            let evicted = evict_dir(dir);
+            progress(&format!(
+                "{target} leaves: evicted {} files ({} MiB); {} cold reads",
+                evicted.files,
+                evicted.bytes >> 20,
+                plan.reads
+            ));
+        }
+        let cold = plan.spec.open(
+            TABLES,
+            ColdReads {
+                plan,
+                state: &mut state,
+            },
+        )??;
+        for c in &mut done {
+            c.read_cold = Some(cold);
+            if let Some(g) = cgroup {
+                c.memory = Some(g.bound());
+            }
+            on_checkpoint(c)?;
+        }
+        all.extend(done);
+    }
+    Ok(all)
+}
+
+/// The directory's path as the record shows it.
+pub fn dir_text(dir: Option<&Path>) -> String {
+    dir.map_or_else(String::new, |d| d.display().to_string())
+}
