@@ -10,6 +10,9 @@
 //!   and delays it before replying.
 //! - `power`: power-loss mode: what each file's unsynced changes overwrote, undone by a cut;
 //!   `background` mounts it in-process for tools that cut power themselves.
+//! - [`model`]: the stricter crash models (`metadata`, `reordered`, `torn`): the op log a mount
+//!   writes (`--op-log`), crash states rebuilt from it offline, and fault injection
+//!   (`--fail-fsync`, `--fail-write`, `--enospc-write`).
 //! - [`inodes`]: which path each inode number the kernel holds stands for.
 //! - [`op`]: the FUSE request types counted, each with its JSON name and its class.
 //! - [`class`]: the four classes (metadata, read, write, sync) with their own delay and counters

@@ -36,6 +36,8 @@ pub(super) fn create_atomically(
         Err(e) => return Err(KvError::io("inspect", &building, e)),
     }
     create_store_dir(&building)?;
+    // As every open does: LMDB maps its lock file, where a full disk would be a SIGBUS.
+    super::space::reserve_lock_file(&building.join("lock.mdb"), dir)?;
     {
         let env = Environment::new()
             .set_flags(EnvironmentFlags::NO_TLS)
