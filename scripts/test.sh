@@ -15,7 +15,7 @@ scripts/check-module-cycles.py
 echo "== [${SECONDS}s] docs (every results/ folder cited and indexed, every link and anchor resolves)"
 scripts/check-docs.sh
 echo "== [${SECONDS}s] cargo package (the library crates are ready for crates.io: metadata, READMEs, versions)"
-cargo package --no-verify --allow-dirty --quiet -p triebench-record -p triebench-kv -p triebench-merkle -p triebench-state
+cargo package --no-verify --allow-dirty --quiet -p triebench-record -p triebench-netdelay -p triebench-kv -p triebench-merkle -p triebench-state
 echo "== [${SECONDS}s] cargo doc (no broken links or HTML in the docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quiet
 # Where cargo builds (a build.target-dir in a cargo config file included): the debug slowfs the
