@@ -1,4 +1,4 @@
-//! [`NetHop`]: the emulated network between a store and its managed server, a
+//! `NetHop`: the emulated network between a store and its managed server, a
 //! [`DelayProxy`](triebench_netdelay::DelayProxy) listening in a private directory of its own,
 //! and [`net_from_env`], the delay a run asked for (`--net-rtt`, recorded with its results).
 

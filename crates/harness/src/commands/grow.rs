@@ -40,7 +40,7 @@ pub struct GrowArgs {
     /// Seed of addresses and values.
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
-    /// Where grow.json and checkpoint-<leaves>.csv go [default: ./grow-<profile>].
+    /// Where grow.json and `checkpoint-<leaves>.csv` go (default: `./grow-<profile>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 }

@@ -5,7 +5,7 @@
 //! a page the writer dirties and the process dies of SIGBUS: no error, no message, nothing a
 //! caller could catch. So the writer reserves real blocks (`fallocate`) ahead of the pages it
 //! may dirty: the committed pages plus a headroom before a transaction begins, and more as its
-//! writes add up ([`Reservation::grow`]). A reservation the filesystem refuses is a
+//! writes add up (`Reservation::grow`). A reservation the filesystem refuses is a
 //! [`KvError::DiskFull`] *before* any page is touched: the transaction is rolled back, every
 //! acknowledged commit stays, and the store keeps working once space is freed.
 //!
@@ -90,7 +90,7 @@ const NODE_OVERHEAD: u64 = 16;
 
 /// What one write transaction may use of the data file, estimated as its writes add up.
 ///
-/// Each write may dirty its bytes plus [`PAGES_PER_WRITE`] pages (the copied path and a split
+/// Each write may dirty its bytes plus `PAGES_PER_WRITE` pages (the copied path and a split
 /// leaf), but a transaction copies each committed page at most once, and its new entries fill
 /// pages at least half: so it never needs more than the committed pages twice over plus twice
 /// its new bytes. Without that cap a large batch (a bulk fill's 1.5 million puts) was charged

@@ -11,7 +11,7 @@
 //! - [`kind`]: the models (`clean`, `metadata`, `reordered`, `torn`) and their names.
 //! - [`oplog`]: the log format, its writer (used by the mount) and its reader.
 //! - [`replay`]: crash points, sampling one state a model allows, and writing it to a directory.
-//! - [`explore`]: visiting crash points and sampled states, checking each, keeping the
+//! - [`mod@explore`]: visiting crash points and sampled states, checking each, keeping the
 //!   smallest violation of each kind.
 //! - [`faults`]: which fsync or write fails, and with which error.
 //! - [`rng`]: the small seeded generator the sampling uses (reproducible from a seed).
