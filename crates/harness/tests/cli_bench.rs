@@ -1,6 +1,6 @@
 //! `triebench bench`, the main job, with the real binary on real stores: a tiny quick run (one
-//! btree headline round, no phases, no I/O profile) leaves a report folder and a run folder that
-//! `report --runs` reads; `--dry-run` prints the plan per scale and touches nothing; a bad
+//! btree headline round, no phases, no I/O profile, a growth curve to 1,000 leaves on lmdb) leaves
+//! a report folder and a run folder that `report --runs` reads; `--dry-run` prints the plan per scale and touches nothing; a bad
 //! `NAME=DIR` is one clear error and exit status 1.
 
 use std::path::Path;
@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 /// The environment variables `bench` takes defaults from, removed so the caller's own cannot
 /// change what a test runs.
-const BENCH_ENV: [&str; 19] = [
+const BENCH_ENV: [&str; 21] = [
     "TRIEBENCH_SCALE",
     "TRIEBENCH_PROFILES",
     "TRIEBENCH_PHASES",
@@ -27,6 +27,8 @@ const BENCH_ENV: [&str; 19] = [
     "TRIEBENCH_FEATURES",
     "TRIEBENCH_SAMPLES",
     "TRIEBENCH_PLOTS",
+    "TRIEBENCH_GROW_MAX",
+    "TRIEBENCH_GROW_PROFILES",
     "CRITERION_HOME",
 ];
 
@@ -62,6 +64,10 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
             "--profiles",
             "btree",
             "--no-phases",
+            "--grow-max",
+            "1000",
+            "--grow-profiles",
+            "lmdb",
             "--iolab",
             "none",
             "--cpu-idle",
@@ -83,11 +89,12 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
     // The plan first, then each step as it starts, and the times at the end.
     assert!(stderr.starts_with("bench: plan at scale quick"), "{stderr}");
     for step in [
-        "[1/5] capture-fs 't'",
-        "[2/5] headline on 't': profiles btree, up to 1 s and 1 round(s) each",
-        "[3/5] forget an earlier phase breakdown of 't'",
-        "[4/5] report: runs t (baseline 't')",
-        "[5/5] export-run 't'",
+        "[1/6] capture-fs 't'",
+        "[2/6] headline on 't': profiles btree, up to 1 s and 1 round(s) each",
+        "[3/6] forget an earlier phase breakdown of 't'",
+        "[4/6] grow on 't': lmdb to 1000 leaves",
+        "[5/6] report: runs t (baseline 't')",
+        "[6/6] export-run 't'",
     ] {
         assert_eq!(stderr.matches(step).count(), 2, "{step}: {stderr}");
     }
@@ -95,12 +102,24 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
         .split("bench: time per step")
         .nth(1)
         .expect("the table of times");
-    assert_eq!(table.lines().filter(|l| l.contains(" s  ")).count(), 5);
+    assert_eq!(table.lines().filter(|l| l.contains(" s  ")).count(), 6);
     assert!(table.contains("total"), "{table}");
 
     // The report, with the run's filesystem and its headline.
     let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
     assert!(report.contains("btree"), "{report}");
+    // The growth curve, in its section, with cold reads (lmdb's files were evicted).
+    let grow = report
+        .split("## How cost grows with state")
+        .nth(1)
+        .expect("the growth section");
+    let row = grow
+        .lines()
+        .find(|l| l.starts_with("| lmdb | t | 1000 |"))
+        .unwrap_or_else(|| panic!("lmdb's row: {grow}"));
+    // Its "read cold p50 / p99" cell holds two figures.
+    assert!(row.contains("s / "), "{row}");
+    assert!(out.join("plots/grow-read-cold.svg").is_file());
     let env: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("env.json")).expect("env.json"))
             .expect("env JSON");
@@ -136,6 +155,9 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
     assert!(folder
         .join("criterion/triebench-runs/records/t/headline.json")
         .is_file());
+    assert!(folder
+        .join("criterion/triebench-runs/grow/t/lmdb/grow.json")
+        .is_file());
     let merged = tmp.path().join("merged");
     let read = triebench(
         &["report", "--runs", &path(folder), "--out", &path(&merged)],
@@ -148,6 +170,7 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
     );
     let report = std::fs::read_to_string(merged.join("report.md")).expect("merged report.md");
     assert!(report.contains("`host-t.t`"), "{report}");
+    assert!(report.contains("## How cost grows with state"), "{report}");
 }
 
 #[test]
@@ -173,6 +196,16 @@ fn dry_run_prints_the_plan_of_each_scale_and_runs_nothing() {
     );
     assert!(standard.contains("phases on 't'"), "{standard}");
     assert!(!standard.contains("cargo bench"), "{standard}");
+    assert!(
+        standard.contains("grow on 't': lmdb") && standard.contains("to 100000 leaves"),
+        "{standard}"
+    );
+    assert!(!quick.contains("grow on 't'"), "{quick}");
+    let no_grow = plan("standard", &["--grow-max", "0"]);
+    assert!(
+        no_grow.contains("forget earlier growth curves of 't'"),
+        "{no_grow}"
+    );
     let full = plan("full", &[]);
     assert!(full.contains("up to 30 s and 30 round(s) each"), "{full}");
     assert!(

@@ -7,6 +7,7 @@
 //!   <run>.json                     the filesystem capture (FsInfo)
 //!   headline/<run>.json            the CPU idle record of a headline
 //!   phases/<run>.json  load/<run>/  io-profile.json  crash.json   the other sidecars
+//!   grow/<run>/<profile>/grow.json the main job's short growth curves (`triebench grow`)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -66,6 +67,15 @@ pub fn io_profile_path(criterion_dir: &Path) -> PathBuf {
     criterion_dir
         .join(SIDECAR_DIR)
         .join(crate::io_profile::FILE_NAME)
+}
+
+/// The directory under [`SIDECAR_DIR`] that holds the main job's growth curves.
+pub const GROW_DIR: &str = "grow";
+
+/// The growth curves of run `run`: `triebench-runs/grow/<run>/`, one `<profile>/grow.json`
+/// each (the `<fs>/<profile>/` shape a results folder of `triebench grow` runs has too).
+pub fn grow_dir(criterion_dir: &Path, run: &str) -> PathBuf {
+    criterion_dir.join(SIDECAR_DIR).join(GROW_DIR).join(run)
 }
 
 /// The CPU idle record of run `run`'s headline: `triebench-runs/headline/<run>.json`.

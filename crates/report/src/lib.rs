@@ -168,6 +168,7 @@ struct Inputs {
     crash: Option<model::crash::CrashFile>,
     load: Vec<read::load_runs::LoadEntry>,
     phases: Vec<model::phases::PhaseRunFile>,
+    grow: Vec<model::grow::GrowCurve>,
 }
 
 /// Reads everything the report of `runs` needs, before anything is written: a bad file fails
@@ -183,6 +184,7 @@ fn read_inputs(index: &CriterionIndex, runs: &[String]) -> Result<Inputs, Report
             path: dir.join(read::fs_info::SIDECAR_DIR),
             reason: e.to_string(),
         })?,
+        grow: read::grow_files::read_runs(dir, runs)?,
     })
 }
 
@@ -286,6 +288,7 @@ fn write_report(
                 crash,
                 load,
                 phases,
+                grow,
             },
         ..
     } = read;
@@ -333,6 +336,14 @@ fn write_report(
         phases: &phases,
         span_cost: span_cost.as_ref(),
     });
+    if !grow.is_empty() {
+        report.push('\n');
+        report.push_str(&render::grow_section::write(
+            &grow,
+            &out_dir.join("plots"),
+            "plots",
+        )?);
+    }
     if !extra.is_empty() {
         report.push('\n');
         report.push_str(extra);

@@ -22,7 +22,9 @@ use crate::plan::execute::{execute, times_table, Context};
 use crate::plan::iolab::IoLabChoice;
 use crate::plan::run_spec::{default_runs, parse_runs, prepare_dir, shm_is_tmpfs};
 use crate::plan::scale::Scale;
-use crate::plan::steps::{plan, CriterionOptions, Groups, LoadOptions, Options, Plan};
+use crate::plan::steps::{
+    plan, CriterionOptions, Groups, GrowChoice, LoadOptions, Options, Plan, RunStep,
+};
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -80,6 +82,20 @@ pub struct BenchArgs {
         env = "TRIEBENCH_LOAD_READERS"
     )]
     pub load_readers: usize,
+    /// Leaves at the last checkpoint of the growth curves (`triebench grow`, warm and cold
+    /// reads) on each filesystem, or 0 for none [default: none at quick scale, 100000 at
+    /// standard, 1000000 at full].
+    #[arg(long, value_name = "N", env = "TRIEBENCH_GROW_MAX")]
+    pub grow_max: Option<u64>,
+    /// Profiles the growth curves run on, comma-separated [default: lmdb, sqlite-wal-full and
+    /// postgres, those of them built in and measured].
+    #[arg(
+        long,
+        value_name = "A,B",
+        value_delimiter = ',',
+        env = "TRIEBENCH_GROW_PROFILES"
+    )]
+    pub grow_profiles: Vec<String>,
     /// The slowfs counting mount for the I/O profile, or `none` to skip it [default: the one
     /// `scripts/fs-lab.sh iolab` names when the lab is up].
     #[arg(long, value_name = "DIR|none", env = "TRIEBENCH_IOLAB")]
@@ -223,6 +239,15 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
             state_size: args.load_state,
             readers: args.load_readers,
         }),
+        grow: GrowChoice {
+            max_leaves: args.grow_max,
+            profiles: args
+                .grow_profiles
+                .iter()
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect(),
+        },
         iolab: IoLabChoice::from_arg(args.iolab.as_deref()).resolve(checkout.as_deref()),
         cpu_idle: args.cpu_idle,
         out: args.out.filter(|o| !o.is_empty()).map(PathBuf::from),
@@ -276,6 +301,26 @@ fn preflight(plan: &Plan, checkout: Option<&Path>, criterion_dir: &Path) -> Resu
     for run in &plan.runs {
         prepare_dir(&run.run)?;
         chosen_profiles(&plan.profiles, &run.run.dir)?;
+        for step in &run.steps {
+            if let RunStep::Grow { profiles, .. } = step {
+                for name in profiles {
+                    let profile: Profile = name.parse()?;
+                    if !profile.is_enabled() {
+                        return Err(triebench_kv::KvError::ProfileNotEnabled {
+                            profile: profile.name(),
+                            feature: profile.feature().unwrap_or("default"),
+                        }
+                        .into());
+                    }
+                    if !profile.needs_dir() {
+                        return Err(CliError::Usage(format!(
+                            "--grow-profiles {name}: its data lives in memory, not on the \
+                             filesystem measured; grow it with `triebench grow` itself"
+                        )));
+                    }
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -45,6 +45,19 @@ pub fn run_step_label(plan: &Plan, run: &RunSpec, step: &RunStep) -> String {
         RunStep::ForgetPhases => {
             format!("forget an earlier phase breakdown of '{name}' (phases are off)")
         }
+        RunStep::Grow {
+            profiles,
+            max_leaves,
+            commits,
+            reads,
+        } => format!(
+            "grow on '{name}': {} to {max_leaves} leaves, {commits} commits and {reads} reads \
+             per checkpoint, warm and cold",
+            profiles.join(", ")
+        ),
+        RunStep::ForgetGrow => {
+            format!("forget earlier growth curves of '{name}' (no curve this time)")
+        }
     }
 }
 

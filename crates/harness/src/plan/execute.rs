@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use triebench_record::layout::{cpu_idle_path, phases_path, records_dir};
+use triebench_record::layout::{cpu_idle_path, grow_dir, phases_path, records_dir};
 use triebench_report::read::load_runs::load_dir;
 
 use crate::commands::capture_fs::{run_capture_fs, CaptureFsArgs};
 use crate::commands::criterion_dir_arg::CriterionDirArg;
+use crate::commands::grow::{run_grow, GrowArgs};
 use crate::commands::headline::{run_headline, HeadlineArgs};
 use crate::commands::io_profile::{run_io_profile, IoProfileArgs};
 use crate::commands::load::{run_load_command, LoadArgs};
@@ -233,8 +234,40 @@ fn run_step(
             Ok(())
         }
         RunStep::ForgetPhases => remove_file(&phases_path(&cx.criterion_dir, name)),
+        RunStep::Grow {
+            profiles,
+            max_leaves,
+            commits,
+            reads,
+        } => {
+            let curves = grow_dir(&cx.criterion_dir, name);
+            remove_dir(&curves)?;
+            for profile in profiles {
+                // A store of 10^6 leaves takes gigabytes: each goes as soon as its curve is done.
+                let store = work.join(format!("grow-{profile}"));
+                let outcome = run_grow(GrowArgs {
+                    backend: profile.clone(),
+                    dir: Some(store.clone()),
+                    max_leaves: *max_leaves,
+                    memory: None,
+                    fill_batch: triebench_measure::grow_run::FILL_BATCH,
+                    commits: *commits,
+                    reads: *reads,
+                    seed: GROW_SEED,
+                    out: Some(curves.join(profile)),
+                });
+                remove_dir(&store)?;
+                outcome?;
+            }
+            Ok(())
+        }
+        RunStep::ForgetGrow => remove_dir(&grow_dir(&cx.criterion_dir, name)),
     }
 }
+
+/// Seed of the main job's growth curves (`grow --seed`'s default): the same state on every
+/// filesystem.
+const GROW_SEED: u64 = 7;
 
 /// One load search, into the load folder the report reads; a failure is the step's outcome
 /// (the report shows the profile as not run), Ctrl-C stops the plan.

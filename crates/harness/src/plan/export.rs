@@ -11,6 +11,7 @@
 //! criterion/triebench-runs/<run>.json  the filesystem capture
 //! criterion/triebench-runs/load/<run>/                  load searches, when run
 //! criterion/triebench-runs/{phases,headline}/<run>.json phase breakdown, CPU idle record
+//! criterion/triebench-runs/grow/<run>/<profile>/       growth curves, when run
 //! ```
 //!
 //! `criterion/` mirrors the criterion directory, so the report reads it as one. The manifest and
@@ -23,7 +24,7 @@ use std::process::Command;
 use serde::Serialize;
 use triebench_measure::versions;
 use triebench_record::layout::{
-    cpu_idle_path, fs_sidecar_path, phases_path, records_dir, SIDECAR_DIR,
+    cpu_idle_path, fs_sidecar_path, grow_dir, phases_path, records_dir, SIDECAR_DIR,
 };
 use triebench_record::load::LOAD_RUNS_DIR;
 use triebench_record::time::today;
@@ -97,7 +98,7 @@ pub fn export_run(e: &ExportRun<'_>) -> Result<PathBuf, PlanError> {
 
 /// Every file of run `run` under `criterion_dir`: the JSON files of each directory named `run`
 /// outside the sidecars (one per benchmark, criterion's), its run records, the filesystem
-/// sidecar, the load searches, the phase breakdown and the CPU idle record.
+/// sidecar, the load searches, the phase breakdown, the CPU idle record and the growth curves.
 fn run_files(criterion_dir: &Path, run: &str) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     baselines(criterion_dir, run, &mut files)?;
@@ -114,6 +115,7 @@ fn run_files(criterion_dir: &Path, run: &str) -> std::io::Result<Vec<PathBuf>> {
     let mut load = criterion_dir.to_path_buf();
     load.extend(LOAD_RUNS_DIR);
     all_files(&load.join(run), &mut files)?;
+    all_files(&grow_dir(criterion_dir, run), &mut files)?;
     Ok(files)
 }
 

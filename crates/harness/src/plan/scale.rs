@@ -1,16 +1,20 @@
 //! How big a run is: `--scale quick|standard|full`, and what each scale sets (the headline's
-//! budget and rounds, whether the phase breakdown runs, whether criterion adds its groups).
+//! budget and rounds, whether the phase breakdown runs, whether criterion adds its groups, how
+//! far the growth curves go).
 
 use std::fmt;
 
 /// The run size, as `--scale` (and the benches' `TRIEBENCH_SCALE`) names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Scale {
-    /// A first look: one round of the headline per profile, no phase breakdown.
+    /// A first look: one round of the headline per profile, no phase breakdown, no growth
+    /// curve.
     Quick,
-    /// The default: up to 5 s per profile of headline rounds, the phase breakdown.
+    /// The default: up to 5 s per profile of headline rounds, the phase breakdown, growth
+    /// curves to 10^5 leaves.
     Standard,
-    /// Up to 30 s per profile, the phase breakdown, criterion's scalable and raw groups.
+    /// Up to 30 s per profile, the phase breakdown, criterion's scalable and raw groups,
+    /// growth curves to 10^6 leaves.
     Full,
 }
 
@@ -26,6 +30,9 @@ pub struct ScaleSettings {
     /// Whether criterion adds the scalable and raw backend groups (`kv/`, `scale/`) unless
     /// `--groups` says otherwise.
     pub all_groups: bool,
+    /// Leaves at the last checkpoint of the growth curves (`triebench grow`) unless
+    /// `--grow-max` says otherwise; `None`: no curve.
+    pub grow_max_leaves: Option<u64>,
 }
 
 impl Scale {
@@ -46,18 +53,21 @@ impl Scale {
                 headline_max_rounds: 1,
                 phases: false,
                 all_groups: false,
+                grow_max_leaves: None,
             },
             Scale::Standard => ScaleSettings {
                 headline_budget_secs: 5.0,
                 headline_max_rounds: 30,
                 phases: true,
                 all_groups: false,
+                grow_max_leaves: Some(100_000),
             },
             Scale::Full => ScaleSettings {
                 headline_budget_secs: 30.0,
                 headline_max_rounds: 30,
                 phases: true,
                 all_groups: true,
+                grow_max_leaves: Some(1_000_000),
             },
         }
     }

@@ -53,6 +53,24 @@ pub struct CriterionOptions {
     pub plots: bool,
 }
 
+/// The growth curves asked for (`--grow-max`, `--grow-profiles`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GrowChoice {
+    /// Leaves at the last checkpoint (`--grow-max`; 0: no curve); `None`: the scale's.
+    pub max_leaves: Option<u64>,
+    /// Profiles to grow (`--grow-profiles`); empty: [`DEFAULT_GROW_PROFILES`] among those
+    /// measured.
+    pub profiles: Vec<String>,
+}
+
+/// The profiles the main job grows by default: one per engine that keeps its data in files
+/// (the durable setting of each), so that a cold read misses a real page cache.
+pub const DEFAULT_GROW_PROFILES: [&str; 3] = ["lmdb", "sqlite-wal-full", "postgres"];
+
+/// Timed commits and reads per checkpoint of a curve to at most 10^5 leaves (`grow --commits`,
+/// `--reads`): fewer than `grow`'s own defaults, to keep the main job short.
+pub const SHORT_GROW_SAMPLES: (u64, u64) = (50, 300);
+
 /// The load search's size (`--load-state`, `--load-readers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LoadOptions {
@@ -80,6 +98,8 @@ pub struct Options {
     pub criterion: CriterionOptions,
     /// The load search, when asked for.
     pub load: Option<LoadOptions>,
+    /// The growth curves asked for.
+    pub grow: GrowChoice,
     /// The slowfs counting mount, when there is one.
     pub iolab: Option<PathBuf>,
     /// What idle CPUs do while measuring.
@@ -113,6 +133,21 @@ pub enum RunStep {
     /// Removes an earlier phase breakdown of this run (phases are off; it would be reported as
     /// this run's).
     ForgetPhases,
+    /// `triebench grow` of each profile to `max_leaves`, its store in the run's directory
+    /// (removed after each curve), its curve where the report reads it.
+    Grow {
+        /// Profiles, one curve each.
+        profiles: Vec<String>,
+        /// Leaves at the last checkpoint.
+        max_leaves: u64,
+        /// Timed 1-key commits per checkpoint (`grow --commits`).
+        commits: u64,
+        /// Timed reads per checkpoint, warm and cold each (`grow --reads`).
+        reads: u64,
+    },
+    /// Removes earlier growth curves of this run (no curve this time; they would be reported
+    /// as this run's).
+    ForgetGrow,
 }
 
 /// The steps on one filesystem.
@@ -198,6 +233,7 @@ pub fn plan(options: &Options, enabled_profiles: &[String]) -> Plan {
         .unwrap_or(options.criterion.filter.is_some());
     let criterion = criterion_run(options, settings.all_groups, criterion_headline);
     let phases = options.phases.unwrap_or(settings.phases);
+    let grow = grow_step(options, settings.grow_max_leaves, enabled_profiles);
     let runs = options
         .runs
         .iter()
@@ -219,6 +255,7 @@ pub fn plan(options: &Options, enabled_profiles: &[String]) -> Plan {
             } else {
                 RunStep::ForgetPhases
             });
+            steps.push(grow.clone().unwrap_or(RunStep::ForgetGrow));
             RunPlan {
                 run: run.clone(),
                 steps,
@@ -277,6 +314,40 @@ pub fn plan(options: &Options, enabled_profiles: &[String]) -> Plan {
         },
         exports,
     }
+}
+
+/// The growth curves' step: `--grow-max` or the scale's size, on `--grow-profiles` or the
+/// default ones that are built in and measured; `None` when there is nothing to grow.
+fn grow_step(
+    options: &Options,
+    scale_max: Option<u64>,
+    enabled_profiles: &[String],
+) -> Option<RunStep> {
+    let max_leaves = options.grow.max_leaves.or(scale_max).filter(|&n| n > 0)?;
+    let profiles: Vec<String> = if options.grow.profiles.is_empty() {
+        DEFAULT_GROW_PROFILES
+            .iter()
+            .map(|p| p.to_string())
+            .filter(|p| enabled_profiles.contains(p))
+            .filter(|p| options.profiles.is_empty() || options.profiles.contains(p))
+            .collect()
+    } else {
+        options.grow.profiles.clone()
+    };
+    if profiles.is_empty() {
+        return None;
+    }
+    let (commits, reads) = if max_leaves <= 100_000 {
+        SHORT_GROW_SAMPLES
+    } else {
+        (200, 1000)
+    };
+    Some(RunStep::Grow {
+        profiles,
+        max_leaves,
+        commits,
+        reads,
+    })
 }
 
 /// Criterion's part: everything it selects when it measures the headline or a filter was given;
@@ -355,6 +426,7 @@ mod tests {
                 plots: false,
             },
             load: None,
+            grow: GrowChoice::default(),
             iolab: None,
             cpu_idle: CpuIdle::Poll,
             out: None,
@@ -373,6 +445,16 @@ mod tests {
         }
     }
 
+    /// lmdb's curve (the one default grow profile among [`enabled`]).
+    fn grow(max_leaves: u64, commits: u64, reads: u64) -> RunStep {
+        RunStep::Grow {
+            profiles: vec!["lmdb".into()],
+            max_leaves,
+            commits,
+            reads,
+        }
+    }
+
     #[test]
     fn quick_takes_one_headline_round_and_skips_phases_and_criterion() {
         let plan = plan(&options(Scale::Quick), &enabled());
@@ -380,26 +462,60 @@ mod tests {
         for run in &plan.runs {
             assert_eq!(
                 run.steps,
-                [RunStep::CaptureFs, headline(1.0, 1), RunStep::ForgetPhases]
+                [
+                    RunStep::CaptureFs,
+                    headline(1.0, 1),
+                    RunStep::ForgetPhases,
+                    RunStep::ForgetGrow
+                ]
             );
         }
         assert_eq!(plan.report.baseline, "tmpfs");
         assert_eq!(plan.report.runs, ["tmpfs", "disk"]);
         assert_eq!(plan.exports.len(), 2);
-        // Building nothing: 3 steps per run, the report, 2 exports.
-        assert_eq!(plan.step_count(), 9);
+        // Building nothing: 4 steps per run, the report, 2 exports.
+        assert_eq!(plan.step_count(), 11);
     }
 
     #[test]
-    fn standard_takes_five_seconds_of_rounds_and_the_phases() {
+    fn standard_takes_five_seconds_of_rounds_the_phases_and_a_short_curve() {
         let plan = plan(&options(Scale::Standard), &enabled());
         assert_eq!(plan.criterion, None);
         for run in &plan.runs {
             assert_eq!(
                 run.steps,
-                [RunStep::CaptureFs, headline(5.0, 30), RunStep::Phases]
+                [
+                    RunStep::CaptureFs,
+                    headline(5.0, 30),
+                    RunStep::Phases,
+                    grow(100_000, 50, 300)
+                ]
             );
         }
+    }
+
+    #[test]
+    fn grow_flags_override_the_scale_and_pick_the_profiles() {
+        let mut o = options(Scale::Quick);
+        o.grow.max_leaves = Some(10_000);
+        assert_eq!(plan(&o, &enabled()).runs[0].steps[3], grow(10_000, 50, 300));
+        o.grow.profiles = vec!["sqlite-wal".into(), "lmdb-async".into()];
+        assert_eq!(
+            plan(&o, &enabled()).runs[1].steps[3],
+            RunStep::Grow {
+                profiles: vec!["sqlite-wal".into(), "lmdb-async".into()],
+                max_leaves: 10_000,
+                commits: 50,
+                reads: 300,
+            }
+        );
+        let mut o = options(Scale::Full);
+        o.grow.max_leaves = Some(0);
+        assert_eq!(plan(&o, &enabled()).runs[0].steps[4], RunStep::ForgetGrow);
+        // Only default grow profiles that are measured: none among btree alone.
+        let mut o = options(Scale::Standard);
+        o.profiles = vec!["btree".into()];
+        assert_eq!(plan(&o, &enabled()).runs[0].steps[3], RunStep::ForgetGrow);
     }
 
     #[test]
@@ -417,12 +533,13 @@ mod tests {
                     RunStep::CaptureFs,
                     headline(30.0, 30),
                     RunStep::Criterion,
-                    RunStep::Phases
+                    RunStep::Phases,
+                    grow(1_000_000, 200, 1000)
                 ]
             );
         }
-        // The build, 4 steps per run, the report, 2 exports.
-        assert_eq!(plan.step_count(), 1 + 8 + 1 + 2);
+        // The build, 5 steps per run, the report, 2 exports.
+        assert_eq!(plan.step_count(), 1 + 10 + 1 + 2);
     }
 
     #[test]
@@ -456,7 +573,8 @@ mod tests {
                 RunStep::CaptureFs,
                 RunStep::ForgetHeadline,
                 RunStep::Criterion,
-                RunStep::Phases
+                RunStep::Phases,
+                grow(100_000, 50, 300)
             ]
         );
         o.criterion_headline = Some(false);
@@ -477,7 +595,8 @@ mod tests {
                 RunStep::CaptureFs,
                 RunStep::ForgetHeadline,
                 RunStep::Criterion,
-                RunStep::ForgetPhases
+                RunStep::ForgetPhases,
+                RunStep::ForgetGrow
             ]
         );
     }
@@ -532,6 +651,6 @@ mod tests {
         assert_eq!(p.io_profile, Some(PathBuf::from("/lab/iolab")));
         assert!(p.exports.is_empty());
         assert_eq!(p.report.out, Some(PathBuf::from("out")));
-        assert_eq!(p.step_count(), 6 + 1 + 1);
+        assert_eq!(p.step_count(), 8 + 1 + 1);
     }
 }

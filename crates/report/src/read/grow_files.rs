@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::ReportError;
 use crate::model::grow::GrowCurve;
-use triebench_record::grow;
+use triebench_record::{grow, layout};
 
 fn candidates(dir: &Path, depth: u32, out: &mut Vec<PathBuf>) {
     let file = dir.join(grow::FILE_NAME);
@@ -57,5 +57,26 @@ pub fn read_curves(dir: &Path) -> Result<Vec<GrowCurve>, ReportError> {
         out.push(GrowCurve { fs, record });
     }
     out.sort_by(|a, b| (&a.fs, &a.record.profile).cmp(&(&b.fs, &b.record.profile)));
+    Ok(out)
+}
+
+/// The main job's growth curves of `runs` in a criterion directory
+/// (`triebench-runs/grow/<run>/<profile>/grow.json`), each labelled by its run; runs without
+/// curves add none.
+pub fn read_runs(criterion_dir: &Path, runs: &[String]) -> Result<Vec<GrowCurve>, ReportError> {
+    let mut out = Vec::new();
+    for run in runs {
+        let dir = layout::grow_dir(criterion_dir, run);
+        let mut files = Vec::new();
+        candidates(&dir, 1, &mut files);
+        for file in files {
+            if let Some(record) = grow::read(&file)? {
+                out.push(GrowCurve {
+                    fs: run.clone(),
+                    record,
+                });
+            }
+        }
+    }
     Ok(out)
 }
