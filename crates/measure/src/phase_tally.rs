@@ -20,10 +20,7 @@ impl PhaseTally {
     /// Runs `f` with the collector listening on this thread and adds what it measured.
     pub fn measure<T>(&mut self, f: impl FnOnce() -> T) -> T {
         let (out, totals, _wall_ns) = measure(f);
-        for i in 0..totals.ns.len() {
-            self.totals.ns[i] += totals.ns[i];
-            self.totals.spans[i] += totals.spans[i];
-        }
+        self.totals.add(&totals);
         out
     }
 

@@ -60,6 +60,14 @@ impl PhaseTotals {
             .collect()
     }
 
+    /// Adds `other`'s time and spans to these (a tally over several measured runs).
+    pub fn add(&mut self, other: &PhaseTotals) {
+        for i in 0..PHASES {
+            self.ns[i] += other.ns[i];
+            self.spans[i] += other.spans[i];
+        }
+    }
+
     /// Sum over every phase.
     pub fn total_ns(&self) -> u64 {
         self.ns.iter().sum()

@@ -2,6 +2,7 @@
 //! fills, one [`Checkpoint`] per size (10^3, 10^4, ... leaves). The schema is in
 //! `docs/grow.md`; each checkpoint is also written as one CSV row (`checkpoint-<leaves>.csv`).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -110,6 +111,37 @@ pub struct Checkpoint {
     pub what_if: CompressedWhatIf,
     /// The memory cgroup's state, for a bounded run.
     pub memory: Option<MemoryBound>,
+    /// Where the time of the stretch's last fill commit (and its prune) went: self time per
+    /// phase, ns, named as in [`crate::vocabulary::PHASES`], that one commit timed with the
+    /// phase collector listening (the others run without it, which would cost them ~10%).
+    /// Empty in curves written before it was recorded.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fill_phases: BTreeMap<String, u64>,
+    /// Wall time of that commit and prune, ns (0 where not recorded).
+    #[serde(default)]
+    pub fill_phases_wall_ns: u64,
+}
+
+/// The phases that are the backend's own work: its reads, its staged writes, its commit.
+pub const STORAGE_PHASES: [&str; 3] = ["storage_read", "storage_write", "commit"];
+
+impl Checkpoint {
+    /// Nanoseconds of the measured fill commit spent in the backend ([`STORAGE_PHASES`]).
+    pub fn fill_storage_ns(&self) -> u64 {
+        STORAGE_PHASES
+            .iter()
+            .filter_map(|p| self.fill_phases.get(*p))
+            .sum()
+    }
+
+    /// The measured fill commit's time over its time in the backend: how far the fill runs
+    /// above the cost of storing the same nodes (1.0 would be the backend's floor); `None` when
+    /// no phases were recorded.
+    pub fn fill_over_storage(&self) -> Option<f64> {
+        let storage = self.fill_storage_ns();
+        (storage > 0 && self.fill_phases_wall_ns > 0)
+            .then(|| self.fill_phases_wall_ns as f64 / storage as f64)
+    }
 }
 
 /// A growth curve: one profile on one directory.
@@ -145,7 +177,7 @@ commit1_max_us,commit1_write_bytes,commit100_p50_us,commit100_p99_us,commit100_m
 commit100_write_bytes,read_warm_p50_us,read_warm_p99_us,read_warm_max_us,read_cold_p50_us,\
 read_cold_p99_us,read_cold_max_us,disk_bytes,disk_bytes_per_leaf,stored_nodes,nodes_per_leaf,\
 rss_bytes,nodes,node_bytes,compressed_nodes,compressed_bytes,cgroup_limit_bytes,\
-cgroup_usage_bytes,cgroup_max_usage_bytes,cgroup_cache_bytes";
+cgroup_usage_bytes,cgroup_max_usage_bytes,cgroup_cache_bytes,fill_over_storage";
 
 /// One checkpoint as a CSV row matching [`CSV_HEADER`] (empty cells where nothing applies).
 pub fn csv_row(profile: &str, c: &Checkpoint) -> String {
@@ -182,6 +214,9 @@ pub fn csv_row(profile: &str, c: &Checkpoint) -> String {
         mem(|m| m.usage_bytes).unwrap_or_default(),
         mem(|m| m.max_usage_bytes).unwrap_or_default(),
         mem(|m| m.cache_bytes).unwrap_or_default(),
+        c.fill_over_storage()
+            .map(|r| format!("{r:.2}"))
+            .unwrap_or_default(),
     ];
     cells.join(",")
 }

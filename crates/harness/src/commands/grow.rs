@@ -97,9 +97,11 @@ fn row(c: &Checkpoint) -> String {
         )
     });
     format!(
-        "{:>9} {:>10.0} {:>8.0}/{:<8.0} {:>8.0}/{:<8.0} {:>11.0} {:>6.0}/{:<6.0} {:>13} {:>8.0} {:>7.1} {:>8.0} {:>8.0}{mem}",
+        "{:>9} {:>10.0} {:>7} {:>8.0}/{:<8.0} {:>8.0}/{:<8.0} {:>11.0} {:>6.0}/{:<6.0} {:>13} {:>8.0} {:>7.1} {:>8.0} {:>8.0}{mem}",
         c.leaves,
         c.fill_leaves_per_sec,
+        c.fill_over_storage()
+            .map_or_else(|| "-".to_string(), |r| format!("{r:.2}x")),
         c.commit_1.latency.p50_us,
         c.commit_1.latency.p99_us,
         c.commit_100.latency.p50_us,
@@ -115,7 +117,8 @@ fn row(c: &Checkpoint) -> String {
     )
 }
 
-const HEADER: &str = "   leaves   fill l/s  commit1 p50/p99  commit100 p50/p99  wr B/commit1  \
+const HEADER: &str =
+    "   leaves   fill l/s fill/st  commit1 p50/p99  commit100 p50/p99  wr B/commit1  \
 read warm µs  read cold µs   disk B/leaf nodes/leaf  cmpB/leaf  RSS MiB";
 
 pub fn run_grow(args: GrowArgs) -> Result<(), CliError> {

@@ -14,6 +14,9 @@ pub struct GrowSummary {
     pub leaves: u64,
     /// Fill rate of the last stretch, leaves/s.
     pub fill_rate: f64,
+    /// The last stretch's fill time over its time in the backend (1.0: the backend's floor),
+    /// where recorded.
+    pub fill_over_storage: Option<f64>,
     /// p99 of 1-key commits, µs.
     pub commit1_p99_us: f64,
     /// p99 of 100-key commits, µs.
@@ -43,6 +46,7 @@ pub fn summarize(curve: &GrowCurve) -> Option<GrowSummary> {
         fs: curve.fs.clone(),
         leaves: c.leaves,
         fill_rate: c.fill_leaves_per_sec,
+        fill_over_storage: c.fill_over_storage(),
         commit1_p99_us: c.commit_1.latency.p99_us,
         commit100_p99_us: c.commit_100.latency.p99_us,
         read_warm_p50_us: c.read_warm.p50_us,
