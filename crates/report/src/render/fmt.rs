@@ -91,6 +91,16 @@ pub fn throughputs(list: &[Throughput], ns_per_iter: f64) -> String {
         .join(", ")
 }
 
+/// An axis label for a value in µs, as a time (`1.5 ms`), trailing zeros dropped.
+pub fn axis_us(v: f64) -> String {
+    trim_zeros(&time_ns(v * 1e3))
+}
+
+/// An axis label for a count, three significant figures, trailing zeros dropped.
+pub fn axis_count(v: f64) -> String {
+    trim_zeros(&sig3(v))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,9 +10,9 @@ use plotters::prelude::*;
 use crate::error::plot_error as err;
 use crate::error::ReportError;
 use crate::render::axes::LogAxis;
-use crate::render::chart::color;
+use crate::render::chart::{color, write_both, Drawable};
 use crate::render::fmt;
-use crate::render::font::{ensure_registered, FAMILY};
+use crate::render::font::FAMILY;
 use crate::render::plots::PlotFile;
 
 const SIZE: (u32, u32) = (1400, 640);
@@ -154,24 +154,7 @@ fn draw<DB: DrawingBackend>(
 
 /// Writes `chart` as `<stem>.svg` and `<stem>.png` in `dir`.
 pub fn render(chart: &GrowChart, dir: &Path, stem: &str) -> Result<PlotFile, ReportError> {
-    let svg = dir.join(format!("{stem}.svg"));
-    let png = dir.join(format!("{stem}.png"));
-    if !ensure_registered() {
-        return Err(ReportError::Plot {
-            path: png,
-            reason: "the embedded font could not be loaded".to_string(),
-        });
-    }
-    {
-        let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
-        draw(&root, chart, &svg)?;
-        root.present().map_err(err(&svg))?;
-    }
-    {
-        let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
-        draw(&root, chart, &png)?;
-        root.present().map_err(err(&png))?;
-    }
+    let (svg, png) = write_both(chart, dir, stem)?;
     Ok(PlotFile {
         title: chart.title.clone(),
         svg,
@@ -180,12 +163,16 @@ pub fn render(chart: &GrowChart, dir: &Path, stem: &str) -> Result<PlotFile, Rep
     })
 }
 
-/// Axis labels in µs as times.
-pub fn axis_us(v: f64) -> String {
-    fmt::trim_zeros(&fmt::time_ns(v * 1e3))
-}
+impl Drawable for GrowChart {
+    fn size(&self) -> (u32, u32) {
+        SIZE
+    }
 
-/// Axis labels as counts.
-pub fn axis_count(v: f64) -> String {
-    fmt::trim_zeros(&fmt::sig3(v))
+    fn draw_on<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        path: &Path,
+    ) -> Result<(), ReportError> {
+        draw(root, self, path)
+    }
 }

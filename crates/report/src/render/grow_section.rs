@@ -8,7 +8,8 @@ use std::path::Path;
 use crate::analysis::grow::{summarize, GrowSummary};
 use crate::error::ReportError;
 use crate::model::grow::GrowCurve;
-use crate::render::grow_plots::{axis_count, axis_us, render, GrowChart, GrowLine};
+use crate::render::fmt::{axis_count, axis_us};
+use crate::render::grow_plots::{render, GrowChart, GrowLine};
 use crate::render::table::{header, row};
 
 /// Colour per profile and dash style per filesystem, in order of first appearance.

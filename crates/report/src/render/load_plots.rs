@@ -10,9 +10,9 @@ use plotters::prelude::*;
 use crate::error::plot_error as err;
 use crate::error::ReportError;
 use crate::render::axes::LogAxis;
-use crate::render::chart::color;
+use crate::render::chart::{color, write_both, Drawable};
 use crate::render::fmt;
-use crate::render::font::{ensure_registered, FAMILY};
+use crate::render::font::FAMILY;
 use crate::render::plots::PlotFile;
 use triebench_record::load::SecondSample;
 
@@ -141,24 +141,7 @@ fn draw<DB: DrawingBackend>(
 
 /// Writes `chart` as `<stem>.svg` and `<stem>.png` in `dir`.
 pub fn render_lines(chart: &LineChart, dir: &Path, stem: &str) -> Result<PlotFile, ReportError> {
-    let svg = dir.join(format!("{stem}.svg"));
-    let png = dir.join(format!("{stem}.png"));
-    if !ensure_registered() {
-        return Err(ReportError::Plot {
-            path: png,
-            reason: "the embedded font could not be loaded".to_string(),
-        });
-    }
-    {
-        let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
-        draw(&root, chart, &svg)?;
-        root.present().map_err(err(&svg))?;
-    }
-    {
-        let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
-        draw(&root, chart, &png)?;
-        root.present().map_err(err(&png))?;
-    }
+    let (svg, png) = write_both(chart, dir, stem)?;
     Ok(PlotFile {
         title: chart.title.clone(),
         svg,
@@ -167,12 +150,18 @@ pub fn render_lines(chart: &LineChart, dir: &Path, stem: &str) -> Result<PlotFil
     })
 }
 
-fn axis_us(v: f64) -> String {
-    fmt::trim_zeros(&fmt::time_ns(v * 1e3))
-}
+impl Drawable for LineChart {
+    fn size(&self) -> (u32, u32) {
+        SIZE
+    }
 
-fn axis_count(v: f64) -> String {
-    fmt::trim_zeros(&fmt::sig3(v))
+    fn draw_on<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        path: &Path,
+    ) -> Result<(), ReportError> {
+        draw(root, self, path)
+    }
 }
 
 fn axis_mib(v: f64) -> String {
@@ -206,7 +195,7 @@ pub fn write_all(
                     }),
                     line("read", samples, |s| s.read_p99_us as f64),
                 ],
-                format: axis_us,
+                format: fmt::axis_us,
             },
             PLOT_STEMS[0],
         ),
@@ -219,7 +208,7 @@ pub fn write_all(
                     line("commits", samples, |s| s.commits as f64),
                     line("reads", samples, |s| s.reads as f64),
                 ],
-                format: axis_count,
+                format: fmt::axis_count,
             },
             PLOT_STEMS[1],
         ),
