@@ -80,10 +80,27 @@ mod hop {
     impl NetHop {
         /// Starts a proxy listening at `<private dir>/<name>` that forwards to `target`.
         pub(crate) fn start(target: &Path, name: &str, spec: DelaySpec) -> KvResult<NetHop> {
-            let dir = PrivateDir::create("net", None)?;
+            Self::start_for(target, name, spec, None)
+        }
+
+        /// [`NetHop::start`] for a client that runs as `owner` (a standby running as the
+        /// server's user): the directory and the socket are handed to it, so it alone (and
+        /// root) can connect.
+        pub(crate) fn start_for(
+            target: &Path,
+            name: &str,
+            spec: DelaySpec,
+            owner: Option<crate::server_user::ServerUser>,
+        ) -> KvResult<NetHop> {
+            let dir = PrivateDir::create("net", owner)?;
             let listen = dir.path().join(name);
             let proxy = DelayProxy::start(&listen, target, spec)
                 .map_err(|e| KvError::io("start the delay proxy at", &listen, e))?;
+            if let Some(user) = owner {
+                // In a fresh 0700 directory only root could have swapped the socket.
+                std::os::unix::fs::lchown(&listen, Some(user.uid), Some(user.gid))
+                    .map_err(|e| KvError::io("hand over to the server's user", &listen, e))?;
+            }
             Ok(NetHop { proxy, dir })
         }
 

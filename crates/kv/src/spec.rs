@@ -152,6 +152,29 @@ impl BackendSpec {
                 let store = crate::postgres::PgStore::open(self.require_dir()?, tables, options)?;
                 Ok(AnyStore::from(store))
             }
+            #[cfg(feature = "postgres-db")]
+            Profile::PostgresSyncStandby
+            | Profile::PostgresRemoteApply
+            | Profile::PostgresAsyncStandby => {
+                let mode = match self.profile {
+                    Profile::PostgresSyncStandby => crate::postgres::StandbyMode::Sync,
+                    Profile::PostgresRemoteApply => crate::postgres::StandbyMode::RemoteApply,
+                    _ => crate::postgres::StandbyMode::Async,
+                };
+                let options = crate::postgres::PgOptions {
+                    url: self.postgres_url.clone(),
+                    asynchronous: false,
+                    uncached: false,
+                    net: self.net,
+                };
+                let store = crate::postgres::PgStore::open_replicated(
+                    self.require_dir()?,
+                    tables,
+                    options,
+                    mode,
+                )?;
+                Ok(AnyStore::from(store))
+            }
             #[allow(unreachable_patterns)]
             other => Err(KvError::ProfileNotEnabled {
                 profile: other.name(),
