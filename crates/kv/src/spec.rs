@@ -167,11 +167,13 @@ impl BackendSpec {
                     uncached: false,
                     net: self.net,
                 };
+                let link = crate::net_hop::standby_link_from_env(self.net)?;
                 let store = crate::postgres::PgStore::open_replicated(
                     self.require_dir()?,
                     tables,
                     options,
                     mode,
+                    link,
                 )?;
                 Ok(AnyStore::from(store))
             }

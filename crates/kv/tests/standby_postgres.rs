@@ -70,6 +70,7 @@ fn open(dir: &Path, mode: StandbyMode, net: bool) -> PgStore {
             ..PgOptions::default()
         },
         mode,
+        net.then(|| rtt_micros(400)),
     )
     .unwrap()
 }
@@ -125,6 +126,7 @@ fn pairs_replicate_fail_over_and_leave_nothing_running() {
         TABLES,
         PgOptions::default(),
         StandbyMode::Sync,
+        None,
     )
     .unwrap_err()
     .to_string();
@@ -165,6 +167,7 @@ fn a_standby_profile_refuses_a_url_server() {
             ..PgOptions::default()
         },
         StandbyMode::Sync,
+        None,
     )
     .unwrap_err()
     .to_string();

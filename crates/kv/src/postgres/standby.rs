@@ -1,12 +1,14 @@
 //! A replicated pair of managed servers: the primary in `<dir>/pgdata`, a hot standby made from
 //! it by `pg_basebackup` in `<dir>/standby/pgdata`, fed by PostgreSQL's own streaming
 //! replication; the profiles `postgres-sync-standby`, `postgres-remote-apply` and
-//! `postgres-async-standby`. [`PgStore::fail_over`] promotes the standby after the primary died.
+//! `postgres-async-standby`. [`PgStore::kill_primary`] loses the primary's host (its link cut,
+//! its processes SIGKILLed) and [`PgStore::fail_over`] promotes the standby.
 //!
 //! - **The link**: the standby's walreceiver connects to the primary through a delay proxy
 //!   ([`NetHop`]) when the run asks for one (`--net-rtt`), so the same delay applies to the
-//!   store ↔ primary and primary ↔ standby links (each its own proxy); without one it connects
-//!   straight to the primary's socket. The proxy listens in a private 0700 directory owned by
+//!   store ↔ primary and primary ↔ standby links (each its own proxy), unless
+//!   `TRIEBENCH_STANDBY_RTT` gives the replication link its own (a far standby); without
+//!   either it connects straight to the primary's socket. The proxy listens in a private 0700 directory owned by
 //!   the server's user (the standby runs as that user), on a unix socket: no TCP.
 //! - **Authentication**: the standby logs in as the role `triebench_repl` (`REPLICATION`, not a
 //!   superuser) with a password drawn at every start of the pair (`secret`), checked by
@@ -67,7 +69,8 @@ impl StandbyMode {
 /// what it has before it stops), the link first.
 #[derive(Debug)]
 pub(crate) struct Standby {
-    hop: Option<NetHop>,
+    /// The replication link's proxy; taken (cut) when the primary is killed.
+    hop: Mutex<Option<NetHop>>,
     server: PgServer,
     mode: StandbyMode,
 }
@@ -75,13 +78,16 @@ pub(crate) struct Standby {
 impl PgStore {
     /// Opens (creating if needed) a store with `tables` on a replicated pair of managed servers
     /// in `dir` (see the module's notes): the primary in `<dir>/pgdata`, the standby in
-    /// `<dir>/standby`. `options.asynchronous` is ignored (the mode says how commits wait);
-    /// `options.url` is refused: the pair is this process's own.
+    /// `<dir>/standby`. `options.net` delays the store's link to the primary, `link` the
+    /// standby's replication link (`None`: straight to the primary's socket).
+    /// `options.asynchronous` is ignored (the mode says how commits wait); `options.url` is
+    /// refused: the pair is this process's own.
     pub fn open_replicated(
         dir: &Path,
         tables: &[&str],
         options: PgOptions,
         mode: StandbyMode,
+        link: Option<triebench_netdelay::DelaySpec>,
     ) -> KvResult<PgStore> {
         let names = validate_tables(tables)?;
         if options.url.is_some() {
@@ -109,7 +115,7 @@ impl PgStore {
         set_replication_password(&mut admin, &secret)?;
         let user = ServerUser::for_server("postgres")?;
         let primary_socket = primary.socket_dir().join(PG_SOCKET);
-        let repl_hop = match options.net {
+        let repl_hop = match link {
             Some(spec) => Some(NetHop::start_for(&primary_socket, PG_SOCKET, spec, user)?),
             None => None,
         };
@@ -150,7 +156,7 @@ impl PgStore {
             },
         )?;
         let standby = Standby {
-            hop: repl_hop,
+            hop: Mutex::new(repl_hop),
             server: standby,
             mode,
         };
@@ -195,9 +201,14 @@ impl PgStore {
         self.standby.as_ref().map(|s| s.mode)
     }
 
-    /// Kills the primary outright (SIGKILL, every process of it), as a crash of its machine
-    /// would; the store's connection fails from then on. Nothing without a managed server.
+    /// Loses the primary's host: cuts the replication link (with `--net-rtt`, the WAL still
+    /// held in the link's delay proxy, "on the wire", is dropped, as a link that goes down with
+    /// its host drops it) and kills the primary outright (SIGKILL, every process of it). The
+    /// store's connection fails from then on. Nothing without a managed server.
     pub fn kill_primary(&self) {
+        if let Some(standby) = &self.standby {
+            drop(standby.hop.lock().unwrap_or_else(|p| p.into_inner()).take());
+        }
         if let Some(server) = &self.server {
             server.kill();
         }
@@ -229,7 +240,7 @@ impl PgStore {
         drop(hop);
         drop(server);
         let Standby { hop, server, .. } = standby;
-        drop(hop);
+        drop(hop.into_inner());
         let mut admin = admin(server.socket_dir())?;
         let promoted: bool = admin
             .query_one(
