@@ -1,7 +1,7 @@
 //! `triebench crash-test --failover`: kills the primary of a replicated pair mid-run (SIGKILL,
 //! every process of it), promotes the standby, and checks every acknowledged root on it.
 //!
-//! Each round starts a fresh pair (`PgStore::open_replicated` in `DIR/failover-<n>`), commits
+//! Each round starts a fresh pair (`PgStore::open_replicated` in `DIR/failover-N`), commits
 //! random batches on a thread of this process, noting when each `commit` returned (an
 //! acknowledged root), kills the primary a random moment after the first commit, promotes the
 //! standby (`PgStore::fail_over`), and on it checks every acknowledged root (it opens, its

@@ -76,7 +76,7 @@ pub struct CrashTestArgs {
     pub fsync_eio: bool,
     /// Kill the primary of a profile with a standby (postgres-sync-standby,
     /// postgres-remote-apply, postgres-async-standby) mid-run, promote the standby and check
-    /// every acknowledged root on it; each round on a fresh pair in DIR/failover-<n>. Writes
+    /// every acknowledged root on it; each round on a fresh pair in DIR/failover-N. Writes
     /// failover.json and failover.md with --out.
     #[arg(long, conflicts_with_all = ["model", "fsync_eio", "power_loss"])]
     pub failover: bool,

@@ -72,7 +72,8 @@ pub struct PgStore {
     server: Option<PgServer>,
     /// The standby of a replicated pair (`standby`): dropped after the primary, which ships
     /// what it has before it stops.
-    standby: Option<standby::Standby>,
+    /// Boxed: a pair's store is rare, and the store is a variant of `AnyStore`.
+    standby: Option<Box<standby::Standby>>,
 }
 
 impl std::fmt::Debug for PgStore {

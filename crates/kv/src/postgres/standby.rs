@@ -187,7 +187,7 @@ impl PgStore {
             content: (!options.uncached).then(|| ContentCache::new(DEFAULT_BUDGET)),
             hop,
             server: Some(primary),
-            standby: Some(standby),
+            standby: Some(Box::new(standby)),
         })
     }
 
@@ -239,7 +239,7 @@ impl PgStore {
         drop(conn);
         drop(hop);
         drop(server);
-        let Standby { hop, server, .. } = standby;
+        let Standby { hop, server, .. } = *standby;
         drop(hop.into_inner());
         let mut admin = admin(server.socket_dir())?;
         let promoted: bool = admin
