@@ -100,7 +100,14 @@ pub fn run_failover(args: CrashTestArgs) -> Result<(), CliError> {
                 round_dir.display()
             )));
         }
-        let round = pair::round(profile, &round_dir, round_seed, crash_after)?;
+        let round = match pair::round(profile, &round_dir, round_seed, crash_after) {
+            Ok(round) => round,
+            Err(e) => {
+                // The rounds so far are kept; the failed round's directory stays to be read.
+                write_out(&args.out, &run)?;
+                return Err(CliError::CrashTest(format!("round {n}: {e}")));
+            }
+        };
         let leftovers =
             crate::commands::crash_round::reap_leftovers(std::slice::from_ref(&round_dir), &[]);
         if leftovers > 0 {

@@ -133,7 +133,12 @@ impl PgStore {
             &standby_dir,
             bin.as_deref(),
             &Extra {
-                settings: vec![("hot_standby".into(), "on".into())],
+                // Replay waits for a conflicting query rather than cancel it: the only queries
+                // on the standby are short (promotion, checks).
+                settings: vec![
+                    ("hot_standby".into(), "on".into()),
+                    ("max_standby_streaming_delay".into(), "-1".into()),
+                ],
                 replication: true,
                 standby: true,
                 create: Some(Box::new(move |bin: &Path, data: &str| {
@@ -241,24 +246,7 @@ impl PgStore {
         drop(server);
         let Standby { hop, server, .. } = *standby;
         drop(hop.into_inner());
-        let mut admin = admin(server.socket_dir())?;
-        let promoted: bool = admin
-            .query_one(
-                &format!("SELECT pg_promote(true, {PROMOTE_TIMEOUT_S})"),
-                &[],
-            )
-            .map_err(|e| pg_err("cannot promote the standby", e))?
-            .get(0);
-        if !promoted {
-            return Err(KvError::backend(
-                "postgres",
-                format!(
-                    "the standby was not promoted within {PROMOTE_TIMEOUT_S} s (see its log {})",
-                    server.log_path().display()
-                ),
-            ));
-        }
-        drop(admin);
+        promote(&server)?;
         let (config, hop) = client_config(&server, net)?;
         let conn = schema::connect(config, &schema, &names, false)?;
         Ok(PgStore {
@@ -271,6 +259,48 @@ impl PgStore {
             server: Some(server),
             standby: None,
         })
+    }
+}
+
+/// Promotes the standby `server` (`pg_promote`, which waits until it has left recovery).
+///
+/// The call is a query on a hot standby, which replay may cancel (`40001`, a conflict with
+/// recovery, as when replay removes rows the query's snapshot could see) before or after it
+/// signalled the promotion; it is then asked again, and a standby found out of recovery counts
+/// as promoted.
+fn promote(server: &PgServer) -> KvResult<()> {
+    let deadline = Instant::now() + Duration::from_secs(u64::from(PROMOTE_TIMEOUT_S));
+    let mut admin = admin(server.socket_dir())?;
+    loop {
+        let outcome = admin.query_one(
+            &format!("SELECT pg_promote(true, {PROMOTE_TIMEOUT_S})"),
+            &[],
+        );
+        let failure = match outcome {
+            Ok(row) if row.get::<_, bool>(0) => return Ok(()),
+            Ok(_) => format!("not promoted within {PROMOTE_TIMEOUT_S} s"),
+            Err(e) => {
+                let in_recovery = admin
+                    .query_one("SELECT pg_is_in_recovery()", &[])
+                    .map(|row| row.get::<_, bool>(0));
+                if let Ok(false) = in_recovery {
+                    return Ok(());
+                }
+                let conflict = e.code() == Some(&postgres::error::SqlState::T_R_SERIALIZATION_FAILURE);
+                if conflict && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                }
+                super::describe(&e)
+            }
+        };
+        return Err(KvError::backend(
+            "postgres",
+            format!(
+                "cannot promote the standby: {failure} (see its log {})",
+                server.log_path().display()
+            ),
+        ));
     }
 }
 
