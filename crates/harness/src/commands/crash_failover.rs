@@ -188,9 +188,10 @@ pub fn summary(run: &FailoverRun) -> String {
 /// The markdown table `--out` writes as `failover.md`.
 pub fn table(file: &FailoverFile) -> String {
     let mut out = String::from(
-        "# What a failover loses\n\n`triebench crash-test --failover` kills the primary \
-         (SIGKILL, every process of it) a random moment into each round, promotes the standby \
-         and checks every acknowledged root on it. *window* = the newest acknowledged commits \
+        "# What a failover loses\n\n`triebench crash-test --failover` loses the primary's host a \
+         random moment into each round (cuts the replication link, dropping what is still in \
+         its delay proxy, and SIGKILLs every primary process), promotes the standby and checks \
+         every acknowledged root on it. *window* = the newest acknowledged commits \
          lost in one round; *time* = from the oldest lost commit's acknowledgement to the kill; \
          *last ack* = from the last acknowledgement to the kill (median over rounds).\n\n\
          | profile | promises | store rtt | standby rtt | rounds | acknowledged | lost | rounds with loss | \

@@ -286,7 +286,8 @@ fn promote(server: &PgServer) -> KvResult<()> {
                 if let Ok(false) = in_recovery {
                     return Ok(());
                 }
-                let conflict = e.code() == Some(&postgres::error::SqlState::T_R_SERIALIZATION_FAILURE);
+                let conflict =
+                    e.code() == Some(&postgres::error::SqlState::T_R_SERIALIZATION_FAILURE);
                 if conflict && Instant::now() < deadline {
                     std::thread::sleep(Duration::from_millis(20));
                     continue;
