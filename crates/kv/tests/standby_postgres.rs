@@ -99,10 +99,24 @@ fn pairs_replicate_fail_over_and_leave_nothing_running() {
         put(&store, &[b'k', i], &[i; 3]);
         assert_eq!(read_on_standby(&store, &[b'k', i]), Some(vec![i; 3]));
     }
-    // The replication password is in no server's command line.
+    // The replication password is in no server's command line, only in the standby's 0600
+    // postgresql.auto.conf, and in neither server's log.
     for pid in [primary, standby] {
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
         assert!(!String::from_utf8_lossy(&cmdline).contains("password"));
+    }
+    let auto_conf = tmp.path().join("apply/standby/pgdata/postgresql.auto.conf");
+    let mode = std::fs::metadata(&auto_conf).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let conf = std::fs::read_to_string(&auto_conf).unwrap();
+    let secret = conf
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("password="))
+        .expect("primary_conninfo carries the password");
+    assert_eq!(secret.len(), 64, "a 32-byte random secret in hex");
+    for log in ["apply/postgres.log", "apply/standby/postgres.log"] {
+        let text = std::fs::read_to_string(tmp.path().join(log)).unwrap();
+        assert!(!text.contains(secret), "{log} holds the password");
     }
 
     // Failover after a crash of the primary: what was acknowledged is on the promoted standby,
