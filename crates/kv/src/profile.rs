@@ -60,7 +60,7 @@ impl Failover {
 /// How each kind of managed server runs and is reached, one line each, for `triebench profiles`
 /// (the profiles' one-line descriptions stay about what a commit costs): the user it runs as and
 /// the only way in, so a user running as root on a shared machine knows what is exposed.
-pub const MANAGED_SERVERS: [&str; 3] = [
+pub const MANAGED_SERVERS: [&str; 4] = [
     "redis, redis-aof, redis-uncached: a managed redis-server runs as `nobody` when triebench \
      runs as root (else as you), with no TCP port: a unix socket in a private 0700 \
      /tmp/triebench-redis-* directory and a random password (never printed); REDIS_URL uses \
@@ -75,6 +75,12 @@ pub const MANAGED_SERVERS: [&str; 3] = [
      proxy with --net-rtt, which then delays both the store-primary and primary-standby links); \
      the standby logs in as the REPLICATION role triebench_repl with a random password (never \
      printed); failover: crash-test --failover",
+    "redis-replica-wait: the managed redis-server as above plus a replica (DIR/replica), Redis's \
+     own replication; Redis replicates only over TCP, so the replica dials a delay proxy on a \
+     fresh 127.0.0.1 port (delayed by --net-rtt or TRIEBENCH_STANDBY_RTT) that forwards to the \
+     primary's private socket, and logs in as the ACL user triebench_repl (replication only) \
+     with a random password (never printed); WAIT 1 after each commit, 0 replicas is a commit \
+     error; no failover command yet",
 ];
 
 /// A backend configuration, selected by name.
@@ -115,6 +121,8 @@ pub enum Profile {
     PostgresRemoteApply,
     /// `postgres` with an asynchronous streaming standby.
     PostgresAsyncStandby,
+    /// `redis` with a replica and `WAIT 1` after each commit.
+    RedisReplicaWait,
 }
 
 impl Profile {
@@ -138,6 +146,7 @@ impl Profile {
         Profile::PostgresSyncStandby,
         Profile::PostgresRemoteApply,
         Profile::PostgresAsyncStandby,
+        Profile::RedisReplicaWait,
     ];
 
     /// The profile's entry in [`PROFILES`], where its name, description, feature and fsync fact
@@ -183,7 +192,10 @@ impl Profile {
     /// the process.
     pub fn durability(self) -> Durability {
         match self {
-            Profile::Btree | Profile::Redis | Profile::RedisUncached => Durability::Volatile,
+            Profile::Btree
+            | Profile::Redis
+            | Profile::RedisUncached
+            | Profile::RedisReplicaWait => Durability::Volatile,
             Profile::Lmdb
             | Profile::LmdbAsync
             | Profile::SqliteWal

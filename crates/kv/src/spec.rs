@@ -152,6 +152,22 @@ impl BackendSpec {
                 let store = crate::postgres::PgStore::open(self.require_dir()?, tables, options)?;
                 Ok(AnyStore::from(store))
             }
+            #[cfg(feature = "redis-db")]
+            Profile::RedisReplicaWait => {
+                let options = crate::redis::RedisOptions {
+                    url: self.redis_url.clone(),
+                    append_only: false,
+                    net: self.net,
+                };
+                let link = crate::net_hop::standby_link_from_env(self.net)?;
+                let store = crate::redis::RedisStore::open_replicated(
+                    self.require_dir()?,
+                    tables,
+                    options,
+                    link,
+                )?;
+                Ok(AnyStore::from(store))
+            }
             #[cfg(feature = "postgres-db")]
             Profile::PostgresSyncStandby
             | Profile::PostgresRemoteApply

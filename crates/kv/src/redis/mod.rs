@@ -71,6 +71,7 @@ mod liveness;
 mod namespace;
 mod overlay;
 mod reader;
+mod replica;
 mod scripts;
 mod server;
 mod transaction;
@@ -81,6 +82,7 @@ use std::sync::Mutex;
 
 pub use conn::redact;
 pub use reader::RedisReader;
+pub use replica::{REPLICA_DIR, REPLICA_USER, WAIT_TIMEOUT};
 pub use server::RedisServer;
 pub use writer::RedisWriter;
 
@@ -120,6 +122,8 @@ pub struct RedisStore {
     hop: Option<crate::net_hop::NetHop>,
     /// The managed server, if any: declared last so it outlives the connections.
     server: Option<RedisServer>,
+    /// The replica of `redis-replica-wait` and its link (`replica`).
+    replica: Option<Box<replica::Replica>>,
 }
 
 impl RedisStore {
@@ -220,6 +224,7 @@ impl RedisStore {
                 pool,
                 scripts,
                 cache,
+                wait: None,
             },
             writer_lock: Mutex::new(()),
             dir,
@@ -227,6 +232,7 @@ impl RedisStore {
             url: conn::redact(&url),
             hop,
             server,
+            replica: None,
         })
     }
 
