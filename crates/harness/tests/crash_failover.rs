@@ -1,6 +1,7 @@
-//! `triebench crash-test --failover` end to end on real PostgreSQL pairs: the synchronous
-//! standby loses no acknowledged commit, the asynchronous one's loss window is measured, and
-//! the rounds leave no server, proxy or socket directory behind.
+//! `triebench crash-test --failover` end to end on real PostgreSQL pairs and a Redis primary
+//! with its replica: the synchronous standby (and the replica behind `WAIT 1`) loses no
+//! acknowledged commit, the asynchronous one's loss window is measured, and the rounds leave no
+//! server, proxy or socket directory behind.
 #![cfg(feature = "postgres-db")]
 
 use std::path::{Path, PathBuf};
@@ -146,6 +147,44 @@ fn an_asynchronous_standby_s_loss_window_is_measured() {
     assert_eq!(leftovers(pid, &dir), Vec::<PathBuf>::new());
 }
 
+#[cfg(feature = "redis-db")]
+#[test]
+fn a_redis_replica_behind_wait_keeps_every_acknowledged_commit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, out) = (tmp.path().join("stores"), tmp.path().join("out"));
+    let (summary, file, pid) = failover(
+        &dir,
+        &out,
+        &[
+            "--backend",
+            "redis-replica-wait",
+            "--rounds",
+            "3",
+            "--net-rtt",
+            "0",
+        ],
+    );
+    assert!(summary.contains(" 0 lost"), "{summary}");
+    assert!(summary.contains(" 0 corrupt"), "{summary}");
+    let run = &file.runs[0];
+    assert_eq!((run.rounds, run.lost, run.corrupt), (3, 0, 0), "{run:?}");
+    for round in &run.per_round {
+        assert!(round.acknowledged > 0, "{round:?}");
+    }
+    let redis_dirs: Vec<_> = std::fs::read_dir("/tmp")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("triebench-redis-{pid}-"))
+        })
+        .collect();
+    assert!(redis_dirs.is_empty(), "{redis_dirs:?}");
+    assert_eq!(leftovers(pid, &dir), Vec::<PathBuf>::new());
+}
+
 #[test]
 fn failover_needs_a_profile_with_a_standby() {
     let output = Command::new(BIN)
@@ -155,5 +194,5 @@ fn failover_needs_a_profile_with_a_standby() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("postgres-sync-standby"), "{stderr}");
-    assert!(stderr.contains("has none"), "{stderr}");
+    assert!(stderr.contains("has none it fails over to"), "{stderr}");
 }

@@ -80,7 +80,7 @@ pub const MANAGED_SERVERS: [&str; 4] = [
      fresh 127.0.0.1 port (delayed by --net-rtt or TRIEBENCH_STANDBY_RTT) that forwards to the \
      primary's private socket, and logs in as the ACL user triebench_repl (replication only) \
      with a random password (never printed); WAIT 1 after each commit, 0 replicas is a commit \
-     error; no failover command yet",
+     error; failover: crash-test --failover",
 ];
 
 /// A backend configuration, selected by name.
@@ -223,9 +223,9 @@ impl Profile {
     /// (`crash-test --failover` checks it); `None` for profiles without a standby.
     pub fn failover(self) -> Option<Failover> {
         match self {
-            Profile::PostgresSyncStandby | Profile::PostgresRemoteApply => {
-                Some(Failover::Acknowledged)
-            }
+            Profile::PostgresSyncStandby
+            | Profile::PostgresRemoteApply
+            | Profile::RedisReplicaWait => Some(Failover::Acknowledged),
             Profile::PostgresAsyncStandby => Some(Failover::Lag),
             _ => None,
         }

@@ -74,7 +74,19 @@ fn commits_wait_for_the_replica_and_fail_without_it() {
     store.cut_replica_link();
     let err = put(&store, b"k2", b"v2").unwrap_err().to_string();
     assert!(err.contains("did not acknowledge"), "{err}");
-    drop(store);
+    // Failover: the promoted replica has the acknowledged commit and takes new ones.
+    store.kill_primary();
+    assert!(!is_running(primary_pid));
+    let promoted = store.fail_over().unwrap();
+    assert_eq!(promoted.server().unwrap().pid(), replica_pid);
+    assert!(promoted.replica_server().is_none());
+    let t = promoted.table("main").unwrap();
+    assert_eq!(
+        promoted.reader().unwrap().get(t, b"k").unwrap().as_deref(),
+        Some(&b"v"[..])
+    );
+    put(&promoted, b"k3", b"v3").unwrap();
+    drop(promoted);
     for pid in [primary_pid, replica_pid] {
         assert!(!is_running(pid), "server {pid} still runs");
     }

@@ -1,13 +1,15 @@
-//! `triebench crash-test --failover`: kills the primary of a replicated pair mid-run (SIGKILL,
-//! every process of it), promotes the standby, and checks every acknowledged root on it.
+//! `triebench crash-test --failover`: loses the primary of a replicated pair mid-run (its
+//! replication link cut, every process of it SIGKILLed), promotes the standby, and checks every
+//! acknowledged root on it.
 //!
-//! Each round starts a fresh pair (`PgStore::open_replicated` in `DIR/failover-N`), commits
-//! random batches on a thread of this process, noting when each `commit` returned (an
-//! acknowledged root), kills the primary a random moment after the first commit, promotes the
-//! standby (`PgStore::fail_over`), and on it checks every acknowledged root (it opens, its
-//! leaves read back and recompute it), then commits once more. Lost commits, the newest lost
-//! (in commits) and the time from the oldest lost acknowledgement to the kill (the loss window
-//! in time) are recorded per round in `failover.json`.
+//! Each round starts a fresh pair in `DIR/failover-N` (`PgStore::open_replicated` or
+//! `RedisStore::open_replicated`), commits random batches on a thread of this process, noting
+//! when each `commit` returned (an acknowledged root), loses the primary a random moment after
+//! the first commit, promotes the standby (`fail_over`: `pg_promote`, `REPLICAOF NO ONE`), and
+//! on it checks every acknowledged root (it opens, its leaves read back and recompute it), then
+//! commits once more. Lost commits, the newest lost (in commits) and the time from the oldest
+//! lost acknowledgement to the kill (the loss window in time) are recorded per round in
+//! `failover.json`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -43,7 +45,7 @@ pub fn run_failover(args: CrashTestArgs) -> Result<(), CliError> {
             .map(Profile::name)
             .collect();
         return Err(CliError::CrashTest(format!(
-            "--failover needs a profile with a standby ({}); {} has none",
+            "--failover needs a profile with a standby ({}); {} has none it fails over to",
             with.join(", "),
             profile.name()
         )));
@@ -273,16 +275,15 @@ fn write_out(out: &Option<PathBuf>, run: &FailoverRun) -> Result<(), CliError> {
     crate::commands::crash_test::write_env(dir)
 }
 
-#[cfg(feature = "postgres-db")]
 mod pair {
-    //! One round on a PostgreSQL pair.
+    //! One round on a replicated pair.
 
     use std::path::Path;
     use std::sync::{mpsc, Mutex};
     use std::time::{Duration, Instant};
 
-    use triebench_kv::postgres::{PgOptions, PgStore, StandbyMode};
-    use triebench_kv::{Profile, StoreVisitor};
+    #[allow(unused_imports)] // the profiles' backends may not be built
+    use triebench_kv::{KvResult, Profile, Store, StoreVisitor};
     use triebench_record::failover::FailoverRound;
     use triebench_workloads::crash::{commit_forever, RootFate};
 
@@ -290,35 +291,93 @@ mod pair {
     use crate::commands::crash_test::CheckVisitor;
     use crate::error::CliError;
 
-    /// Opens a fresh pair in `dir`, commits until the primary is killed `crash_after` after
-    /// the first commit, fails over and checks the acknowledged roots on the promoted standby.
+    /// A store on a primary with a standby: lose the primary, then fail over.
+    trait Pair: Store + Sized {
+        fn kill_primary(&self);
+        fn fail_over(self) -> KvResult<Self>;
+    }
+
+    #[cfg(feature = "postgres-db")]
+    impl Pair for triebench_kv::postgres::PgStore {
+        fn kill_primary(&self) {
+            triebench_kv::postgres::PgStore::kill_primary(self)
+        }
+        fn fail_over(self) -> KvResult<Self> {
+            triebench_kv::postgres::PgStore::fail_over(self)
+        }
+    }
+
+    #[cfg(feature = "redis-db")]
+    impl Pair for triebench_kv::redis::RedisStore {
+        fn kill_primary(&self) {
+            triebench_kv::redis::RedisStore::kill_primary(self)
+        }
+        fn fail_over(self) -> KvResult<Self> {
+            triebench_kv::redis::RedisStore::fail_over(self)
+        }
+    }
+
+    /// Opens a fresh pair of `profile` in `dir`, commits until the primary is lost
+    /// `crash_after` after the first commit, fails over and checks the acknowledged roots on
+    /// the promoted standby.
     pub(super) fn round(
         profile: Profile,
         dir: &Path,
         seed: u64,
         crash_after: Duration,
     ) -> Result<FailoverRound, CliError> {
-        let mode = match profile {
-            Profile::PostgresSyncStandby => StandbyMode::Sync,
-            Profile::PostgresRemoteApply => StandbyMode::RemoteApply,
-            Profile::PostgresAsyncStandby => StandbyMode::Async,
-            other => {
-                return Err(CliError::CrashTest(format!(
-                    "--failover is not built for {other}"
-                )))
-            }
-        };
-        let fail = |what: &str, e: &dyn std::fmt::Display| {
-            CliError::CrashTest(format!("{what} ({}): {e}", dir.display()))
+        let fail = |e: &dyn std::fmt::Display| {
+            CliError::CrashTest(format!("cannot open the pair ({}): {e}", dir.display()))
         };
         let net = triebench_kv::net_hop::net_from_env()?;
         let link = triebench_kv::net_hop::standby_link_from_env(net)?;
-        let options = PgOptions {
-            net,
-            ..PgOptions::default()
-        };
-        let store = PgStore::open_replicated(dir, triebench_merkle::TABLES, options, mode, link)
-            .map_err(|e| fail("cannot open the pair", &e))?;
+        let _ = (&fail, &link, seed, crash_after);
+        match profile {
+            #[cfg(feature = "postgres-db")]
+            Profile::PostgresSyncStandby
+            | Profile::PostgresRemoteApply
+            | Profile::PostgresAsyncStandby => {
+                use triebench_kv::postgres::{PgOptions, PgStore, StandbyMode};
+                let mode = match profile {
+                    Profile::PostgresSyncStandby => StandbyMode::Sync,
+                    Profile::PostgresRemoteApply => StandbyMode::RemoteApply,
+                    _ => StandbyMode::Async,
+                };
+                let options = PgOptions {
+                    net,
+                    ..PgOptions::default()
+                };
+                let store =
+                    PgStore::open_replicated(dir, triebench_merkle::TABLES, options, mode, link)
+                        .map_err(|e| fail(&e))?;
+                run(store, dir, seed, crash_after)
+            }
+            #[cfg(feature = "redis-db")]
+            Profile::RedisReplicaWait => {
+                use triebench_kv::redis::{RedisOptions, RedisStore};
+                let options = RedisOptions {
+                    net,
+                    ..RedisOptions::default()
+                };
+                let store =
+                    RedisStore::open_replicated(dir, triebench_merkle::TABLES, options, link)
+                        .map_err(|e| fail(&e))?;
+                run(store, dir, seed, crash_after)
+            }
+            other => Err(CliError::CrashTest(format!(
+                "--failover is not built for {other} in this binary (features postgres-db, \
+                 redis-db)"
+            ))),
+        }
+    }
+
+    #[allow(dead_code)] // without a backend that has a pair
+    fn run<S: Pair>(
+        store: S,
+        dir: &Path,
+        seed: u64,
+        crash_after: Duration,
+    ) -> Result<FailoverRound, CliError> {
         let acks: Mutex<Vec<(String, Instant)>> = Mutex::new(Vec::new());
         let (first_tx, first_rx) = mpsc::channel::<()>();
         let (kill_at, committer_error) = std::thread::scope(|s| {
@@ -357,9 +416,9 @@ mod pair {
             )));
         };
         let acks = acks.into_inner().unwrap_or_else(|p| p.into_inner());
-        let promoted = store
-            .fail_over()
-            .map_err(|e| fail("the failover failed", &e))?;
+        let promoted = store.fail_over().map_err(|e| {
+            CliError::CrashTest(format!("the failover failed ({}): {e}", dir.display()))
+        })?;
         let failover_ms = kill_at.elapsed().as_millis() as u64;
         let roots: Vec<String> = acks.iter().map(|(r, _)| r.clone()).collect();
         let (check, _) = CheckVisitor::new(&roots, seed).visit(promoted)?;
@@ -380,27 +439,5 @@ mod pair {
             lost_window_us,
             failover_ms,
         })
-    }
-}
-
-#[cfg(not(feature = "postgres-db"))]
-mod pair {
-    use std::path::Path;
-    use std::time::Duration;
-
-    use triebench_kv::Profile;
-    use triebench_record::failover::FailoverRound;
-
-    use crate::error::CliError;
-
-    pub(super) fn round(
-        profile: Profile,
-        _dir: &Path,
-        _seed: u64,
-        _crash_after: Duration,
-    ) -> Result<FailoverRound, CliError> {
-        Err(CliError::CrashTest(format!(
-            "{profile} is not built in this binary (feature postgres-db)"
-        )))
     }
 }

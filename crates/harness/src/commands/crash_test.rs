@@ -75,9 +75,9 @@ pub struct CrashTestArgs {
     #[arg(long, conflicts_with = "model")]
     pub fsync_eio: bool,
     /// Kill the primary of a profile with a standby (postgres-sync-standby,
-    /// postgres-remote-apply, postgres-async-standby) mid-run, promote the standby and check
-    /// every acknowledged root on it; each round on a fresh pair in DIR/failover-N. Writes
-    /// failover.json and failover.md with --out.
+    /// postgres-remote-apply, postgres-async-standby, redis-replica-wait) mid-run, promote the
+    /// standby and check every acknowledged root on it; each round on a fresh pair in
+    /// DIR/failover-N. Writes failover.json and failover.md with --out.
     #[arg(long, conflicts_with_all = ["model", "fsync_eio", "power_loss"])]
     pub failover: bool,
     /// With --failover: round trip added on the primary-standby replication link only (a far

@@ -170,8 +170,8 @@ impl RedisStore {
             ));
         }
         let mut hop = None;
-        let (server, url, origin) = match &options.url {
-            Some(url) => (None, url.clone(), Origin::Url(conn::redact(url))),
+        let (server, url) = match &options.url {
+            Some(url) => (None, url.clone()),
             None => {
                 let server = RedisServer::start(&dir, options.append_only)?;
                 let mut url = server.url().to_string();
@@ -184,14 +184,32 @@ impl RedisStore {
                     );
                     hop = Some(h);
                 }
-                let origin = Origin::Managed {
-                    dir: dir.clone(),
-                    url: conn::redact(&url),
-                    pid: server.pid(),
-                    log: server.log_path().display().to_string(),
-                };
-                (Some(server), url, origin)
+                (Some(server), url)
             }
+        };
+        let verify_aof = options.url.is_some() && options.append_only;
+        Self::assemble(dir, names, server, url, hop, verify_aof, cached)
+    }
+
+    /// The store on a server already reached: `url` (through `hop` when there is one), the
+    /// managed `server` if any; checks a URL server's AOF with `verify_aof`.
+    pub(crate) fn assemble(
+        dir: PathBuf,
+        names: Vec<String>,
+        server: Option<RedisServer>,
+        url: String,
+        hop: Option<crate::net_hop::NetHop>,
+        verify_aof: bool,
+        cached: bool,
+    ) -> KvResult<RedisStore> {
+        let origin = match &server {
+            None => Origin::Url(conn::redact(&url)),
+            Some(server) => Origin::Managed {
+                dir: dir.clone(),
+                url: conn::redact(&url),
+                pid: server.pid(),
+                log: server.log_path().display().to_string(),
+            },
         };
         let prefix = namespace::prefix_for(&dir);
         let keys = namespace::table_keys(&prefix, &names);
@@ -199,7 +217,7 @@ impl RedisStore {
         let scripts = Scripts::new();
         let cache = {
             let lease = Lease::new(&pool)?;
-            if options.url.is_some() && options.append_only {
+            if verify_aof {
                 verify_append_only(&lease, &url)?;
             }
             lease.run("load scripts", |con| scripts.load(con))?;

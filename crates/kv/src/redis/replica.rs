@@ -106,6 +106,74 @@ impl RedisStore {
         self.replica.as_ref().map(|r| &r.server)
     }
 
+    /// Loses the primary's host: cuts the replication link (what its proxy still held is
+    /// dropped) and kills the primary (SIGKILL). The store's commits fail from then on.
+    pub fn kill_primary(&self) {
+        self.cut_replica_link();
+        if let Some(server) = &self.server {
+            let _ = server.kill();
+        }
+    }
+
+    /// Fails over: drops this store's connections and primary, promotes the replica
+    /// (`REPLICAOF NO ONE`) and returns a store on it (through a new delay proxy when this one
+    /// had one), without a replica.
+    pub fn fail_over(self) -> KvResult<RedisStore> {
+        let RedisStore {
+            shared,
+            dir,
+            hop,
+            server,
+            replica,
+            ..
+        } = self;
+        let Some(replica) = replica else {
+            return Err(KvError::backend(
+                "redis",
+                "this store has no replica to fail over to",
+            ));
+        };
+        let names = shared.names.clone();
+        let cached = shared.cache.is_some();
+        let net = hop.as_ref().map(|h| h.spec());
+        drop(shared);
+        drop(hop);
+        drop(server);
+        let Replica { link, server } = *replica;
+        drop(link.into_inner());
+        let client = redis::Client::open(server.url())
+            .map_err(|e| KvError::backend("redis", format!("bad replica address: {e}")))?;
+        client
+            .get_connection()
+            .and_then(|mut con| {
+                redis::cmd("REPLICAOF")
+                    .arg("NO")
+                    .arg("ONE")
+                    .query::<()>(&mut con)
+            })
+            .map_err(|e| {
+                KvError::backend(
+                    "redis",
+                    format!(
+                        "cannot promote the replica: {e} (see its log {})",
+                        server.log_path().display()
+                    ),
+                )
+            })?;
+        let mut url = server.url().to_string();
+        let mut new_hop = None;
+        if let Some(spec) = net {
+            let socket = server.socket_path();
+            let h = crate::net_hop::NetHop::start(socket, "redis.sock", spec)?;
+            url = url.replace(
+                &socket.display().to_string(),
+                &h.listen_path().display().to_string(),
+            );
+            new_hop = Some(h);
+        }
+        RedisStore::assemble(dir, names, Some(server), url, new_hop, false, cached)
+    }
+
     /// Cuts the link between the primary and the replica (what the proxy still held is
     /// dropped): the next commit's `WAIT` finds no replica. For tests and fault runs.
     pub fn cut_replica_link(&self) {
