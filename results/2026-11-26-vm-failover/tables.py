@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""The findings page's failover table, from sync/failover.json and async/failover.json."""
+"""The findings page's failover table, from sync/, async/ and redis/failover.json."""
 import json, pathlib
 
 here = pathlib.Path(__file__).parent
 rows = []
-for part in ["sync", "async"]:
+for part in ["sync", "async", "redis"]:
     f = here / part / "failover.json"
     if not f.exists():
         continue
