@@ -84,7 +84,13 @@ impl DelayProxy {
         let addr = listener.local_addr()?;
         Self::spawn(
             Listen::Tcp(addr),
-            move || listener.accept().map(|(s, _)| s),
+            move || {
+                let (stream, _) = listener.accept()?;
+                // No Nagle: a small write held for the peer's delayed ACK costs ~40 ms, which
+                // is not the hop being emulated (servers such as Redis turn it off too).
+                stream.set_nodelay(true)?;
+                Ok(stream)
+            },
             target,
             spec,
         )
