@@ -129,6 +129,7 @@ fn main() -> ExitCode {
         Command::CrashTest(args) if args.model.is_some() || args.fsync_eio => {
             commands::crash_explore::run_explore(args)
         }
+        Command::CrashTest(args) if args.failover => commands::crash_failover::run_failover(args),
         Command::CrashTest(args) => crash_test::run_crash_test(args),
         Command::CrashChild(args) => crash_child::run_crash_child(args),
         Command::CrashMount(args) => crash_mount::run_crash_mount(args),

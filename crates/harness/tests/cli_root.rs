@@ -215,6 +215,8 @@ fn profiles_lists_every_profile_with_durability() {
         let built = if profile.is_enabled() { "yes" } else { "no" };
         assert_eq!(columns[2], fsync, "{line}");
         assert_eq!(columns[3], built, "{line}");
+        let failover = profile.failover().map_or("-", |f| f.name());
+        assert_eq!(columns[4], failover, "{line}");
     }
     // What a damaged LMDB store does is said where the profiles are listed (issue 34).
     assert!(

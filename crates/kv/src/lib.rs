@@ -51,7 +51,7 @@ pub mod phase;
 mod private_dir;
 mod profile;
 mod range;
-#[cfg(feature = "redis-db")]
+#[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod secret;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod server_user;
@@ -77,7 +77,7 @@ pub use fresh::FreshStores;
 pub use phase::Phase;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 pub use private_dir::remove_orphaned_server_dirs;
-pub use profile::{Durability, Profile, DEFAULT_LMDB_MAP_SIZE, MANAGED_SERVERS};
+pub use profile::{Durability, Failover, Profile, DEFAULT_LMDB_MAP_SIZE, MANAGED_SERVERS};
 pub use range::KeyRange;
 pub use spec::BackendSpec;
 pub use store::{ReadTx, Store, Table, WriteTx};

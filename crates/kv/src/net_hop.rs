@@ -19,6 +19,25 @@ pub const NET_JITTER_ENV: &str = "TRIEBENCH_NET_JITTER";
 /// Bandwidth of each direction (`100mbit`, or bytes per second).
 pub const NET_BANDWIDTH_ENV: &str = "TRIEBENCH_NET_BANDWIDTH";
 
+/// Round trip added on the replication link between a standby profile's primary and standby
+/// (`5ms`, `0`), when it should differ from [`NET_RTT_ENV`] (a far standby). Unset: the
+/// replication link gets [`NET_RTT_ENV`]'s delay, or none.
+pub const STANDBY_RTT_ENV: &str = "TRIEBENCH_STANDBY_RTT";
+
+/// The delay of a standby's replication link: [`STANDBY_RTT_ENV`] when set, else `client`'s
+/// (the store's own link to its server), so one `--net-rtt` delays both links alike.
+pub fn standby_link_from_env(client: Option<DelaySpec>) -> KvResult<Option<DelaySpec>> {
+    match std::env::var(STANDBY_RTT_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    {
+        None => Ok(client),
+        Some(rtt) => DelaySpec::parse_duration(&rtt)
+            .map(|d| Some(DelaySpec::from_rtt(d)))
+            .map_err(|e| KvError::backend("net", format!("{STANDBY_RTT_ENV}: {e}"))),
+    }
+}
+
 /// The delay asked for in the environment ([`NET_RTT_ENV`] and its companions), `None` when
 /// unset: then stores reach their managed server straight.
 pub fn net_from_env() -> KvResult<Option<DelaySpec>> {
@@ -80,10 +99,27 @@ mod hop {
     impl NetHop {
         /// Starts a proxy listening at `<private dir>/<name>` that forwards to `target`.
         pub(crate) fn start(target: &Path, name: &str, spec: DelaySpec) -> KvResult<NetHop> {
-            let dir = PrivateDir::create("net", None)?;
+            Self::start_for(target, name, spec, None)
+        }
+
+        /// [`NetHop::start`] for a client that runs as `owner` (a standby running as the
+        /// server's user): the directory and the socket are handed to it, so it alone (and
+        /// root) can connect.
+        pub(crate) fn start_for(
+            target: &Path,
+            name: &str,
+            spec: DelaySpec,
+            owner: Option<crate::server_user::ServerUser>,
+        ) -> KvResult<NetHop> {
+            let dir = PrivateDir::create("net", owner)?;
             let listen = dir.path().join(name);
             let proxy = DelayProxy::start(&listen, target, spec)
                 .map_err(|e| KvError::io("start the delay proxy at", &listen, e))?;
+            if let Some(user) = owner {
+                // In a fresh 0700 directory only root could have swapped the socket.
+                std::os::unix::fs::lchown(&listen, Some(user.uid), Some(user.gid))
+                    .map_err(|e| KvError::io("hand over to the server's user", &listen, e))?;
+            }
             Ok(NetHop { proxy, dir })
         }
 

@@ -79,7 +79,7 @@ impl PrivateDir {
 /// killing its child, so no round leaves a socket behind. Best effort; directories of live
 /// owners are kept.
 pub fn remove_orphaned_server_dirs() {
-    for kind in ["redis", "pg"] {
+    for kind in ["redis", "pg", "net"] {
         remove_orphans(Path::new(PARENT), &format!("triebench-{kind}-"));
     }
 }

@@ -37,10 +37,30 @@ impl Durability {
     }
 }
 
+/// What a profile with a standby keeps when its primary is lost and the standby promoted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failover {
+    /// Every acknowledged commit: the standby had it before the commit returned.
+    Acknowledged,
+    /// All but the commits the standby had not yet received (its lag, measured by
+    /// `crash-test --failover`).
+    Lag,
+}
+
+impl Failover {
+    /// A short name for tables: `keeps-acked` or `loses-lag`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Failover::Acknowledged => "keeps-acked",
+            Failover::Lag => "loses-lag",
+        }
+    }
+}
+
 /// How each kind of managed server runs and is reached, one line each, for `triebench profiles`
 /// (the profiles' one-line descriptions stay about what a commit costs): the user it runs as and
 /// the only way in, so a user running as root on a shared machine knows what is exposed.
-pub const MANAGED_SERVERS: [&str; 2] = [
+pub const MANAGED_SERVERS: [&str; 4] = [
     "redis, redis-aof, redis-uncached: a managed redis-server runs as `nobody` when triebench \
      runs as root (else as you), with no TCP port: a unix socket in a private 0700 \
      /tmp/triebench-redis-* directory and a random password (never printed); REDIS_URL uses \
@@ -49,6 +69,18 @@ pub const MANAGED_SERVERS: [&str; 2] = [
      root (else as you), with no TCP port: a unix socket in a private 0700 /tmp/triebench-pg-* \
      directory, peer authentication for your OS user only, stores as the ordinary role \
      triebench_store; POSTGRES_URL uses your server instead",
+    "postgres-sync-standby, postgres-remote-apply, postgres-async-standby: two managed \
+     PostgreSQL servers as above (primary in DIR/pgdata, a pg_basebackup standby in \
+     DIR/standby), PostgreSQL's streaming replication over a unix socket (through the delay \
+     proxy with --net-rtt, which then delays both the store-primary and primary-standby links); \
+     the standby logs in as the REPLICATION role triebench_repl with a random password (never \
+     printed); failover: crash-test --failover",
+    "redis-replica-wait: the managed redis-server as above plus a replica (DIR/replica), Redis's \
+     own replication; Redis replicates only over TCP, so the replica dials a delay proxy on a \
+     fresh 127.0.0.1 port (delayed by --net-rtt or TRIEBENCH_STANDBY_RTT) that forwards to the \
+     primary's private socket, and logs in as the ACL user triebench_repl (replication only) \
+     with a random password (never printed); WAIT 1 after each commit, 0 replicas is a commit \
+     error; failover: crash-test --failover",
 ];
 
 /// A backend configuration, selected by name.
@@ -83,6 +115,14 @@ pub enum Profile {
     PostgresAsync,
     /// `postgres` without the store's cache of the trie's nodes: every node read a round trip.
     PostgresUncached,
+    /// `postgres` with a synchronous streaming standby (`synchronous_commit=on`).
+    PostgresSyncStandby,
+    /// `postgres` with a synchronous standby and `synchronous_commit=remote_apply`.
+    PostgresRemoteApply,
+    /// `postgres` with an asynchronous streaming standby.
+    PostgresAsyncStandby,
+    /// `redis` with a replica and `WAIT 1` after each commit.
+    RedisReplicaWait,
 }
 
 impl Profile {
@@ -103,6 +143,10 @@ impl Profile {
         Profile::Postgres,
         Profile::PostgresAsync,
         Profile::PostgresUncached,
+        Profile::PostgresSyncStandby,
+        Profile::PostgresRemoteApply,
+        Profile::PostgresAsyncStandby,
+        Profile::RedisReplicaWait,
     ];
 
     /// The profile's entry in [`PROFILES`], where its name, description, feature and fsync fact
@@ -148,7 +192,10 @@ impl Profile {
     /// the process.
     pub fn durability(self) -> Durability {
         match self {
-            Profile::Btree | Profile::Redis | Profile::RedisUncached => Durability::Volatile,
+            Profile::Btree
+            | Profile::Redis
+            | Profile::RedisUncached
+            | Profile::RedisReplicaWait => Durability::Volatile,
             Profile::Lmdb
             | Profile::LmdbAsync
             | Profile::SqliteWal
@@ -159,13 +206,28 @@ impl Profile {
             | Profile::RedisAof
             | Profile::Postgres
             | Profile::PostgresAsync
-            | Profile::PostgresUncached => {
+            | Profile::PostgresUncached
+            | Profile::PostgresSyncStandby
+            | Profile::PostgresRemoteApply
+            | Profile::PostgresAsyncStandby => {
                 if self.fsyncs_each_commit() {
                     Durability::PowerLoss
                 } else {
                     Durability::ProcessCrash
                 }
             }
+        }
+    }
+
+    /// What a commit survives when the primary is lost and its standby promoted
+    /// (`crash-test --failover` checks it); `None` for profiles without a standby.
+    pub fn failover(self) -> Option<Failover> {
+        match self {
+            Profile::PostgresSyncStandby
+            | Profile::PostgresRemoteApply
+            | Profile::RedisReplicaWait => Some(Failover::Acknowledged),
+            Profile::PostgresAsyncStandby => Some(Failover::Lag),
+            _ => None,
         }
     }
 
@@ -241,7 +303,10 @@ mod tests {
                 "sqlite-wal-full-mmap",
                 "redis-aof",
                 "postgres",
-                "postgres-uncached"
+                "postgres-uncached",
+                "postgres-sync-standby",
+                "postgres-remote-apply",
+                "postgres-async-standby"
             ]
         );
     }

@@ -152,6 +152,47 @@ impl BackendSpec {
                 let store = crate::postgres::PgStore::open(self.require_dir()?, tables, options)?;
                 Ok(AnyStore::from(store))
             }
+            #[cfg(feature = "redis-db")]
+            Profile::RedisReplicaWait => {
+                let options = crate::redis::RedisOptions {
+                    url: self.redis_url.clone(),
+                    append_only: false,
+                    net: self.net,
+                };
+                let link = crate::net_hop::standby_link_from_env(self.net)?;
+                let store = crate::redis::RedisStore::open_replicated(
+                    self.require_dir()?,
+                    tables,
+                    options,
+                    link,
+                )?;
+                Ok(AnyStore::from(store))
+            }
+            #[cfg(feature = "postgres-db")]
+            Profile::PostgresSyncStandby
+            | Profile::PostgresRemoteApply
+            | Profile::PostgresAsyncStandby => {
+                let mode = match self.profile {
+                    Profile::PostgresSyncStandby => crate::postgres::StandbyMode::Sync,
+                    Profile::PostgresRemoteApply => crate::postgres::StandbyMode::RemoteApply,
+                    _ => crate::postgres::StandbyMode::Async,
+                };
+                let options = crate::postgres::PgOptions {
+                    url: self.postgres_url.clone(),
+                    asynchronous: false,
+                    uncached: false,
+                    net: self.net,
+                };
+                let link = crate::net_hop::standby_link_from_env(self.net)?;
+                let store = crate::postgres::PgStore::open_replicated(
+                    self.require_dir()?,
+                    tables,
+                    options,
+                    mode,
+                    link,
+                )?;
+                Ok(AnyStore::from(store))
+            }
             #[allow(unreachable_patterns)]
             other => Err(KvError::ProfileNotEnabled {
                 profile: other.name(),

@@ -59,7 +59,11 @@ pub fn checkpoints(max: u64) -> Vec<u64> {
 
 /// Whether the profile's data lives in files that survive closing the store.
 pub fn has_cold_reads(profile: Profile) -> bool {
-    profile.needs_dir() && !matches!(profile, Profile::Redis | Profile::RedisUncached)
+    profile.needs_dir()
+        && !matches!(
+            profile,
+            Profile::Redis | Profile::RedisUncached | Profile::RedisReplicaWait
+        )
 }
 
 /// The state the run carries between opens of the store.

@@ -1,7 +1,9 @@
 //! A user-space delay proxy: emulates a network hop between a client and a server that both
 //! speak over unix sockets, where the kernel has no `netem` (this project's VMs).
 //!
-//! [`DelayProxy`] listens on a unix socket and forwards each connection to the server's socket,
+//! [`DelayProxy`] listens on a unix socket (or, with [`DelayProxy::start_tcp`], on a fresh
+//! loopback TCP port, for a client that only dials TCP) and forwards each connection to the
+//! server's unix socket,
 //! holding every chunk of bytes for the direction's delay (plus a jitter drawn per chunk, and
 //! the time the chunk takes at the optional bandwidth) before passing it on. Chunks keep their
 //! order, as a TCP stream's bytes do: a chunk never leaves before the one ahead of it. At zero

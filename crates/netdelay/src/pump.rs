@@ -1,8 +1,8 @@
 //! One direction of a proxied connection: read chunks, hold each for its delay, write them on
 //! in order.
 
-use std::io::{Read, Write};
-use std::net::Shutdown;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::sync::mpsc;
 use std::thread;
@@ -65,9 +65,38 @@ impl Draws {
     }
 }
 
+/// A connection the proxy forwards: a unix socket, or (a client of [`DelayProxy::start_tcp`])
+/// a TCP one.
+///
+/// [`DelayProxy::start_tcp`]: crate::DelayProxy::start_tcp
+pub(crate) trait Stream: Read + Write + Send + Sized + 'static {
+    /// Another handle on the same connection.
+    fn dup(&self) -> io::Result<Self>;
+    /// Shuts one or both directions down (errors ignored: the peer may be gone).
+    fn shut(&self, how: Shutdown);
+}
+
+impl Stream for UnixStream {
+    fn dup(&self) -> io::Result<Self> {
+        self.try_clone()
+    }
+    fn shut(&self, how: Shutdown) {
+        let _ = self.shutdown(how);
+    }
+}
+
+impl Stream for TcpStream {
+    fn dup(&self) -> io::Result<Self> {
+        self.try_clone()
+    }
+    fn shut(&self, how: Shutdown) {
+        let _ = self.shutdown(how);
+    }
+}
+
 /// Forwards `from` to `to` until `from` ends, then shuts `to`'s write side. Runs on the calling
 /// thread (plus a writer thread when the direction holds chunks).
-pub(crate) fn forward(mut from: UnixStream, mut to: UnixStream, dir: Direction) {
+pub(crate) fn forward<A: Stream, B: Stream>(mut from: A, mut to: B, dir: Direction) {
     let mut buf = vec![0u8; CHUNK];
     if !dir.holds() {
         while let Ok(n) = from.read(&mut buf) {
@@ -75,7 +104,7 @@ pub(crate) fn forward(mut from: UnixStream, mut to: UnixStream, dir: Direction) 
                 break;
             }
         }
-        let _ = to.shutdown(Shutdown::Write);
+        to.shut(Shutdown::Write);
         return;
     }
     let (tx, rx) = mpsc::channel::<(Instant, Vec<u8>)>();
@@ -86,7 +115,7 @@ pub(crate) fn forward(mut from: UnixStream, mut to: UnixStream, dir: Direction) 
                 break;
             }
         }
-        let _ = to.shutdown(Shutdown::Write);
+        to.shut(Shutdown::Write);
     });
     let mut draws = Draws(dir.seed | 1);
     let mut wire_free = Instant::now();

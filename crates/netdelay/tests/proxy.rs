@@ -103,3 +103,40 @@ fn stopping_the_proxy_closes_its_connections() {
         "the connection is closed"
     );
 }
+
+#[test]
+fn a_tcp_proxy_listens_on_loopback_forwards_to_a_unix_socket_and_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = dir.path().join("server.sock");
+    let listener = UnixListener::bind(&server).unwrap();
+    thread::spawn(move || echo(listener));
+    let spec = DelaySpec {
+        up: Duration::from_micros(200),
+        down: Duration::from_micros(200),
+        ..DelaySpec::default()
+    };
+    let proxy = DelayProxy::start_tcp(&server, spec).unwrap();
+    let addr = proxy.tcp_addr().expect("a TCP proxy has an address");
+    assert!(addr.ip().is_loopback(), "{addr}");
+    let mut client = std::net::TcpStream::connect(addr).unwrap();
+    let sent: Vec<u8> = (0..200_000u32).map(|i| (i * 13 % 251) as u8).collect();
+    let writer = {
+        let mut w = client.try_clone().unwrap();
+        let sent = sent.clone();
+        thread::spawn(move || w.write_all(&sent).unwrap())
+    };
+    let mut got = vec![0u8; sent.len()];
+    client.read_exact(&mut got).unwrap();
+    writer.join().unwrap();
+    assert!(got == sent, "bytes came back changed or out of order");
+    drop(proxy);
+    client
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut rest = Vec::new();
+    assert_eq!(client.read_to_end(&mut rest).unwrap(), 0, "closed");
+    assert!(
+        std::net::TcpStream::connect(addr).is_err(),
+        "nothing listens on {addr} any more"
+    );
+}

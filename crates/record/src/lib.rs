@@ -18,6 +18,8 @@
 //! - [`load`](mod@load): a load run (`load.json`): what was offered and measured.
 //! - [`grow`]: a growth curve (`grow.json`): costs per state size, `triebench grow`.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
+//! - [`failover`]: what `triebench crash-test --failover` found per standby profile
+//!   (`failover.json`).
 //! - [`run_record`]: the run record, one versioned file per run and command: environment,
 //!   filesystem, CPU idle state and every benchmark's samples with their unit ([`RunRecord`]).
 //! - [`layout`]: where each file lives under `<criterion-dir>/triebench-runs/`, and the rule for
@@ -34,6 +36,7 @@ pub mod crash;
 pub mod crash_models;
 pub mod env;
 pub mod error;
+pub mod failover;
 pub mod file;
 pub mod fs;
 pub mod grow;

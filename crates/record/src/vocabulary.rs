@@ -25,7 +25,7 @@ pub struct ProfileFacts {
 /// Every profile, in the order tables list them: the order of `triebench_kv::Profile`'s variants
 /// and of `Profile::ALL`, whose `name`, `describe`, `feature` and `fsyncs_each_commit` read
 /// their entry here.
-pub const PROFILES: [ProfileFacts; 14] = [
+pub const PROFILES: [ProfileFacts; 18] = [
     ProfileFacts {
         name: "btree",
         fsyncs_each_commit: false,
@@ -112,6 +112,30 @@ pub const PROFILES: [ProfileFacts; 14] = [
         fsyncs_each_commit: true,
         feature: Some("postgres-db"),
         describe: "postgres without the trie's node cache: every node read is a round trip",
+    },
+    ProfileFacts {
+        name: "postgres-sync-standby",
+        fsyncs_each_commit: true,
+        feature: Some("postgres-db"),
+        describe: "postgres plus a synchronous streaming standby: a commit waits for its flush",
+    },
+    ProfileFacts {
+        name: "postgres-remote-apply",
+        fsyncs_each_commit: true,
+        feature: Some("postgres-db"),
+        describe: "postgres-sync-standby, synchronous_commit=remote_apply: waits for its replay",
+    },
+    ProfileFacts {
+        name: "postgres-async-standby",
+        fsyncs_each_commit: true,
+        feature: Some("postgres-db"),
+        describe: "postgres plus an asynchronous streaming standby: a failover loses its lag",
+    },
+    ProfileFacts {
+        name: "redis-replica-wait",
+        fsyncs_each_commit: false,
+        feature: Some("redis-db"),
+        describe: "redis plus a replica; WAIT 1 after each commit (unacknowledged: an error)",
     },
 ];
 

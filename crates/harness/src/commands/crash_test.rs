@@ -74,6 +74,16 @@ pub struct CrashTestArgs {
     /// --power-loss).
     #[arg(long, conflicts_with = "model")]
     pub fsync_eio: bool,
+    /// Kill the primary of a profile with a standby (postgres-sync-standby,
+    /// postgres-remote-apply, postgres-async-standby, redis-replica-wait) mid-run, promote the
+    /// standby and check every acknowledged root on it; each round on a fresh pair in
+    /// DIR/failover-N. Writes failover.json and failover.md with --out.
+    #[arg(long, conflicts_with_all = ["model", "fsync_eio", "power_loss"])]
+    pub failover: bool,
+    /// With --failover: round trip added on the primary-standby replication link only (a far
+    /// standby), instead of --net-rtt's [default: $TRIEBENCH_STANDBY_RTT, else --net-rtt's].
+    #[arg(long, value_name = "DURATION", requires = "failover")]
+    pub standby_rtt: Option<String>,
     #[command(flatten)]
     pub net: crate::commands::net_arg::NetArgs,
 }
@@ -82,6 +92,13 @@ pub struct CrashTestArgs {
 pub(crate) struct CheckVisitor<'a> {
     roots: &'a [String],
     seed: u64,
+}
+
+impl<'a> CheckVisitor<'a> {
+    /// Checks `roots` (in acknowledgement order); the further commit's batch comes from `seed`.
+    pub(crate) fn new(roots: &'a [String], seed: u64) -> Self {
+        CheckVisitor { roots, seed }
+    }
 }
 
 impl StoreVisitor for CheckVisitor<'_> {

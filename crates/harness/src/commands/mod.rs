@@ -5,6 +5,7 @@ pub mod capture_fs;
 pub mod compare;
 pub mod crash_child;
 pub mod crash_explore;
+pub mod crash_failover;
 pub mod crash_mount;
 pub mod crash_power;
 pub mod crash_round;

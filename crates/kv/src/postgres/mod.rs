@@ -15,6 +15,7 @@ mod reader;
 mod redact;
 mod schema;
 pub(crate) mod server;
+mod standby;
 mod writer;
 
 use std::path::Path;
@@ -27,6 +28,7 @@ use crate::store::{validate_tables, Store};
 pub use reader::PgReader;
 pub use redact::redact;
 pub use server::{PgServer, BIN_ENV, STORE_ROLE};
+pub use standby::{StandbyMode, STANDBY_DIR, STANDBY_NAME};
 pub use writer::PgWriter;
 
 use schema::Statements;
@@ -66,8 +68,12 @@ pub struct PgStore {
     /// The delay proxy to the managed server, if asked for: dropped after the connection and
     /// before the server.
     hop: Option<crate::net_hop::NetHop>,
-    // Dropped last: the connection closes before the server stops.
+    // Dropped after the connection and proxy: the connection closes before the server stops.
     server: Option<PgServer>,
+    /// The standby of a replicated pair (`standby`): dropped after the primary, which ships
+    /// what it has before it stops.
+    /// Boxed: a pair's store is rare, and the store is a variant of `AnyStore`.
+    standby: Option<Box<standby::Standby>>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -122,6 +128,7 @@ impl PgStore {
             hop,
             content: (!options.uncached).then(|| ContentCache::new(DEFAULT_BUDGET)),
             server,
+            standby: None,
         })
     }
 

@@ -53,6 +53,28 @@ pub const STORE_ROLE: &str = "triebench_store";
 pub const BIN_ENV: &str = "TRIEBENCH_PG_BIN";
 /// The user map in `pg_ident.conf` that peer authentication goes through.
 const IDENT_MAP: &str = "triebench";
+/// The role a standby replicates as (`REPLICATION`, no superuser), with a password drawn at
+/// every start of the pair.
+pub(crate) const REPLICATION_ROLE: &str = "triebench_repl";
+
+/// Builds the command that creates a cluster in place of `initdb` (a base backup), given the
+/// binaries' directory and the cluster's path as the child reaches it.
+pub(crate) type CreateCluster = Box<dyn Fn(&Path, &str) -> Command>;
+
+/// What a server of a replicated pair needs beyond a plain one.
+#[derive(Default)]
+pub(crate) struct Extra {
+    /// `-c name=value` settings on the command line (nothing secret: `ps` shows them).
+    pub(crate) settings: Vec<(String, String)>,
+    /// Lets [`REPLICATION_ROLE`] in for replication, with its password.
+    pub(crate) replication: bool,
+    /// A hot standby: read-only, so the store's role is not set up (the primary's is copied).
+    pub(crate) standby: bool,
+    /// Creates the cluster when there is none, instead of `initdb`.
+    pub(crate) create: Option<CreateCluster>,
+    /// Files written in the cluster directory (0600, the server's) before every start.
+    pub(crate) files: Vec<(&'static str, Vec<u8>)>,
+}
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 const STOP_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -84,6 +106,12 @@ impl PgServer {
     /// tests, which must not change the environment of a process running other tests.
     #[doc(hidden)]
     pub fn start_with_bin(dir: &Path, bin: Option<&Path>) -> KvResult<PgServer> {
+        Self::start_with(dir, bin, &Extra::default())
+    }
+
+    /// [`PgServer::start_with_bin`] with what a server of a replicated pair needs beyond a
+    /// plain one ([`Extra`], used by `standby`).
+    pub(crate) fn start_with(dir: &Path, bin: Option<&Path>, extra: &Extra) -> KvResult<PgServer> {
         let bin = find_bin_dir(bin).ok_or(KvError::PostgresMissing)?;
         std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
         let dir = dir
@@ -106,16 +134,22 @@ impl PgServer {
             keep: Some(data.raw()),
         };
         if !data.has_file("PG_VERSION") {
-            let mut initdb = Command::new(bin.join("initdb"));
-            initdb.arg("-D").arg(&data_arg).args([
-                "-A",
-                "peer",
-                "-U",
-                USER,
-                "-E",
-                "UTF8",
-                "--locale=C",
-            ]);
+            let mut initdb = match &extra.create {
+                Some(create) => create(&bin, &data_arg),
+                None => {
+                    let mut initdb = Command::new(bin.join("initdb"));
+                    initdb.arg("-D").arg(&data_arg).args([
+                        "-A",
+                        "peer",
+                        "-U",
+                        USER,
+                        "-E",
+                        "UTF8",
+                        "--locale=C",
+                    ]);
+                    initdb
+                }
+            };
             crate::child::no_inherited_files(&mut initdb);
             launch.apply(&mut initdb);
             let status = initdb
@@ -123,16 +157,24 @@ impl PgServer {
                 .stdout(clone(&log_file, &log)?)
                 .stderr(clone(&log_file, &log)?)
                 .status()
-                .map_err(|e| KvError::PostgresStart(format!("cannot run initdb: {e}")))?;
+                .map_err(|e| KvError::PostgresStart(format!("cannot create the cluster: {e}")))?;
             if !status.success() {
+                let what = if extra.create.is_some() {
+                    "pg_basebackup"
+                } else {
+                    "initdb"
+                };
                 return Err(start_failure(
-                    format!("initdb failed ({status})"),
+                    format!("{what} failed ({status})"),
                     &log,
                     log_start,
                 ));
             }
         }
-        write_auth(&data, user, &client_user)?;
+        write_auth(&data, user, &client_user, extra.replication)?;
+        for (name, contents) in &extra.files {
+            data.write_file(name, contents, user)?;
+        }
         let private = PrivateDir::create("pg", user)?;
         let socket_dir = private.path().to_path_buf();
         let mut command = Command::new(bin.join("postgres"));
@@ -146,6 +188,9 @@ impl PgServer {
             // Dynamic shared memory as files in the cluster, not /dev/shm segments that a
             // killed server would leave behind.
             .args(["-c", "dynamic_shared_memory_type=mmap"]);
+        for (name, value) in &extra.settings {
+            command.arg("-c").arg(format!("{name}={value}"));
+        }
         crate::child::no_inherited_files(&mut command);
         Launch {
             death_signal: Some(libc::SIGINT),
@@ -169,7 +214,10 @@ impl PgServer {
             _private: private,
         };
         let mut admin = server.wait_ready(log_start)?;
-        setup_store_role(&mut admin)?;
+        if !extra.standby {
+            // A hot standby is read-only; its roles are the primary's, copied by the backup.
+            setup_store_role(&mut admin)?;
+        }
         Ok(server)
     }
 
@@ -325,7 +373,7 @@ fn children_of(parent: u32) -> Vec<u32> {
 
 /// The directory with `initdb` and `postgres`: `explicit` only when given; else `PATH`, then
 /// `/usr/lib/postgresql/<newest>/bin`.
-fn find_bin_dir(explicit: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn find_bin_dir(explicit: Option<&Path>) -> Option<PathBuf> {
     let has = |d: &Path| d.join("initdb").is_file() && d.join("postgres").is_file();
     if let Some(dir) = explicit {
         return has(dir).then(|| dir.to_path_buf());
@@ -376,16 +424,29 @@ fn os_user_name() -> KvResult<String> {
 /// and `pg_ident.conf` (this process's OS user may log in as the superuser and the store's
 /// role; nobody else may), at every start, so a cluster made by an older version with `trust`
 /// is locked too.
-fn write_auth(data: &DirHandle, user: Option<ServerUser>, client: &str) -> KvResult<()> {
+fn write_auth(
+    data: &DirHandle,
+    user: Option<ServerUser>,
+    client: &str,
+    replication: bool,
+) -> KvResult<()> {
     if client.is_empty() || client.chars().any(|c| c.is_whitespace() || c == '#') {
         return Err(KvError::PostgresStart(format!(
             "the OS user name {client:?} cannot be written in pg_ident.conf; run as another \
              user or set POSTGRES_URL"
         )));
     }
+    // A standby logs in as the replication role with its password (it comes through a delay
+    // proxy, whose peer credentials are this process's, so peer authentication would say
+    // nothing about it); the line comes first, so that role never gets in by peer.
+    let replication_line = if replication {
+        format!("local replication {REPLICATION_ROLE} scram-sha-256\n")
+    } else {
+        String::new()
+    };
     let hba = format!(
         "# written by triebench at every start: only its owner's OS user, over the socket\n\
-         local all all peer map={IDENT_MAP}\n"
+         {replication_line}local all all peer map={IDENT_MAP}\n"
     );
     let ident = format!(
         "# written by triebench at every start\n\

@@ -28,6 +28,9 @@ pub(crate) struct Shared {
     /// What this store committed or read (`None`: every read asks the server); see
     /// [`cache`](super::cache) for when it is on and why it is exact.
     pub cache: Option<NodeCache>,
+    /// With a replica (`redis-replica-wait`): how long `WAIT 1` after each commit may wait for
+    /// the replica's acknowledgement; a commit it does not acknowledge is an error.
+    pub wait: Option<std::time::Duration>,
 }
 
 impl Shared {

@@ -71,6 +71,7 @@ mod liveness;
 mod namespace;
 mod overlay;
 mod reader;
+mod replica;
 mod scripts;
 mod server;
 mod transaction;
@@ -81,6 +82,7 @@ use std::sync::Mutex;
 
 pub use conn::redact;
 pub use reader::RedisReader;
+pub use replica::{REPLICA_DIR, REPLICA_USER, WAIT_TIMEOUT};
 pub use server::RedisServer;
 pub use writer::RedisWriter;
 
@@ -120,6 +122,8 @@ pub struct RedisStore {
     hop: Option<crate::net_hop::NetHop>,
     /// The managed server, if any: declared last so it outlives the connections.
     server: Option<RedisServer>,
+    /// The replica of `redis-replica-wait` and its link (`replica`).
+    replica: Option<Box<replica::Replica>>,
 }
 
 impl RedisStore {
@@ -166,8 +170,8 @@ impl RedisStore {
             ));
         }
         let mut hop = None;
-        let (server, url, origin) = match &options.url {
-            Some(url) => (None, url.clone(), Origin::Url(conn::redact(url))),
+        let (server, url) = match &options.url {
+            Some(url) => (None, url.clone()),
             None => {
                 let server = RedisServer::start(&dir, options.append_only)?;
                 let mut url = server.url().to_string();
@@ -180,14 +184,32 @@ impl RedisStore {
                     );
                     hop = Some(h);
                 }
-                let origin = Origin::Managed {
-                    dir: dir.clone(),
-                    url: conn::redact(&url),
-                    pid: server.pid(),
-                    log: server.log_path().display().to_string(),
-                };
-                (Some(server), url, origin)
+                (Some(server), url)
             }
+        };
+        let verify_aof = options.url.is_some() && options.append_only;
+        Self::assemble(dir, names, server, url, hop, verify_aof, cached)
+    }
+
+    /// The store on a server already reached: `url` (through `hop` when there is one), the
+    /// managed `server` if any; checks a URL server's AOF with `verify_aof`.
+    pub(crate) fn assemble(
+        dir: PathBuf,
+        names: Vec<String>,
+        server: Option<RedisServer>,
+        url: String,
+        hop: Option<crate::net_hop::NetHop>,
+        verify_aof: bool,
+        cached: bool,
+    ) -> KvResult<RedisStore> {
+        let origin = match &server {
+            None => Origin::Url(conn::redact(&url)),
+            Some(server) => Origin::Managed {
+                dir: dir.clone(),
+                url: conn::redact(&url),
+                pid: server.pid(),
+                log: server.log_path().display().to_string(),
+            },
         };
         let prefix = namespace::prefix_for(&dir);
         let keys = namespace::table_keys(&prefix, &names);
@@ -195,7 +217,7 @@ impl RedisStore {
         let scripts = Scripts::new();
         let cache = {
             let lease = Lease::new(&pool)?;
-            if options.url.is_some() && options.append_only {
+            if verify_aof {
                 verify_append_only(&lease, &url)?;
             }
             lease.run("load scripts", |con| scripts.load(con))?;
@@ -220,6 +242,7 @@ impl RedisStore {
                 pool,
                 scripts,
                 cache,
+                wait: None,
             },
             writer_lock: Mutex::new(()),
             dir,
@@ -227,6 +250,7 @@ impl RedisStore {
             url: conn::redact(&url),
             hop,
             server,
+            replica: None,
         })
     }
 

@@ -116,6 +116,26 @@ impl RedisServer {
         append_only: bool,
         path_var: Option<&OsStr>,
     ) -> KvResult<RedisServer> {
+        Self::start_inner(dir, append_only, path_var, "")
+    }
+
+    /// [`RedisServer::start`] with `extra` lines in its config file (0600 in its private
+    /// directory: they may hold secrets, as a replica's `masterauth` does).
+    pub(crate) fn start_with_config(
+        dir: &Path,
+        append_only: bool,
+        extra: &str,
+    ) -> KvResult<RedisServer> {
+        let path = std::env::var_os("PATH");
+        Self::start_inner(dir, append_only, path.as_deref(), extra)
+    }
+
+    fn start_inner(
+        dir: &Path,
+        append_only: bool,
+        path_var: Option<&OsStr>,
+        extra: &str,
+    ) -> KvResult<RedisServer> {
         let exe = find_executable(EXECUTABLE, path_var).ok_or(KvError::RedisServerMissing)?;
         std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
         let dir = dir
@@ -134,7 +154,7 @@ impl RedisServer {
         let password = crate::secret::random_secret()?;
         let config = private.write_secret_file(
             CONFIG,
-            format!("requirepass {password}\n").as_bytes(),
+            format!("requirepass {password}\n{extra}").as_bytes(),
             user,
         )?;
         let socket = private.path().join(SOCKET);

@@ -178,6 +178,13 @@ impl WriteTx for RedisWriter<'_> {
         } else {
             transaction::commit(shared, &self.lease, &self.overlay, &changed)
         };
+        // With a replica, a commit counts only once the replica has it (`replica`).
+        let applied = match shared.wait {
+            Some(timeout) => {
+                applied.and_then(|()| super::replica::wait_for_replica(&self.lease, timeout))
+            }
+            None => applied,
+        };
         if let Some(cache) = &shared.cache {
             match &applied {
                 Ok(()) => {
