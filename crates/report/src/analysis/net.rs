@@ -7,7 +7,7 @@ use crate::model::net::{Distance, NetRuns};
 /// One profile at one distance (several runs at the same distance averaged).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SuiteRow {
-    /// Backend profile.
+    /// Backend profile (prefixed `series: ` for a run outside the folder's main series).
     pub profile: String,
     /// Distance to its server.
     pub distance: Distance,
@@ -39,7 +39,7 @@ impl SuiteRow {
 /// run has no round trip of the proxy's to sit on the axis).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SuiteLine {
-    /// Backend profile.
+    /// Backend profile (prefixed `series: ` for a run outside the folder's main series).
     pub profile: String,
     /// (added round trip µs, suite ms), by round trip.
     pub points: Vec<(f64, f64)>,
@@ -48,7 +48,7 @@ pub struct SuiteLine {
 /// The writer under load at one distance.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadRow {
-    /// Backend profile.
+    /// Backend profile (prefixed `series: ` for a run outside the folder's main series).
     pub profile: String,
     /// Distance to its server.
     pub distance: Distance,
@@ -69,12 +69,21 @@ fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
     (n > 0).then(|| sum / n as f64)
 }
 
+/// A row's name: the profile, prefixed by its series when it is not the main one.
+fn label(series: &str, profile: &str) -> String {
+    if series.is_empty() {
+        profile.to_string()
+    } else {
+        format!("{series}: {profile}")
+    }
+}
+
 /// Profiles in the order they first appear.
-fn profiles<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+fn profiles<S: AsRef<str>>(names: impl Iterator<Item = S>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for name in names {
-        if !out.iter().any(|p| p == name) {
-            out.push(name.to_string());
+        if !out.iter().any(|p| p == name.as_ref()) {
+            out.push(name.as_ref().to_string());
         }
     }
     out
@@ -84,11 +93,11 @@ fn profiles<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
 /// then by round trip).
 pub fn suite_rows(runs: &NetRuns) -> Vec<SuiteRow> {
     let mut rows = Vec::new();
-    for profile in profiles(runs.headline.iter().map(|h| h.profile.as_str())) {
+    for profile in profiles(runs.headline.iter().map(|h| label(&h.series, &h.profile))) {
         let mine: Vec<_> = runs
             .headline
             .iter()
-            .filter(|h| h.profile == profile)
+            .filter(|h| label(&h.series, &h.profile) == profile)
             .collect();
         let mut distances: Vec<Distance> = Vec::new();
         for h in &mine {
@@ -148,12 +157,12 @@ pub fn suite_lines(rows: &[SuiteRow]) -> Vec<SuiteLine> {
 
 /// The load table: per profile (in order of appearance), by readers, then distance.
 pub fn load_rows(runs: &NetRuns) -> Vec<LoadRow> {
-    let order = profiles(runs.load.iter().map(|l| l.profile.as_str()));
+    let order = profiles(runs.load.iter().map(|l| label(&l.series, &l.profile)));
     let mut rows: Vec<LoadRow> = runs
         .load
         .iter()
         .map(|l| LoadRow {
-            profile: l.profile.clone(),
+            profile: label(&l.series, &l.profile),
             distance: l.distance,
             readers: l.readers,
             offered: l.offered,
@@ -184,6 +193,7 @@ mod tests {
     fn h(profile: &str, distance: Distance, suite_ms: f64) -> NetHeadline {
         NetHeadline {
             source: "x".into(),
+            series: String::new(),
             distance,
             profile: profile.into(),
             suite_ns: Some(suite_ms * 1e6),
@@ -201,6 +211,10 @@ mod tests {
                 h("postgres", Distance::Proxied(0.0), 200.0),
                 h("postgres", Distance::Proxied(1000.0), 400.0),
                 h("redis", Distance::Proxied(250.0), 30.0),
+                NetHeadline {
+                    series: "before".into(),
+                    ..h("postgres", Distance::Direct, 50.0)
+                },
             ],
             load: Vec::new(),
         };
@@ -225,5 +239,10 @@ mod tests {
         let lines = suite_lines(&rows);
         assert_eq!(lines[0].points, [(0.0, 200.0), (1000.0, 500.0)]);
         assert_eq!(lines[1].profile, "redis");
+        let before = rows
+            .iter()
+            .find(|r| r.profile == "before: postgres")
+            .unwrap();
+        assert_eq!(before.suite_ms, Some(50.0), "another series is kept apart");
     }
 }

@@ -49,6 +49,8 @@ fn trim(v: f64) -> String {
 pub struct NetHeadline {
     /// Where the run record came from (its folder, relative to the results folder).
     pub source: String,
+    /// The series it belongs to (see [`series_of`]); empty for the folder's main matrix.
+    pub series: String,
     /// The distance its stores were at.
     pub distance: Distance,
     /// Backend profile.
@@ -66,6 +68,8 @@ pub struct NetHeadline {
 pub struct NetLoad {
     /// Where the file came from (its folder, relative to the results folder).
     pub source: String,
+    /// The series it belongs to (see [`series_of`]); empty for the folder's main matrix.
+    pub series: String,
     /// The distance its stores were at.
     pub distance: Distance,
     /// Backend profile.
@@ -89,4 +93,42 @@ pub struct NetRuns {
     pub headline: Vec<NetHeadline>,
     /// Per load run.
     pub load: Vec<NetLoad>,
+}
+
+/// The series of a run whose file sits in `source` (a folder relative to the results folder):
+/// `source` without its last `levels` components (the distance's folder, and for a load run
+/// the profile's) and without a trailing `headline` or `load`. `headline/rtt-1ms` and
+/// `load/1ms/redis` are the main series (``); `before/headline/direct` is `before`, so that
+/// runs of another binary in the same folder are tabled and drawn apart.
+pub fn series_of(source: &str, levels: usize) -> String {
+    let mut parts: Vec<&str> = source
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    for _ in 0..levels {
+        parts.pop();
+    }
+    if matches!(parts.last(), Some(&"headline") | Some(&"load")) {
+        parts.pop();
+    }
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_drop_the_distance_and_kind_folders() {
+        assert_eq!(series_of("headline/rtt-1ms", 1), "");
+        assert_eq!(series_of("load/1ms/redis", 2), "");
+        assert_eq!(
+            series_of("before-after/before/headline/direct", 1),
+            "before-after/before"
+        );
+        assert_eq!(series_of(".", 1), "");
+        assert_eq!(Distance::Proxied(250.0).label(), "250 µs");
+        assert_eq!(Distance::Proxied(1000.0).label(), "1 ms");
+        assert_eq!(Distance::Proxied(0.0).label(), "proxy 0");
+    }
 }

@@ -9,7 +9,7 @@ use triebench_record::net::NetRecord;
 use triebench_record::{RunRecord, Unit};
 
 use crate::error::ReportError;
-use crate::model::net::{Distance, NetHeadline, NetLoad, NetRuns};
+use crate::model::net::{series_of, Distance, NetHeadline, NetLoad, NetRuns};
 use crate::read::load_runs::read_load_file;
 
 /// The headline's record file name.
@@ -84,6 +84,7 @@ pub fn read_net_runs(dir: &Path) -> Result<NetRuns, ReportError> {
         if file.file_name().is_some_and(|n| n == LOAD_FILE) {
             let load = read_load_file(&file)?;
             runs.load.push(NetLoad {
+                series: series_of(&from, 2),
                 source: from,
                 distance: distance(load.env.net.as_ref()),
                 profile: load.config.backend.clone(),
@@ -108,6 +109,7 @@ pub fn read_net_runs(dir: &Path) -> Result<NetRuns, ReportError> {
         for profile in profiles {
             runs.headline.push(NetHeadline {
                 source: from.clone(),
+                series: series_of(&from, 1),
                 distance: distance(record.net.as_ref()),
                 profile: profile.to_string(),
                 suite_ns: mean(&record, "scenario/suite", profile),
