@@ -9,7 +9,8 @@
 #   scripts/bench-network.sh [--out DIR] [--rtts "direct 0 250us 1ms"] [--store-dir DIR]
 #                            [--no-load] [--no-phases] [PROFILE ...]
 #
-# --out       the results folder (default results/<UTC date>-vm-network); it must not exist yet.
+# --out       the results folder (default results/<UTC date>-vm-network); it may exist, but
+#             not with a matrix in it already (headline/, load/, phases/, net-report.md).
 # --rtts      the distances, space-separated: `direct` (no proxy) or a --net-rtt value.
 # --store-dir where stores live (default /dev/shm, tmpfs; else target/bench-network).
 # TRIEBENCH   a triebench binary to use instead of building the release CLI (redis-db and
@@ -44,10 +45,12 @@ done
 if [[ ${#profiles[@]} -eq 0 ]]; then
   profiles=(postgres postgres-async redis redis-aof)
 fi
-if [[ -e $out ]]; then
-  echo "bench-network: $out exists; give a new --out (nothing was run)" >&2
-  exit 2
-fi
+for kind in headline load phases net-report.md; do
+  if [[ -e $out/$kind ]]; then
+    echo "bench-network: $out/$kind exists; give a new --out (nothing was run)" >&2
+    exit 2
+  fi
+done
 if [[ -z $store_base ]]; then
   if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]]; then
     store_base=/dev/shm

@@ -81,7 +81,9 @@ fn a_commit_costs_two_requests_whatever_its_number_of_addresses() {
         line.push(root);
     }
     // The first prune prepares its statements' shapes; the second is counted.
-    assert!(!MerkleTrie::prune(&store, &line[0]).expect("prune").is_empty());
+    assert!(!MerkleTrie::prune(&store, &line[0])
+        .expect("prune")
+        .is_empty());
     let before = store.round_trips();
     let deleted = MerkleTrie::prune(&store, &line[1]).expect("prune");
     let prune_trips = store.round_trips() - before;
@@ -89,6 +91,12 @@ fn a_commit_costs_two_requests_whatever_its_number_of_addresses() {
         "prune releasing {} nodes: {prune_trips} round trips",
         deleted.len()
     );
-    assert!(!deleted.is_empty(), "the oldest root of its line is released");
-    assert_eq!(prune_trips, 4, "entry, parent's entry, one request for the nodes, the writes");
+    assert!(
+        !deleted.is_empty(),
+        "the oldest root of its line is released"
+    );
+    assert_eq!(
+        prune_trips, 4,
+        "entry, parent's entry, one request for the nodes, the writes"
+    );
 }

@@ -35,8 +35,9 @@ impl SuiteRow {
     }
 }
 
-/// A profile's suite time over the added round trip, for the plot: proxied runs only (a direct
-/// run has no round trip of the proxy's to sit on the axis).
+/// A profile's suite time over the added round trip, for the plot: its proxied runs, and its
+/// direct run at 0 when it has no run through the proxy without delay (a series of direct and
+/// delayed runs only, such as a before/after pair, still draws a line).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SuiteLine {
     /// Backend profile (prefixed `series: ` for a run outside the folder's main series).
@@ -142,11 +143,15 @@ pub fn suite_lines(rows: &[SuiteRow]) -> Vec<SuiteLine> {
     profiles(rows.iter().map(|r| r.profile.as_str()))
         .into_iter()
         .filter_map(|profile| {
-            let points: Vec<(f64, f64)> = rows
+            let mine: Vec<&SuiteRow> = rows.iter().filter(|r| r.profile == profile).collect();
+            let proxy0 = mine
                 .iter()
-                .filter(|r| r.profile == profile)
+                .any(|r| r.distance == Distance::Proxied(0.0) && r.suite_ms.is_some());
+            let points: Vec<(f64, f64)> = mine
+                .iter()
                 .filter_map(|r| match r.distance {
                     Distance::Proxied(us) => r.suite_ms.map(|ms| (us, ms)),
+                    Distance::Direct if !proxy0 => r.suite_ms.map(|ms| (0.0, ms)),
                     Distance::Direct => None,
                 })
                 .collect();
@@ -244,5 +249,14 @@ mod tests {
             .find(|r| r.profile == "before: postgres")
             .unwrap();
         assert_eq!(before.suite_ms, Some(50.0), "another series is kept apart");
+        let before_line = lines
+            .iter()
+            .find(|l| l.profile == "before: postgres")
+            .unwrap();
+        assert_eq!(
+            before_line.points,
+            [(0.0, 50.0)],
+            "no proxy-0 run: direct drawn at 0"
+        );
     }
 }

@@ -16,8 +16,8 @@ use crate::render::fmt;
 use crate::render::font::{ensure_registered, FAMILY};
 use crate::render::plots::{profile_label, PlotFile};
 
-const SIZE: (u32, u32) = (1200, 600);
-const LEGEND_WIDTH: u32 = 260;
+const SIZE: (u32, u32) = (1400, 640);
+const LEGEND_WIDTH: u32 = 420;
 const TITLE: &str = "Suite time vs round trip added to the database server";
 
 fn draw<DB: DrawingBackend>(
@@ -51,7 +51,7 @@ fn draw<DB: DrawingBackend>(
         .map_err(&e)?;
     cc.configure_mesh()
         .max_light_lines(4)
-        .x_desc("round trip added by the delay proxy (µs)")
+        .x_desc("round trip added by the delay proxy (µs; a series without a proxy-0 run: its direct run at 0)")
         .y_desc("suite time")
         .x_label_formatter(&|v| fmt::trim_zeros(&format!("{v:.0}")))
         .y_label_formatter(&|v| fmt::trim_zeros(&fmt::time_ns(*v * 1e6)))
