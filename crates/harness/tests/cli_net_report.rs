@@ -16,7 +16,11 @@ fn the_network_results_folder_is_reported() {
     );
     std::fs::remove_file(folder.join("headline/direct/headline.json")).unwrap();
     let out = triebench(&["net-report", folder.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let md = std::fs::read_to_string(folder.join("net-report.md")).unwrap();
     for distance in ["proxy 0", "250 µs", "1 ms"] {
         assert!(
@@ -24,7 +28,10 @@ fn the_network_results_folder_is_reported() {
             "postgres at {distance}:\n{md}"
         );
     }
-    assert!(!md.contains("| direct |"), "the direct run was removed:\n{md}");
+    assert!(
+        !md.contains("| direct |"),
+        "the direct run was removed:\n{md}"
+    );
     assert!(folder.join("plots/net-suite.svg").is_file());
     assert!(folder.join("env.json").is_file());
 }
