@@ -123,6 +123,10 @@ macro_rules! any_store {
                 match self { $( $(#[$cfg])* AnyReader::$variant(t) => t.get_many_across(asks, f), )+ }
             }
 
+            fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+                match self { $( $(#[$cfg])* AnyReader::$variant(t) => t.contains(table, key), )+ }
+            }
+
             fn reads_are_round_trips(&self) -> bool {
                 match self { $( $(#[$cfg])* AnyReader::$variant(t) => t.reads_are_round_trips(), )+ }
             }
@@ -159,6 +163,10 @@ macro_rules! any_store {
                 F: FnMut(usize, usize, &[u8]),
             {
                 match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.get_many_across(asks, f), )+ }
+            }
+
+            fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+                match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.contains(table, key), )+ }
             }
 
             fn reads_are_round_trips(&self) -> bool {

@@ -229,7 +229,16 @@ pub fn get_many_across_matches_get<S: Store>(open: &dyn Fn() -> KvResult<S>, _ca
     };
     fn want<R: ReadTx>(rx: &R, asks: &[(Table, &[&[u8]])]) -> Vec<Vec<Option<Vec<u8>>>> {
         asks.iter()
-            .map(|(t, keys)| keys.iter().map(|k| rx.get(*t, k).expect("get")).collect())
+            .map(|(t, keys)| {
+                keys.iter()
+                    .map(|k| {
+                        let got = rx.get(*t, k).expect("get");
+                        // `contains` agrees with `get` (backends answer it without the value).
+                        assert_eq!(rx.contains(*t, k).expect("contains"), got.is_some());
+                        got
+                    })
+                    .collect()
+            })
             .collect()
     }
     let r = store.reader().expect("reader");

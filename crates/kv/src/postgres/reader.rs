@@ -26,6 +26,18 @@ pub(crate) fn get(store: &PgStore, index: usize, key: &[u8]) -> KvResult<Option<
     Ok(row.map(|r| r.get::<_, Vec<u8>>(0)))
 }
 
+/// Whether `key` is committed, without fetching its value.
+pub(crate) fn exists(store: &PgStore, index: usize, key: &[u8]) -> KvResult<bool> {
+    let mut conn = store.lock();
+    let conn = &mut *conn;
+    store.trip(1);
+    let row = conn
+        .client
+        .query_opt(&conn.stmts.exists[index], &[&key])
+        .map_err(|e| store.error("exists", e))?;
+    Ok(row.is_some())
+}
+
 /// Committed entries among `keys`, in one round trip (`= ANY($1)`), each handed to `f` with its
 /// key.
 pub(crate) fn get_many(
@@ -195,6 +207,11 @@ impl ReadTx for PgReader<'_> {
     fn count(&self, table: Table) -> KvResult<u64> {
         let index = check_table(table, self.store.names.len())?;
         count(self.store, index)
+    }
+
+    fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+        let index = check_table(table, self.store.names.len())?;
+        exists(self.store, index, key)
     }
 
     fn get_many_with<F>(&self, table: Table, keys: &[&[u8]], f: F) -> KvResult<()>

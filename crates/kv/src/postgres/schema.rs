@@ -15,6 +15,9 @@ const SCHEMA_FILE: &str = "postgres-schema";
 /// Prepared statements, one set per table.
 pub(crate) struct Statements {
     pub(crate) get: Vec<Statement>,
+    /// `SELECT 1 ... WHERE k = $1`: whether a key is present, without fetching (and
+    /// detoasting) its value.
+    pub(crate) exists: Vec<Statement>,
     pub(crate) get_many: Vec<Statement>,
     pub(crate) count: Vec<Statement>,
     pub(crate) scan_from: Vec<Statement>,
@@ -162,6 +165,7 @@ pub(crate) fn connect(
         .map_err(|e| pg_err("cannot create schema and tables", e))?;
     let mut stmts = Statements {
         get: Vec::new(),
+        exists: Vec::new(),
         get_many: Vec::new(),
         count: Vec::new(),
         scan_from: Vec::new(),
@@ -180,6 +184,9 @@ pub(crate) fn connect(
         stmts
             .get
             .push(prep(format!("SELECT v FROM {t} WHERE k = $1"))?);
+        stmts
+            .exists
+            .push(prep(format!("SELECT 1 FROM {t} WHERE k = $1"))?);
         stmts
             .get_many
             .push(prep(format!("SELECT k, v FROM {t} WHERE k = ANY($1)"))?);

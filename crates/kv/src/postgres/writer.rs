@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::sync::MutexGuard;
 
-use super::reader::{count, entries, get, get_many_across, get_many_indexed};
+use super::reader::{count, entries, exists, get, get_many_across, get_many_indexed};
 use super::schema::{commit_sql, Clause};
 use super::PgStore;
 use crate::error::{KvError, KvResult};
@@ -115,6 +115,14 @@ impl ReadTx for PgWriter<'_> {
         get_many_across(self.store, &asked, |a, j, v| f(a, positions[a][j], v))
     }
 
+    fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+        let index = self.index(table)?;
+        match self.pending[index].get(key) {
+            Some(v) => Ok(v.is_some()),
+            None => exists(self.store, index, key),
+        }
+    }
+
     fn reads_are_round_trips(&self) -> bool {
         true
     }
@@ -171,7 +179,7 @@ impl WriteTx for PgWriter<'_> {
         let index = self.index(table)?;
         let present = match self.pending[index].get(key) {
             Some(v) => v.is_some(),
-            None => get(self.store, index, key)?.is_some(),
+            None => exists(self.store, index, key)?,
         };
         if present {
             return Err(KvError::duplicate(&self.store.names[index], key));
