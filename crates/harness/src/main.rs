@@ -20,7 +20,7 @@ use error::CliError;
 
 use commands::{
     bench, capture_fs, compare, crash_child, crash_mount, crash_test, export, export_run, grow,
-    grow_report, headline, io_profile, load, phases, profiles, report, root,
+    grow_report, headline, io_profile, load, net_report, phases, profiles, report, root,
 };
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
@@ -115,6 +115,10 @@ enum Command {
     /// Turn the growth curves (grow.json) under a folder into grow-report.md, the section "How
     /// cost grows with state", with its log-log plots in plots/.
     GrowReport(grow_report::GrowReportArgs),
+    /// Turn the headline run records and load.json files under a folder (runs at several
+    /// --net-rtt) into net-report.md: suite time, `update` against its storage floor and the
+    /// writer under load per round trip added, with a plot of suite time against it in plots/.
+    NetReport(net_report::NetReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -141,6 +145,7 @@ fn main() -> ExitCode {
         Command::Export(args) => export::run_export(args),
         Command::Grow(args) => grow::run_grow(args),
         Command::GrowReport(args) => grow_report::run_grow_report(args),
+        Command::NetReport(args) => net_report::run_net_report(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

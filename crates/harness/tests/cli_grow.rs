@@ -171,3 +171,22 @@ fn memory_bound_is_recorded() {
         assert!(["v1", "v2"].contains(&m["cgroup_version"].as_str().unwrap()));
     }
 }
+
+/// `--net-rtt` puts the delay proxy between redis and its store and says so in grow.json.
+#[cfg(feature = "redis-db")]
+#[test]
+fn net_rtt_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    std::fs::create_dir(&store).unwrap();
+    let out = dir.path().join("out");
+    let o = grow("redis", Some(&store), &out, &["--net-rtt", "200us"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(out.join("grow.json")).expect("grow.json");
+    let v: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(v["net"]["rtt_us"].as_f64(), Some(200.0), "{}", v["net"]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("delay proxy"),
+        "the run says it goes through the proxy"
+    );
+}

@@ -116,6 +116,17 @@ macro_rules! any_store {
                 match self { $( $(#[$cfg])* AnyReader::$variant(t) => t.get_many_with(table, keys, f), )+ }
             }
 
+            fn get_many_across<F>(&self, asks: &[(Table, &[&[u8]])], f: F) -> KvResult<()>
+            where
+                F: FnMut(usize, usize, &[u8]),
+            {
+                match self { $( $(#[$cfg])* AnyReader::$variant(t) => t.get_many_across(asks, f), )+ }
+            }
+
+            fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+                match self { $( $(#[$cfg])* AnyReader::$variant(t) => t.contains(table, key), )+ }
+            }
+
             fn reads_are_round_trips(&self) -> bool {
                 match self { $( $(#[$cfg])* AnyReader::$variant(t) => t.reads_are_round_trips(), )+ }
             }
@@ -145,6 +156,17 @@ macro_rules! any_store {
                 F: FnMut(usize, &[u8]),
             {
                 match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.get_many_with(table, keys, f), )+ }
+            }
+
+            fn get_many_across<F>(&self, asks: &[(Table, &[&[u8]])], f: F) -> KvResult<()>
+            where
+                F: FnMut(usize, usize, &[u8]),
+            {
+                match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.get_many_across(asks, f), )+ }
+            }
+
+            fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+                match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.contains(table, key), )+ }
             }
 
             fn reads_are_round_trips(&self) -> bool {

@@ -193,6 +193,78 @@ pub fn get_many_matches_get<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Cap
         .expect("empty get_many_with");
 }
 
+/// `get_many_across` answers as `get` would for each key of each ask (tables mixed, a table
+/// asked twice, an empty ask, repeated and absent keys), on a reader and on the writer (its
+/// pending changes over the committed data); a commit writing to several tables and kinds
+/// (what a PostgreSQL store sends as one statement) lands whole.
+pub fn get_many_across_matches_get<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Capabilities) {
+    let store = open().expect("open store");
+    let main = main_table(&store);
+    let log = store.table("change_log").expect("change_log");
+    commit_puts(&store, main, &[(b"a", b"1"), (b"b", b"2")]);
+    let mut w = store.writer().expect("writer");
+    w.put(log, b"a", b"log-a").expect("put");
+    w.put(log, b"x", b"log-x").expect("put");
+    w.delete(main, b"b").expect("delete");
+    w.put(main, b"c", b"3").expect("put");
+    w.commit().expect("commit");
+    let main_keys: [&[u8]; 4] = [b"a", b"b", b"c", b"a"];
+    let log_keys: [&[u8]; 3] = [b"x", b"zz", b"a"];
+    let none: [&[u8]; 0] = [];
+    let asks = [
+        (log, &log_keys[..]),
+        (main, &main_keys[..]),
+        (main, &none[..]),
+        (log, &log_keys[..1]),
+    ];
+    type Got = Vec<Vec<Option<Vec<u8>>>>;
+    type Visit<'a> = &'a mut dyn FnMut(usize, usize, &[u8]);
+    let across = |rx: &dyn Fn(Visit<'_>)| -> Got {
+        let mut got: Got = asks.iter().map(|(_, k)| vec![None; k.len()]).collect();
+        rx(&mut |a, i, v| {
+            assert!(got[a][i].is_none(), "ask {a} key {i} answered twice");
+            got[a][i] = Some(v.to_vec());
+        });
+        got
+    };
+    fn want<R: ReadTx>(rx: &R, asks: &[(Table, &[&[u8]])]) -> Vec<Vec<Option<Vec<u8>>>> {
+        asks.iter()
+            .map(|(t, keys)| {
+                keys.iter()
+                    .map(|k| {
+                        let got = rx.get(*t, k).expect("get");
+                        // `contains` agrees with `get` (backends answer it without the value).
+                        assert_eq!(rx.contains(*t, k).expect("contains"), got.is_some());
+                        got
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+    let r = store.reader().expect("reader");
+    let got = across(&|f| r.get_many_across(&asks, f).expect("get_many_across"));
+    assert_eq!(got, want(&r, &asks));
+    assert_eq!(got[0][0].as_deref(), Some(&b"log-x"[..]));
+    assert_eq!(
+        got[1],
+        [
+            Some(b"1".to_vec()),
+            None,
+            Some(b"3".to_vec()),
+            Some(b"1".to_vec())
+        ]
+    );
+    drop(r);
+    let mut w = store.writer().expect("writer");
+    w.delete(log, b"x").expect("delete");
+    w.put(main, b"b", b"4").expect("put");
+    let got = across(&|f| w.get_many_across(&asks, f).expect("get_many_across"));
+    assert_eq!(got, want(&w, &asks));
+    assert_eq!(got[0][0], None);
+    assert_eq!(got[1][1].as_deref(), Some(&b"4"[..]));
+    w.commit().expect("commit");
+}
+
 /// Dropping a writer without committing discards its changes.
 pub fn rollback_on_drop<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Capabilities) {
     let store = open().expect("open store");
@@ -525,7 +597,7 @@ macro_rules! conformance_tests {
             round_trip duplicate_detection overwrite delete_present_and_absent rollback_on_drop
             commit_visibility reopen_keeps_committed snapshot_under_concurrent_commit
             empty_and_large_values binary_keys counts_and_ordered_iteration
-            readers_while_writing unknown_table get_many_matches_get);
+            readers_while_writing unknown_table get_many_matches_get get_many_across_matches_get);
     };
     (@cases $mkdir:expr, $caps:expr, $open:expr; $($case:ident)*) => {
         $(

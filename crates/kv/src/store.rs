@@ -103,6 +103,21 @@ pub trait ReadTx {
         Ok(())
     }
 
+    /// Batched lookups in several tables at once: for each ask `(table, keys)`, every value
+    /// found is handed to `f` with the ask's index and the key's index in its `keys` (absent
+    /// keys skipped, order unspecified). PostgreSQL answers them all in one statement, so a
+    /// caller needing reads from two tables pays one round trip; by default it is one
+    /// [`get_many_with`](Self::get_many_with) per ask.
+    fn get_many_across<F>(&self, asks: &[(Table, &[&[u8]])], mut f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, usize, &[u8]),
+    {
+        for (a, (table, keys)) in asks.iter().enumerate() {
+            self.get_many_with(*table, keys, |i, v| f(a, i, v))?;
+        }
+        Ok(())
+    }
+
     /// Whether each read costs a round trip to a server, so that a caller gains by gathering
     /// its reads into [`get_many_with`](Self::get_many_with). `false` by default (in-process
     /// backends, where a read costs less than gathering it).

@@ -38,6 +38,19 @@ impl<T: ReadTx> ReadTx for Traced<T> {
         self.0.get_many_with(table, keys, f)
     }
 
+    fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+        crate::phase_span!(STORAGE_READ);
+        self.0.contains(table, key)
+    }
+
+    fn get_many_across<F>(&self, asks: &[(Table, &[&[u8]])], f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, usize, &[u8]),
+    {
+        crate::phase_span!(STORAGE_READ);
+        self.0.get_many_across(asks, f)
+    }
+
     fn reads_are_round_trips(&self) -> bool {
         self.0.reads_are_round_trips()
     }

@@ -26,7 +26,7 @@
 use triebench_kv::{Store, WriteTx};
 
 use crate::changelog::Hash32;
-use crate::hash::{hex_string, to_hex, RawHash};
+use crate::hash::{hex_string, to_hex, HexHash, RawHash};
 use crate::tables::{read_change_log, Tables};
 use crate::{refcount, MerkleError, EMPTY_ROOT_HEX};
 
@@ -83,6 +83,11 @@ pub(crate) fn prune<S: Store>(
 
 /// Releases one reference per listed occurrence; deletes nodes left without references.
 /// Returns the deleted nodes' hashes (hex), each once, in sorted order.
+///
+/// Every distinct hash's reference count and whether its node is stored are read in one
+/// request (see [`triebench_kv::ReadTx::get_many_across`]) before any change: the hashes are distinct, so no
+/// answer depends on another hash's release. A prune thus costs a few round trips to a
+/// server, not two per node.
 fn release<W: WriteTx>(
     w: &mut W,
     tables: &Tables,
@@ -90,7 +95,8 @@ fn release<W: WriteTx>(
 ) -> Result<Vec<String>, MerkleError> {
     let mut sorted = hashes.to_vec();
     sorted.sort_unstable();
-    let mut removed = Vec::new();
+    // Distinct hashes with their occurrences, the empty root left out.
+    let mut runs: Vec<(Hash32, HexHash, u64)> = Vec::new();
     let mut i = 0;
     while i < sorted.len() {
         let hash = sorted[i];
@@ -100,19 +106,38 @@ fn release<W: WriteTx>(
         }
         i += run as usize;
         let hex = to_hex(&hash);
-        if hex == EMPTY_ROOT_HEX {
-            continue;
+        if hex != EMPTY_ROOT_HEX {
+            runs.push((hash, hex, run));
         }
-        let extra = refcount::get(w, tables.duplicate_log, &hash)?;
-        if extra >= run {
-            refcount::set(w, tables.duplicate_log, &hash, extra - run)?;
+    }
+    let raws: Vec<&[u8]> = runs.iter().map(|(h, _, _)| &h[..]).collect();
+    let hexes: Vec<&[u8]> = runs.iter().map(|(_, x, _)| &x[..]).collect();
+    let mut counts: Vec<Result<u64, usize>> = vec![Ok(0); runs.len()];
+    let mut stored = vec![false; runs.len()];
+    if !runs.is_empty() {
+        w.get_many_across(
+            &[(tables.duplicate_log, &raws), (tables.main, &hexes)],
+            |a, i, v| match a {
+                0 => counts[i] = refcount::decode(v),
+                _ => stored[i] = true,
+            },
+        )?;
+    }
+    let mut removed = Vec::new();
+    for (((hash, hex, run), count), stored) in runs.iter().zip(counts).zip(stored) {
+        let extra = count.map_err(|len| MerkleError::CorruptRefCount {
+            hash: hex::encode(hash),
+            len,
+        })?;
+        if extra >= *run {
+            refcount::set(w, tables.duplicate_log, hash, extra - run)?;
         } else {
             if extra > 0 {
-                refcount::set(w, tables.duplicate_log, &hash, 0)?;
+                refcount::set(w, tables.duplicate_log, hash, 0)?;
             }
-            if w.contains(tables.main, &hex)? {
-                w.delete(tables.main, &hex)?;
-                removed.push(hex_string(&hex));
+            if stored {
+                w.delete(tables.main, hex)?;
+                removed.push(hex_string(hex));
             }
         }
     }

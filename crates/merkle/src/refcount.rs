@@ -10,6 +10,7 @@ use crate::hash::RawHash;
 use crate::MerkleError;
 
 /// The extra references to `hash`.
+#[cfg(test)]
 pub(crate) fn get<R: ReadTx>(rx: &R, table: Table, hash: &RawHash) -> Result<u64, MerkleError> {
     match rx.get_with(table, hash, |v| <[u8; 8]>::try_from(v).map_err(|_| v.len()))? {
         None => Ok(0),
@@ -19,6 +20,37 @@ pub(crate) fn get<R: ReadTx>(rx: &R, table: Table, hash: &RawHash) -> Result<u64
             len,
         }),
     }
+}
+
+/// The extra references to each of `hashes`, in one request where reads are round trips.
+pub(crate) fn get_many<R: ReadTx>(
+    rx: &R,
+    table: Table,
+    hashes: &[&RawHash],
+) -> Result<Vec<u64>, MerkleError> {
+    let mut counts = vec![Ok(0); hashes.len()];
+    if hashes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keys: Vec<&[u8]> = hashes.iter().map(|h| &h[..]).collect();
+    rx.get_many_with(table, &keys, |i, v| counts[i] = decode(v))?;
+    counts
+        .into_iter()
+        .zip(hashes)
+        .map(|(c, hash)| {
+            c.map_err(|len| MerkleError::CorruptRefCount {
+                hash: hex::encode(hash),
+                len,
+            })
+        })
+        .collect()
+}
+
+/// A stored count, or the length of a value that is not one.
+pub(crate) fn decode(v: &[u8]) -> Result<u64, usize> {
+    <[u8; 8]>::try_from(v)
+        .map(u64::from_le_bytes)
+        .map_err(|_| v.len())
 }
 
 /// Sets the extra references to `hash`, deleting the entry at zero.

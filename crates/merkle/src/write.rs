@@ -3,7 +3,7 @@
 use triebench_kv::{ReadTx, WriteTx};
 
 use crate::changelog::{self, ChangeLogEntry};
-use crate::hash::{hex_string, hex_to_raw, HexHash};
+use crate::hash::{hex_string, hex_to_raw, HexHash, RawHash};
 use crate::scratch::StoreScratch;
 use crate::tables::{read_change_log, Tables};
 use crate::update::Outcome;
@@ -38,19 +38,41 @@ pub(crate) fn persist<W: WriteTx>(
     }
     let root_raw = hex_to_raw(&outcome.root);
     let parent_raw = hex_to_raw(parent);
-    // Where reads are round trips, both change-log entries a commit may touch (the new root's,
-    // which decides what to write, and the parent's, which gets a successor) come in one
-    // request; no write of this commit changes the parent's before it is patched below.
+    // Where reads are round trips, one request asks for both change-log entries a commit may
+    // touch (the new root's, which decides what to write, and the parent's, which gets a
+    // successor; no write of this commit changes the parent's before it is patched below) and
+    // for the first existence checks of its new nodes (see `store_nodes`).
     let mut parent_entry: Option<Option<Vec<u8>>> = None;
+    let mut answers = Answers::new();
+    let mut counts = Counts::new();
     let root_entry = if w.reads_are_round_trips() {
+        let first = first_checks(outcome);
+        let keys: Vec<&[u8]> = first.iter().map(|h| &h[..]).collect();
+        let dups = duplicates(outcome);
+        let dup_keys: Vec<&[u8]> = dups.iter().map(|h| &h[..]).collect();
         let mut got: [Option<Vec<u8>>; 2] = [None, None];
-        w.get_many_with(
-            tables.change_log,
-            &[&root_raw[..], &parent_raw[..]],
-            |i, v| {
-                got[i] = Some(v.to_vec());
+        let mut present = vec![false; keys.len()];
+        let mut dup_counts: Vec<Result<u64, usize>> = vec![Ok(0); dups.len()];
+        w.get_many_across(
+            &[
+                (tables.change_log, &[&root_raw[..], &parent_raw[..]]),
+                (tables.main, &keys),
+                (tables.duplicate_log, &dup_keys),
+            ],
+            |a, i, v| match a {
+                0 => got[i] = Some(v.to_vec()),
+                1 => present[i] = true,
+                _ => dup_counts[i] = refcount::decode(v),
             },
         )?;
+        answers.extend(first.iter().copied().zip(present));
+        for (raw, count) in dups.into_iter().zip(dup_counts) {
+            let count = count.map_err(|len| MerkleError::CorruptRefCount {
+                hash: hex::encode(raw),
+                len,
+            })?;
+            counts.insert(raw, count);
+        }
         let [root_bytes, parent_bytes] = got;
         parent_entry = Some(parent_bytes);
         match root_bytes.map(|b| ChangeLogEntry::from_bytes(&b)) {
@@ -75,7 +97,7 @@ pub(crate) fn persist<W: WriteTx>(
         return Ok(());
     }
 
-    store_nodes(w, tables, outcome)?;
+    store_nodes(w, tables, outcome, answers, counts)?;
 
     // Change-log entries are written straight into one scratch buffer, the parent's by
     // appending a successor to its stored bytes (checked, not decoded).
@@ -105,14 +127,57 @@ pub(crate) fn persist<W: WriteTx>(
     }
 }
 
+/// Existence answers of the store, by node hash: present or not.
+type Answers = std::collections::HashMap<HexHash, bool>;
+
+/// Reference counts of duplicate nodes already read, by raw hash.
+type Counts = std::collections::HashMap<RawHash, u64>;
+
+/// The raw hashes of the nodes the batch adds more than once, distinct: their reference counts
+/// are read with the change log (see [`persist`]).
+fn duplicates(outcome: &Outcome) -> Vec<RawHash> {
+    let mut seen: std::collections::HashMap<&RawHash, u32> =
+        std::collections::HashMap::with_capacity(outcome.raw_additions.len());
+    for raw in &outcome.raw_additions {
+        *seen.entry(raw).or_default() += 1;
+    }
+    let mut dups: Vec<RawHash> = seen
+        .into_iter()
+        .filter(|&(_, n)| n > 1)
+        .map(|(raw, _)| *raw)
+        .collect();
+    dups.sort_unstable();
+    dups
+}
+
+/// The hashes of the batch's deepest new nodes (no other new node below them), distinct: the
+/// first round of existence checks (see [`store_nodes`]).
+fn first_checks(outcome: &Outcome) -> Vec<HexHash> {
+    let parents: std::collections::HashSet<u32> =
+        outcome.additions.iter().map(|a| a.parent).collect();
+    let mut first: Vec<HexHash> = outcome
+        .additions
+        .iter()
+        .filter(|a| !parents.contains(&a.node))
+        .filter_map(|a| outcome.hashes.get(a.node as usize).copied())
+        .collect();
+    first.sort_unstable();
+    first.dedup();
+    first
+}
+
 /// Stores the batch's new nodes: each distinct node once, further occurrences (and nodes
 /// already stored) counted in `duplicate_log`.
 ///
-/// Existence is checked with a read, children before parents, and only as far as needed: a
-/// stored node's children are always stored (a commit writes a node with its subtree, and
-/// pruning never deletes a node a live root still reads), so when a node turns out to be
-/// absent, every new node above it is absent too and needs no check. A single-key commit thus
-/// costs one existence check instead of one per level.
+/// Existence is asked of the store (never of a cache), children before parents, and only as
+/// far as needed: a stored node's children are always stored (a commit writes a node with its
+/// subtree, and pruning never deletes a node a live root still reads), so when a node turns out
+/// to be absent, every new node above it is absent too and needs no check. The checks go in
+/// rounds, each one request for every node whose new children are all decided: the first round
+/// (the deepest new nodes) usually decides everything, and `answers` may already hold it
+/// (asked with the change log, see [`persist`]). A commit thus costs one existence request
+/// whatever its number of changed addresses, where it cost one per deepest new node.
+/// The reference counts of duplicates are read in one request too.
 ///
 /// The writes then go out in ascending key order (distinct nodes have distinct keys, so no
 /// check depends on another node's write): ordered inserts are what a B-tree or LSM backend
@@ -121,6 +186,8 @@ fn store_nodes<W: WriteTx>(
     w: &mut W,
     tables: &Tables,
     outcome: &mut Outcome,
+    mut answers: Answers,
+    mut counts: Counts,
 ) -> Result<(), MerkleError> {
     let additions = &outcome.additions;
     let hash = |i: u32| &outcome.hashes[additions[i as usize].node as usize];
@@ -188,27 +255,60 @@ fn store_nodes<W: WriteTx>(
     decided.resize(group_len.len(), None);
     forced.clear();
     forced.resize(group_len.len(), false);
-    for (i, addition) in additions.iter().enumerate() {
-        let g = group_of[i] as usize;
-        let absent = match decided[g] {
-            Some(absent) => absent,
-            None => {
-                let absent = forced[g] || !w.contains(tables.main, hash(i as u32))?;
-                decided[g] = Some(absent);
-                absent
-            }
-        };
-        if absent {
-            if let Some(&p) = addition_of.get(addition.parent as usize) {
-                if let Some(&pg) = group_of.get(p as usize) {
-                    forced[pg as usize] = true;
+    // Rounds of checks: per pass, each addition is decided (from its group, from being forced
+    // or from an answer) or, if none of its new children is still undecided, asked in this
+    // round's request. The lowest undecided addition can always be asked, so each round
+    // decides something.
+    let mut waiting = vec![false; additions.len()];
+    let mut first_round = answers.is_empty();
+    loop {
+        waiting.fill(false);
+        let mut ask: Vec<&HexHash> = Vec::new();
+        for (i, addition) in additions.iter().enumerate() {
+            let g = group_of[i] as usize;
+            let parent = addition_of.get(addition.parent as usize).copied();
+            let state = match decided[g] {
+                Some(absent) => Some(absent),
+                None if forced[g] => Some(true),
+                None => answers.get(hash(i as u32)).map(|&present| !present),
+            };
+            match state {
+                Some(absent) => {
+                    decided[g] = Some(absent);
+                    if absent {
+                        if let Some(&pg) = parent.and_then(|p| group_of.get(p as usize)) {
+                            forced[pg as usize] = true;
+                        }
+                    }
+                }
+                None => {
+                    // After the first round, every node still undecided is asked at once: a
+                    // batch whose nodes match stored ones several levels up (equal leaves,
+                    // equal chains above them) then needs two rounds, not one per level.
+                    if !waiting[i] || !first_round {
+                        ask.push(hash(i as u32));
+                    }
+                    if let Some(p) = parent.filter(|&p| (p as usize) < waiting.len()) {
+                        waiting[p as usize] = true;
+                    }
                 }
             }
         }
+        if ask.is_empty() {
+            break;
+        }
+        ask.sort_unstable();
+        ask.dedup();
+        let keys: Vec<&[u8]> = ask.iter().map(|h| &h[..]).collect();
+        let mut present = vec![false; keys.len()];
+        w.get_many_with(tables.main, &keys, |i, _| present[i] = true)?;
+        answers.extend(ask.into_iter().copied().zip(present));
+        first_round = false;
     }
     // Groups are numbered in key order: the first occurrence of each, in `keyed`, is its node.
     // The additions whose node is stored, as indices.
     puts.clear();
+    let mut counted: Vec<(&RawHash, u64)> = Vec::new();
     for (k, &key) in keyed.iter().enumerate() {
         let i = index(key);
         if k > 0 && group_of[i as usize] == group_of[index(keyed[k - 1]) as usize] {
@@ -233,9 +333,21 @@ fn store_nodes<W: WriteTx>(
             let raw = outcome.raw_additions.get(i as usize).ok_or_else(|| {
                 triebench_kv::KvError::backend("merkle", "internal error: raw hash out of range")
             })?;
-            let count = refcount::get(w, tables.duplicate_log, raw)?;
-            refcount::set(w, tables.duplicate_log, raw, count.saturating_add(extra))?;
+            counted.push((raw, extra));
         }
+    }
+    // Every duplicate's count (those not read with the change log, in one request), then each
+    // raised by its extra references.
+    let raws: Vec<&RawHash> = counted
+        .iter()
+        .map(|(raw, _)| *raw)
+        .filter(|raw| !counts.contains_key(*raw))
+        .collect();
+    let fetched = refcount::get_many(w, tables.duplicate_log, &raws)?;
+    counts.extend(raws.into_iter().copied().zip(fetched));
+    for (raw, extra) in counted {
+        let count = counts.get(raw).copied().unwrap_or(0);
+        refcount::set(w, tables.duplicate_log, raw, count.saturating_add(extra))?;
     }
     // Ranges checked above.
     let encodings = &outcome.encodings;
@@ -319,7 +431,8 @@ mod tests {
             });
         }
         let mut w = store.writer().expect("writer");
-        store_nodes(&mut w, &tables, &mut outcome).expect("store nodes");
+        store_nodes(&mut w, &tables, &mut outcome, Answers::new(), Counts::new())
+            .expect("store nodes");
         w.commit().expect("commit");
         let r = store.reader().expect("reader");
         assert_eq!(r.get(tables.main, &a).expect("get"), Some(b"A".to_vec()));

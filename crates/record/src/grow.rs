@@ -169,6 +169,9 @@ pub struct GrowRecord {
     pub started: String,
     /// One entry per checkpoint, in ascending leaf count.
     pub checkpoints: Vec<Checkpoint>,
+    /// The emulated network to the managed server (`--net-rtt`), when the run had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<crate::net::NetRecord>,
 }
 
 /// The CSV header of a checkpoint file; [`csv_row`] writes the matching row.

@@ -69,6 +69,28 @@ pub fn run_grow_report(dir: &Path) -> Result<PathBuf, ReportError> {
     Ok(path)
 }
 
+/// Writes `<dir>/net-report.md` (the section "Time against distance to the database server")
+/// and its plot in `<dir>/plots/` from every headline run record and `load.json` under `dir`
+/// (see [`read::net_files`]); returns the markdown file's path.
+pub fn run_net_report(dir: &Path) -> Result<PathBuf, ReportError> {
+    let runs = read::net_files::read_net_runs(dir)?;
+    if runs.headline.is_empty() && runs.load.is_empty() {
+        return Err(ReportError::File {
+            path: dir.to_path_buf(),
+            reason: "no headline.json or load.json here or in the folders below (run \
+                     `triebench headline` or `triebench load --out` with --net-rtt)"
+                .into(),
+        });
+    }
+    let md = render::net_section::write(&runs, &dir.join("plots"), "plots")?;
+    let path = dir.join("net-report.md");
+    write_text(
+        &path,
+        &format!("# Round trips to the database server\n\n{md}"),
+    )?;
+    Ok(path)
+}
+
 /// Baseline names criterion manages itself; not taken as runs unless asked for by name.
 const CRITERION_OWN: [&str; 2] = ["new", "base"];
 

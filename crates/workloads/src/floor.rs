@@ -51,13 +51,34 @@ pub struct FloorCommits {
     roots: [[u8; 32]; 2],
 }
 
+/// `len` bytes that compress as badly as the trie's nodes (which are mostly 64-digit hex
+/// hashes): random lowercase hex digits from a fixed seed. A store that compresses values
+/// (PostgreSQL's TOAST) would otherwise shrink a constant filler to almost nothing and
+/// charge the floor far less than the same commit of real nodes.
+fn node_like_bytes(len: usize) -> Vec<u8> {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut rng = XorShift64Star::new(0x6e6f_6465_6279_7465);
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        let mut word = rng.next_u64();
+        for _ in 0..16 {
+            if out.len() == len {
+                break;
+            }
+            out.push(DIGITS[(word & 0xf) as usize]);
+            word >>= 4;
+        }
+    }
+    out
+}
+
 impl FloorCommits {
     /// Floor commits into the trie's `main` and `change_log` tables of `store` (opened with
     /// [`triebench_merkle::TABLES`]).
     pub fn new<S: Store>(store: &S) -> Result<Self, KvError> {
         Ok(FloorCommits {
             keys: XorShift64Star::new(0x5eed_f100),
-            bytes: vec![0xa7; ROOT_BYTES],
+            bytes: node_like_bytes(ROOT_BYTES),
             main: store.table("main")?,
             change_log: store.table("change_log")?,
             nodes: [[0; 64]; NODES_PER_COMMIT],
@@ -137,6 +158,14 @@ mod tests {
     use super::*;
     use triebench_kv::btree::BTreeStore;
     use triebench_kv::ReadTx;
+
+    #[test]
+    fn the_bytes_are_hex_digits_without_a_short_period() {
+        let b = node_like_bytes(ROOT_BYTES);
+        assert_eq!(b.len(), ROOT_BYTES);
+        assert!(b.iter().all(u8::is_ascii_hexdigit));
+        assert_ne!(b[..64], b[64..128], "not a repeated 64-byte block");
+    }
 
     #[test]
     fn a_commit_writes_its_nodes_and_change_log_entries_under_fresh_keys() {

@@ -43,6 +43,8 @@ pub struct GrowArgs {
     /// Where grow.json and `checkpoint-<leaves>.csv` go (default: `./grow-<profile>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub net: crate::commands::net_arg::NetArgs,
 }
 
 fn fresh_dir(dir: &Path) -> Result<(), CliError> {
@@ -123,6 +125,7 @@ read warm µs  read cold µs   disk B/leaf nodes/leaf  cmpB/leaf  RSS MiB";
 
 pub fn run_grow(args: GrowArgs) -> Result<(), CliError> {
     let profile: Profile = args.backend.parse()?;
+    let net = args.net.apply()?;
     if args.max_leaves == 0 {
         return Err(CliError::Usage("--max-leaves must be at least 1".into()));
     }
@@ -208,6 +211,7 @@ pub fn run_grow(args: GrowArgs) -> Result<(), CliError> {
         seed: args.seed,
         started: triebench_record::time::now(),
         checkpoints: Vec::new(),
+        net: crate::commands::net_arg::net_record(net),
     };
     eprintln!(
         "grow: {profile} on {} ({}), checkpoints {:?}",

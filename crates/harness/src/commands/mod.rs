@@ -21,6 +21,7 @@ pub mod io_profile;
 pub mod load;
 pub mod load_temp;
 pub mod net_arg;
+pub mod net_report;
 pub mod outputs;
 pub mod phases;
 pub mod profile_choice;

@@ -255,6 +255,7 @@ fn run_step(
                     reads: *reads,
                     seed: GROW_SEED,
                     out: Some(curves.join(profile)),
+                    net: Default::default(),
                 });
                 remove_dir(&store)?;
                 outcome?;

@@ -19,6 +19,7 @@ mod standby;
 mod writer;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::content_cache::{ContentCache, DEFAULT_BUDGET};
@@ -68,6 +69,9 @@ pub struct PgStore {
     /// The delay proxy to the managed server, if asked for: dropped after the connection and
     /// before the server.
     hop: Option<crate::net_hop::NetHop>,
+    /// Requests sent to the server and waited for (each a round trip), for
+    /// [`PgStore::round_trips`].
+    trips: AtomicU64,
     // Dropped after the connection and proxy: the connection closes before the server stops.
     server: Option<PgServer>,
     /// The standby of a replicated pair (`standby`): dropped after the primary, which ships
@@ -126,6 +130,7 @@ impl PgStore {
             writer_lock: Mutex::new(()),
             schema,
             hop,
+            trips: AtomicU64::new(0),
             content: (!options.uncached).then(|| ContentCache::new(DEFAULT_BUDGET)),
             server,
             standby: None,
@@ -145,6 +150,18 @@ impl PgStore {
     /// The schema holding this store's tables.
     pub fn schema(&self) -> &str {
         &self.schema
+    }
+
+    /// How many requests this store has sent its server and waited for since it was opened
+    /// (statements, `BEGIN`, `COMMIT`; the connection's setup not counted): each one round trip,
+    /// the unit a network hop charges.
+    pub fn round_trips(&self) -> u64 {
+        self.trips.load(Ordering::Relaxed)
+    }
+
+    /// Counts `n` round trips to the server.
+    pub(crate) fn trip(&self, n: u64) {
+        self.trips.fetch_add(n, Ordering::Relaxed);
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Conn> {

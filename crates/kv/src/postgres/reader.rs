@@ -1,7 +1,9 @@
 //! Reads against committed data: each call one prepared statement (read-committed, no snapshot).
 
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 
+use super::schema::lookup_sql;
 use super::PgStore;
 use crate::error::KvResult;
 use crate::range::KeyRange;
@@ -16,11 +18,24 @@ pub struct PgReader<'s> {
 pub(crate) fn get(store: &PgStore, index: usize, key: &[u8]) -> KvResult<Option<Vec<u8>>> {
     let mut conn = store.lock();
     let conn = &mut *conn;
+    store.trip(1);
     let row = conn
         .client
         .query_opt(&conn.stmts.get[index], &[&key])
         .map_err(|e| store.error("get", e))?;
     Ok(row.map(|r| r.get::<_, Vec<u8>>(0)))
+}
+
+/// Whether `key` is committed, without fetching its value.
+pub(crate) fn exists(store: &PgStore, index: usize, key: &[u8]) -> KvResult<bool> {
+    let mut conn = store.lock();
+    let conn = &mut *conn;
+    store.trip(1);
+    let row = conn
+        .client
+        .query_opt(&conn.stmts.exists[index], &[&key])
+        .map_err(|e| store.error("exists", e))?;
+    Ok(row.is_some())
 }
 
 /// Committed entries among `keys`, in one round trip (`= ANY($1)`), each handed to `f` with its
@@ -36,6 +51,7 @@ pub(crate) fn get_many(
     }
     let mut conn = store.lock();
     let conn = &mut *conn;
+    store.trip(1);
     if let [key] = keys {
         // One key: the plain lookup, whose plan is the primary key's index whatever the
         // table's size when the plan was cached.
@@ -66,8 +82,7 @@ pub(crate) fn get_many_indexed(
     keys: &[&[u8]],
     mut f: impl FnMut(usize, &[u8]),
 ) -> KvResult<()> {
-    let mut at: std::collections::HashMap<&[u8], Vec<usize>> =
-        std::collections::HashMap::with_capacity(keys.len());
+    let mut at: HashMap<&[u8], Vec<usize>> = HashMap::with_capacity(keys.len());
     for (i, k) in keys.iter().enumerate() {
         at.entry(k).or_default().push(i);
     }
@@ -81,6 +96,72 @@ pub(crate) fn get_many_indexed(
     })
 }
 
+/// Committed entries among each ask's keys, every table's in one round trip (one statement,
+/// see [`lookup_sql`]); each found entry handed to `f` with its ask's index and its key's index
+/// in the ask (keys may repeat). An ask with no keys is left out; a single ask is
+/// [`get_many_indexed`].
+pub(crate) fn get_many_across(
+    store: &PgStore,
+    asks: &[(usize, &[&[u8]])],
+    mut f: impl FnMut(usize, usize, &[u8]),
+) -> KvResult<()> {
+    let asked: Vec<usize> = (0..asks.len()).filter(|&a| !asks[a].1.is_empty()).collect();
+    if let [a] = asked[..] {
+        let (index, keys) = asks[a];
+        return get_many_indexed(store, index, keys, |i, v| f(a, i, v));
+    }
+    if asked.is_empty() {
+        return Ok(());
+    }
+    // Per ask: its distinct keys, and where each sits in the ask's keys.
+    let mut at: Vec<HashMap<&[u8], Vec<usize>>> = Vec::with_capacity(asked.len());
+    let mut distinct: Vec<Vec<&[u8]>> = Vec::with_capacity(asked.len());
+    for &a in &asked {
+        let mut positions: HashMap<&[u8], Vec<usize>> = HashMap::new();
+        for (i, k) in asks[a].1.iter().enumerate() {
+            positions.entry(k).or_default().push(i);
+        }
+        distinct.push(positions.keys().copied().collect());
+        at.push(positions);
+    }
+    let tables: Vec<usize> = asked.iter().map(|&a| asks[a].0).collect();
+    let mut conn = store.lock();
+    let conn = &mut *conn;
+    if !conn.stmts.lookups.contains_key(&tables) {
+        let sql = lookup_sql(&conn.stmts.qualified, &tables);
+        store.trip(1);
+        let stmt = conn
+            .client
+            .prepare(&sql)
+            .map_err(|e| store.error("prepare a lookup", e))?;
+        conn.stmts.lookups.insert(tables.clone(), stmt);
+    }
+    let Some(stmt) = conn.stmts.lookups.get(&tables) else {
+        return Ok(());
+    };
+    let params: Vec<&(dyn postgres::types::ToSql + Sync)> = distinct
+        .iter()
+        .map(|d| d as &(dyn postgres::types::ToSql + Sync))
+        .collect();
+    store.trip(1);
+    let rows = conn
+        .client
+        .query(stmt, &params)
+        .map_err(|e| store.error("get many (tables)", e))?;
+    for row in rows {
+        let (j, k, v): (i32, &[u8], &[u8]) = (row.get(0), row.get(1), row.get(2));
+        let Some(j) = usize::try_from(j).ok().filter(|&j| j < asked.len()) else {
+            continue;
+        };
+        if let Some(positions) = at[j].get(k) {
+            for &i in positions {
+                f(asked[j], i, v);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Committed entries of `range`, in key order.
 pub(crate) fn entries(
     store: &PgStore,
@@ -89,6 +170,7 @@ pub(crate) fn entries(
 ) -> KvResult<Vec<(Vec<u8>, Vec<u8>)>> {
     let mut conn = store.lock();
     let conn = &mut *conn;
+    store.trip(1);
     let rows = match &range.end {
         Some(end) => conn
             .client
@@ -105,6 +187,7 @@ pub(crate) fn entries(
 pub(crate) fn count(store: &PgStore, index: usize) -> KvResult<u64> {
     let mut conn = store.lock();
     let conn = &mut *conn;
+    store.trip(1);
     let row = conn
         .client
         .query_one(&conn.stmts.count[index], &[])
@@ -126,12 +209,28 @@ impl ReadTx for PgReader<'_> {
         count(self.store, index)
     }
 
+    fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+        let index = check_table(table, self.store.names.len())?;
+        exists(self.store, index, key)
+    }
+
     fn get_many_with<F>(&self, table: Table, keys: &[&[u8]], f: F) -> KvResult<()>
     where
         F: FnMut(usize, &[u8]),
     {
         let index = check_table(table, self.store.names.len())?;
         get_many_indexed(self.store, index, keys, f)
+    }
+
+    fn get_many_across<F>(&self, asks: &[(Table, &[&[u8]])], f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, usize, &[u8]),
+    {
+        let asks = asks
+            .iter()
+            .map(|&(table, keys)| Ok((check_table(table, self.store.names.len())?, keys)))
+            .collect::<KvResult<Vec<_>>>()?;
+        get_many_across(self.store, &asks, f)
     }
 
     fn reads_are_round_trips(&self) -> bool {

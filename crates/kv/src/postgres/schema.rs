@@ -1,5 +1,6 @@
 //! Schema and tables of a store, the session settings, and the prepared statements.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -14,6 +15,9 @@ const SCHEMA_FILE: &str = "postgres-schema";
 /// Prepared statements, one set per table.
 pub(crate) struct Statements {
     pub(crate) get: Vec<Statement>,
+    /// `SELECT 1 ... WHERE k = $1`: whether a key is present, without fetching (and
+    /// detoasting) its value.
+    pub(crate) exists: Vec<Statement>,
     pub(crate) get_many: Vec<Statement>,
     pub(crate) count: Vec<Statement>,
     pub(crate) scan_from: Vec<Statement>,
@@ -21,6 +25,72 @@ pub(crate) struct Statements {
     pub(crate) existing: Vec<Statement>,
     pub(crate) upsert: Vec<Statement>,
     pub(crate) delete: Vec<Statement>,
+    /// Each table's schema-qualified, quoted name, for the statements prepared on first use.
+    pub(crate) qualified: Vec<String>,
+    /// A commit writing to more than one table or kind, as one statement (see
+    /// [`commit_sql`]), by the commit's shape; prepared on first use.
+    pub(crate) commits: HashMap<Vec<Clause>, Statement>,
+    /// Lookups in several tables as one statement (see [`lookup_sql`]), by the tables asked;
+    /// prepared on first use.
+    pub(crate) lookups: HashMap<Vec<usize>, Statement>,
+}
+
+/// One clause of a commit's statement: a table's deletes, or its upserts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Clause {
+    /// `DELETE FROM t WHERE k = ANY($n)`.
+    Delete(usize),
+    /// `INSERT INTO t SELECT * FROM unnest($n, $n+1) ON CONFLICT (k) DO UPDATE`.
+    Upsert(usize),
+}
+
+/// A commit's writes as one statement: each clause a data-modifying `WITH` query, parameters in
+/// clause order (a delete's keys; an upsert's keys, then values). Only the clauses the commit
+/// needs are in it (an empty `DELETE ... = ANY($1)` still runs, and a generic plan cached for
+/// it may scan its table), so each shape of commit has a statement of its own. In autocommit one
+/// statement is one atomic transaction and one round trip; its clauses see the same snapshot,
+/// which no clause needs, as a key is put or deleted at most once per table.
+pub(crate) fn commit_sql(qualified: &[String], shape: &[Clause]) -> String {
+    let mut clauses = Vec::with_capacity(shape.len());
+    let mut n = 0;
+    for (c, clause) in shape.iter().enumerate() {
+        match *clause {
+            Clause::Delete(t) => {
+                n += 1;
+                clauses.push(format!(
+                    "c{c} AS (DELETE FROM {} WHERE k = ANY(${n}::bytea[]))",
+                    qualified[t]
+                ));
+            }
+            Clause::Upsert(t) => {
+                let (k, v) = (n + 1, n + 2);
+                n += 2;
+                clauses.push(format!(
+                    "c{c} AS (INSERT INTO {} (k, v) SELECT * FROM unnest(${k}::bytea[], \
+                     ${v}::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v)",
+                    qualified[t]
+                ));
+            }
+        }
+    }
+    format!("WITH {} SELECT 1", clauses.join(", "))
+}
+
+/// Lookups in several tables as one statement: one `SELECT` per table asked, `UNION ALL`, each
+/// row tagged with the ask's position; parameter `$n` is the n-th ask's keys.
+pub(crate) fn lookup_sql(qualified: &[String], tables: &[usize]) -> String {
+    tables
+        .iter()
+        .enumerate()
+        .map(|(a, &t)| {
+            format!(
+                "SELECT {a}::int4 AS a, k, v FROM {} WHERE k = ANY(${}::bytea[])",
+                qualified[t],
+                a + 1
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ")
 }
 
 /// The schema named in `<dir>/postgres-schema`, if the directory holds a `POSTGRES_URL` store.
@@ -95,6 +165,7 @@ pub(crate) fn connect(
         .map_err(|e| pg_err("cannot create schema and tables", e))?;
     let mut stmts = Statements {
         get: Vec::new(),
+        exists: Vec::new(),
         get_many: Vec::new(),
         count: Vec::new(),
         scan_from: Vec::new(),
@@ -102,13 +173,20 @@ pub(crate) fn connect(
         existing: Vec::new(),
         upsert: Vec::new(),
         delete: Vec::new(),
+        qualified: Vec::new(),
+        commits: HashMap::new(),
+        lookups: HashMap::new(),
     };
     for name in names {
         let t = format!("{s}.{}", quote(name));
+        stmts.qualified.push(t.clone());
         let mut prep = |sql: String| client.prepare(&sql).map_err(|e| pg_err("prepare", e));
         stmts
             .get
             .push(prep(format!("SELECT v FROM {t} WHERE k = $1"))?);
+        stmts
+            .exists
+            .push(prep(format!("SELECT 1 FROM {t} WHERE k = $1"))?);
         stmts
             .get_many
             .push(prep(format!("SELECT k, v FROM {t} WHERE k = ANY($1)"))?);

@@ -191,6 +191,7 @@ impl PgStore {
             schema: "triebench".to_string(),
             content: (!options.uncached).then(|| ContentCache::new(DEFAULT_BUDGET)),
             hop,
+            trips: std::sync::atomic::AtomicU64::new(0),
             server: Some(primary),
             standby: Some(Box::new(standby)),
         })
@@ -256,6 +257,7 @@ impl PgStore {
             schema,
             content: content.map(|_| ContentCache::new(DEFAULT_BUDGET)),
             hop,
+            trips: std::sync::atomic::AtomicU64::new(0),
             server: Some(server),
             standby: None,
         })

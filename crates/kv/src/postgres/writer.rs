@@ -1,12 +1,14 @@
-//! The writer: changes buffered per table, checked eagerly for `insert`, and committed in one
-//! transaction with at most one `DELETE ... = ANY($1)` and one `INSERT ... unnest(...)` per table,
-//! so a commit costs a few round trips whatever the number of puts.
+//! The writer: changes buffered per table, checked eagerly for `insert`, and committed as one
+//! statement in autocommit (a `DELETE ... = ANY(...)` and an `INSERT ... unnest(...)` per table
+//! that has them, as data-modifying `WITH` clauses when there are several; see
+//! [`commit_sql`]): one atomic transaction and one round trip whatever the number of puts.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::sync::MutexGuard;
 
-use super::reader::{count, entries, get, get_many_indexed};
+use super::reader::{count, entries, exists, get, get_many_across, get_many_indexed};
+use super::schema::{commit_sql, Clause};
 use super::PgStore;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
@@ -40,6 +42,7 @@ impl<'s> PgWriter<'s> {
         }
         let mut conn = self.store.lock();
         let conn = &mut *conn;
+        self.store.trip(1);
         let rows = conn
             .client
             .query(&conn.stmts.existing[index], &[&keys])
@@ -81,6 +84,43 @@ impl ReadTx for PgWriter<'_> {
             }
         }
         get_many_indexed(self.store, index, &asked, |j, v| f(positions[j], v))
+    }
+
+    fn get_many_across<F>(&self, asks: &[(Table, &[&[u8]])], mut f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, usize, &[u8]),
+    {
+        // Pending changes answer for their keys; the rest of every ask go in one request.
+        let mut asked: Vec<(usize, Vec<&[u8]>)> = Vec::with_capacity(asks.len());
+        let mut positions: Vec<Vec<usize>> = Vec::with_capacity(asks.len());
+        for (a, &(table, keys)) in asks.iter().enumerate() {
+            let index = self.index(table)?;
+            let pending = &self.pending[index];
+            let mut rest = Vec::with_capacity(keys.len());
+            let mut at = Vec::with_capacity(keys.len());
+            for (i, key) in keys.iter().enumerate() {
+                match pending.get(*key) {
+                    Some(Some(v)) => f(a, i, v),
+                    Some(None) => {}
+                    None => {
+                        rest.push(*key);
+                        at.push(i);
+                    }
+                }
+            }
+            asked.push((index, rest));
+            positions.push(at);
+        }
+        let asked: Vec<(usize, &[&[u8]])> = asked.iter().map(|(t, k)| (*t, &k[..])).collect();
+        get_many_across(self.store, &asked, |a, j, v| f(a, positions[a][j], v))
+    }
+
+    fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
+        let index = self.index(table)?;
+        match self.pending[index].get(key) {
+            Some(v) => Ok(v.is_some()),
+            None => exists(self.store, index, key),
+        }
     }
 
     fn reads_are_round_trips(&self) -> bool {
@@ -139,7 +179,7 @@ impl WriteTx for PgWriter<'_> {
         let index = self.index(table)?;
         let present = match self.pending[index].get(key) {
             Some(v) => v.is_some(),
-            None => get(self.store, index, key)?.is_some(),
+            None => exists(self.store, index, key)?,
         };
         if present {
             return Err(KvError::duplicate(&self.store.names[index], key));
@@ -161,15 +201,10 @@ impl WriteTx for PgWriter<'_> {
     }
 
     fn commit(self) -> KvResult<()> {
-        if self.pending.iter().all(BTreeMap::is_empty) {
-            return Ok(());
-        }
-        let mut conn = self.store.lock();
-        let conn = &mut *conn;
-        let mut tx = conn
-            .client
-            .transaction()
-            .map_err(|e| self.store.error("begin", e))?;
+        // The commit's shape (which tables have deletes, which have puts) and its arrays, in
+        // clause order: a delete's keys; an upsert's keys, then values.
+        let mut shape: Vec<Clause> = Vec::new();
+        let mut arrays: Vec<Vec<&[u8]>> = Vec::new();
         for (index, pending) in self.pending.iter().enumerate() {
             let deleted: Vec<&[u8]> = pending
                 .iter()
@@ -177,18 +212,48 @@ impl WriteTx for PgWriter<'_> {
                 .map(|(k, _)| k.as_slice())
                 .collect();
             if !deleted.is_empty() {
-                tx.execute(&conn.stmts.delete[index], &[&deleted])
-                    .map_err(|e| self.store.error("commit (delete)", e))?;
+                shape.push(Clause::Delete(index));
+                arrays.push(deleted);
             }
             let (keys, values): (Vec<&[u8]>, Vec<&[u8]>) = pending
                 .iter()
                 .filter_map(|(k, v)| v.as_deref().map(|v| (k.as_slice(), v)))
                 .unzip();
             if !keys.is_empty() {
-                tx.execute(&conn.stmts.upsert[index], &[&keys, &values])
-                    .map_err(|e| self.store.error("commit (write)", e))?;
+                shape.push(Clause::Upsert(index));
+                arrays.push(keys);
+                arrays.push(values);
             }
         }
-        tx.commit().map_err(|e| self.store.error("commit", e))
+        let params: Vec<&(dyn postgres::types::ToSql + Sync)> = arrays
+            .iter()
+            .map(|a| a as &(dyn postgres::types::ToSql + Sync))
+            .collect();
+        let mut conn = self.store.lock();
+        let conn = &mut *conn;
+        // One statement in autocommit: atomic, one round trip.
+        let stmt = match shape[..] {
+            [] => return Ok(()),
+            [Clause::Delete(index)] => conn.stmts.delete[index].clone(),
+            [Clause::Upsert(index)] => conn.stmts.upsert[index].clone(),
+            _ => match conn.stmts.commits.get(&shape) {
+                Some(stmt) => stmt.clone(),
+                None => {
+                    let sql = commit_sql(&conn.stmts.qualified, &shape);
+                    self.store.trip(1);
+                    let stmt = conn
+                        .client
+                        .prepare(&sql)
+                        .map_err(|e| self.store.error("prepare a commit", e))?;
+                    conn.stmts.commits.insert(shape, stmt.clone());
+                    stmt
+                }
+            },
+        };
+        self.store.trip(1);
+        conn.client
+            .execute(&stmt, &params)
+            .map(|_| ())
+            .map_err(|e| self.store.error("commit", e))
     }
 }

@@ -117,6 +117,78 @@ impl Shared {
         Ok(())
     }
 
+    /// `f(ask, i, value)` for each key of each ask `(table, keys)` committed: the cache answers
+    /// what it knows, the rest in one pipeline of `HMGET`s (one per table asked), one round
+    /// trip.
+    pub fn get_many_across(
+        &self,
+        lease: &Lease<'_>,
+        liveness: &Liveness<'_>,
+        asks: &[(usize, &[&[u8]])],
+        mut f: impl FnMut(usize, usize, &[u8]),
+    ) -> KvResult<()> {
+        // Per ask: the keys left for the server, with their index and cache ticket.
+        type Asked = Vec<(usize, Option<super::cache::Ticket>)>;
+        let mut asked: Vec<Asked> = Vec::with_capacity(asks.len());
+        let mut answered = false;
+        for (a, &(table, keys)) in asks.iter().enumerate() {
+            let mut left: Asked = Vec::with_capacity(keys.len());
+            for (i, key) in keys.iter().enumerate() {
+                match self.cache.as_ref().map(|c| c.get(table, key)) {
+                    Some(Cached::Known(value)) => {
+                        answered = true;
+                        if let Some(v) = value {
+                            f(a, i, &v);
+                        }
+                    }
+                    Some(Cached::Unknown(ticket)) => left.push((i, Some(ticket))),
+                    None => left.push((i, None)),
+                }
+            }
+            asked.push(left);
+        }
+        if answered {
+            liveness.check()?;
+        }
+        if asked.iter().all(Vec::is_empty) {
+            return Ok(());
+        }
+        let values: Vec<Vec<Option<Vec<u8>>>> = lease.run("HMGET", |con| {
+            let mut pipe = redis::pipe();
+            for (left, &(table, keys)) in asked.iter().zip(asks) {
+                if left.is_empty() {
+                    continue;
+                }
+                let cmd = pipe.cmd("HMGET").arg(&self.keys[table].values);
+                for &(i, _) in left {
+                    cmd.arg(keys[i]);
+                }
+            }
+            pipe.query(con)
+        })?;
+        let mut replies = values.into_iter();
+        for (a, (left, &(table, keys))) in asked.iter().zip(asks).enumerate() {
+            if left.is_empty() {
+                continue;
+            }
+            let Some(reply) = replies.next() else {
+                return Err(KvError::backend(
+                    "redis",
+                    "HMGET pipeline: a reply is missing",
+                ));
+            };
+            for (&(i, ticket), value) in left.iter().zip(reply) {
+                if let (Some(cache), Some(ticket)) = (&self.cache, ticket) {
+                    cache.fill(table, keys[i], value.as_deref(), ticket);
+                }
+                if let Some(v) = value {
+                    f(a, i, &v);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The committed number of entries of `table`.
     pub fn count(&self, lease: &Lease<'_>, table: usize) -> KvResult<u64> {
         lease.run("HLEN", |con| {

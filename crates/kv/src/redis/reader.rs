@@ -45,6 +45,18 @@ impl ReadTx for RedisReader<'_> {
             .get_many_with(&self.lease, &self.liveness, i, keys, f)
     }
 
+    fn get_many_across<F>(&self, asks: &[(Table, &[&[u8]])], f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, usize, &[u8]),
+    {
+        let asks = asks
+            .iter()
+            .map(|&(table, keys)| Ok((check_table(table, self.shared.names.len())?, keys)))
+            .collect::<KvResult<Vec<_>>>()?;
+        self.shared
+            .get_many_across(&self.lease, &self.liveness, &asks, f)
+    }
+
     fn reads_are_round_trips(&self) -> bool {
         true
     }

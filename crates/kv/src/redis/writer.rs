@@ -77,6 +77,37 @@ impl ReadTx for RedisWriter<'_> {
             })
     }
 
+    fn get_many_across<F>(&self, asks: &[(Table, &[&[u8]])], mut f: F) -> KvResult<()>
+    where
+        F: FnMut(usize, usize, &[u8]),
+    {
+        // Pending changes answer for their keys; the rest go to the cache or the server.
+        let mut asked: Vec<(usize, Vec<&[u8]>)> = Vec::with_capacity(asks.len());
+        let mut positions: Vec<Vec<usize>> = Vec::with_capacity(asks.len());
+        for (a, &(table, keys)) in asks.iter().enumerate() {
+            let i = self.index(table)?;
+            let mut rest = Vec::with_capacity(keys.len());
+            let mut at = Vec::with_capacity(keys.len());
+            for (k, key) in keys.iter().enumerate() {
+                match self.overlay[i].get(key) {
+                    Some(Some(v)) => f(a, k, v),
+                    Some(None) => {}
+                    None => {
+                        rest.push(*key);
+                        at.push(k);
+                    }
+                }
+            }
+            asked.push((i, rest));
+            positions.push(at);
+        }
+        let asked: Vec<(usize, &[&[u8]])> = asked.iter().map(|(t, k)| (*t, &k[..])).collect();
+        self.shared
+            .get_many_across(&self.lease, &self.liveness, &asked, |a, j, v| {
+                f(a, positions[a][j], v)
+            })
+    }
+
     fn reads_are_round_trips(&self) -> bool {
         true
     }

@@ -15,6 +15,7 @@ pub mod compare;
 pub mod grow;
 pub mod lab;
 pub mod missing;
+pub mod net;
 pub mod phases;
 pub mod predict;
 pub mod ratios;

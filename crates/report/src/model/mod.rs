@@ -7,6 +7,7 @@
 //! - [`io_profile`]: operations per profile × scenario counted on slowfs (`io-profile.json`).
 //! - [`load`]: what a `triebench load` run offered and measured (`load.json`).
 //! - [`grow`]: a growth curve (`grow.json`) and the filesystem it is shown under.
+//! - [`net`]: headline and load runs at an emulated distance from their database server.
 //! - [`env`](mod@env): the machine and software versions (`env.json`).
 //! - [`phases`]: time per phase of a run, and a filesystem's phase rows per profile.
 //! - [`naming`]: result folder names and UTC dates.
@@ -29,6 +30,7 @@ pub mod grow;
 pub mod io_profile;
 pub mod load;
 pub mod naming;
+pub mod net;
 pub mod phases;
 pub mod results;
 pub mod run_folder;

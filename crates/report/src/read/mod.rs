@@ -27,6 +27,7 @@ pub mod fs_info;
 pub mod grow_files;
 pub mod io_profile_file;
 pub mod load_runs;
+pub mod net_files;
 pub mod phase_files;
 pub mod run_folders;
 pub mod run_records;

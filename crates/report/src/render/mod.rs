@@ -40,6 +40,8 @@ pub mod load_plots;
 pub mod load_section;
 pub mod machines_section;
 pub mod markdown;
+pub mod net_plots;
+pub mod net_section;
 pub mod phase_chart;
 pub mod phase_section;
 pub mod plots;

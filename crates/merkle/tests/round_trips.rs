@@ -1,0 +1,102 @@
+//! How many requests a commit sends a PostgreSQL store (`PgStore::round_trips`): the unit a
+//! network hop charges. A single-key commit on a grown trie costs one request for its reads
+//! (both change-log entries and the existence check of its new nodes, across two tables) and
+//! one for its writes (one statement in autocommit); following the new root (`set_root`) asks
+//! the store once more. A batch of many addresses costs the same, not one request per address.
+#![cfg(feature = "postgres-db")]
+
+use sha2::{Digest, Sha512};
+use triebench_kv::postgres::{PgOptions, PgStore};
+use triebench_merkle::{MerkleTrie, StateChange, TABLES};
+
+fn set(i: u32, value: &[u8]) -> StateChange {
+    StateChange::Set {
+        address: hex::encode(&Sha512::digest(format!("{i:016x}").as_bytes())[..32]),
+        value: value.to_vec(),
+    }
+}
+
+#[test]
+fn a_commit_costs_two_requests_whatever_its_number_of_addresses() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = PgStore::open(dir.path(), TABLES, PgOptions::default()).expect("open");
+    let mut trie = MerkleTrie::new(&store).expect("trie");
+    // Grow the trie (and let every statement shape be prepared once).
+    for i in 0..40 {
+        let root = trie.commit(&[set(i, b"v")]).expect("commit");
+        trie.set_root(&root).expect("set root");
+    }
+    let batch: Vec<StateChange> = (100..130).map(|i| set(i, b"5.0")).collect();
+    let root = trie.commit(&batch).expect("warm batch");
+    trie.set_root(&root).expect("set root");
+
+    let before = store.round_trips();
+    let root = trie.commit(&[set(1000, b"x")]).expect("commit");
+    let commit = store.round_trips() - before;
+    trie.set_root(&root).expect("set root");
+    let follow = store.round_trips() - before - commit;
+    println!("single-key commit: {commit} round trips, set_root: {follow}");
+    assert_eq!(
+        commit, 2,
+        "a single-key commit: one read request, one write"
+    );
+    assert_eq!(follow, 1, "set_root asks the store whether the root exists");
+
+    // 30 new addresses whose leaves are equal (one node added 30 times, counted in
+    // duplicate_log) and new: still one read request and one write.
+    let batch: Vec<StateChange> = (200..230).map(|i| set(i, b"fresh")).collect();
+    let before = store.round_trips();
+    let root = trie.commit(&batch).expect("batch");
+    let batch_trips = store.round_trips() - before;
+    trie.set_root(&root).expect("set root");
+    println!("30-address commit, new nodes: {batch_trips} round trips");
+    assert_eq!(
+        batch_trips, 2,
+        "a batch's reads in one request, its writes in one"
+    );
+
+    // 30 more with the value stored above: their leaf, and equal chains above it, are stored
+    // already, so existence takes a second round (every undecided node at once) and the
+    // re-reached nodes' counts one more request; never one per address or per level.
+    let batch: Vec<StateChange> = (300..330).map(|i| set(i, b"fresh")).collect();
+    let before = store.round_trips();
+    trie.commit(&batch).expect("batch");
+    let batch_trips = store.round_trips() - before;
+    println!("30-address commit, stored nodes reached again: {batch_trips} round trips");
+    assert!(
+        (2..=4).contains(&batch_trips),
+        "reads in at most three requests, writes in one: {batch_trips}"
+    );
+
+    // Pruning the oldest root of the line releases what its successor replaced: its entry, its
+    // parent's, every released node's count and presence in one request, and the writes.
+    let oldest = MerkleTrie::new(&store).expect("trie").root().to_string();
+    let first = MerkleTrie::prune(&store, &oldest).expect("prune the empty root: nothing");
+    assert!(first.is_empty());
+    let mut line = Vec::new();
+    let mut trie = MerkleTrie::new(&store).expect("trie");
+    for i in 2000..2004 {
+        let root = trie.commit(&[set(i, b"p")]).expect("commit");
+        trie.set_root(&root).expect("set root");
+        line.push(root);
+    }
+    // The first prune prepares its statements' shapes; the second is counted.
+    assert!(!MerkleTrie::prune(&store, &line[0])
+        .expect("prune")
+        .is_empty());
+    let before = store.round_trips();
+    let deleted = MerkleTrie::prune(&store, &line[1]).expect("prune");
+    let prune_trips = store.round_trips() - before;
+    println!(
+        "prune releasing {} nodes: {prune_trips} round trips",
+        deleted.len()
+    );
+    assert!(
+        !deleted.is_empty(),
+        "the oldest root of its line is released"
+    );
+    assert_eq!(
+        prune_trips, 4,
+        "entry, parent's entry, one request for the nodes, the writes"
+    );
+}
