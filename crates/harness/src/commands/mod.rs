@@ -6,6 +6,7 @@ pub mod compare;
 pub mod crash_child;
 pub mod crash_explore;
 pub mod crash_mount;
+pub mod crash_owners;
 pub mod crash_power;
 pub mod crash_round;
 pub mod crash_test;
