@@ -89,10 +89,21 @@ fn postgres_is_explored_from_the_open_store_and_its_states_reopen() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let summary = explore(
-        "postgres",
+    let summary = run_crash_test(
         tmp.path(),
-        &["--model", "clean", "--commits", "2", "--between", "1"],
+        &[
+            "--backend",
+            "postgres",
+            "--power-loss",
+            "--seed",
+            "3",
+            "--model",
+            "clean",
+            "--commits",
+            "2",
+            "--between",
+            "1",
+        ],
     );
     assert!(summary.contains("from the open store on"), "{summary}");
     assert!(summary.contains(" 0 violations"), "{summary}");
