@@ -4,10 +4,13 @@
 //! (`crash-mount --op-log`), runs a short workload in this process (open the store, commit
 //! `--commits` random batches, writing `mark ROOT` to the control file after each acknowledged
 //! commit), unmounts, and explores the log with `triebench_slowfs::model::explore`: at every
-//! sync-family call, `--states-per-point` states the model allows, each written to the (now
-//! unmounted) mount point's path, where the store is reopened and checked as the power-cut
-//! rounds are (`crash_test::check`: every root acknowledged before the crash point opens,
-//! reads back and recomputes; one more commit succeeds).
+//! sync-family call and at up to `--between` seeded points between two of them (`PointPlan`),
+//! `--states-per-point` states the model allows, each written to the (now unmounted) mount
+//! point's path and given the recording's owners and modes (`crash_owners`), where the store
+//! is reopened and checked as the power-cut rounds are (`crash_test::check`: every root
+//! acknowledged before the crash point opens, reads back and recomputes; one more commit
+//! succeeds). An `@open` note marks the open store in the op log; `postgres` profiles are
+//! explored only after it (their `initdb` is the server's bootstrap, not the store).
 //!
 //! `--fsync-eio` records one workload without faults to count its fsyncs, then a second with
 //! the fsync in the middle of it failing (`--fail-fsync N`), and reports what the failing
