@@ -99,10 +99,12 @@ fn postgres_is_explored_from_the_open_store_and_its_states_reopen() {
             "3",
             "--model",
             "clean",
-            "--commits",
-            "2",
-            "--between",
+            "--rounds",
             "1",
+            "--commits",
+            "1",
+            "--between",
+            "0",
         ],
     );
     assert!(summary.contains("from the open store on"), "{summary}");
