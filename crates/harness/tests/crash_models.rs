@@ -6,51 +6,25 @@
 //! `metadata` shows the engine's known gap (the journal's unlink is not synced), with a rerun
 //! command that reproduces it. `--fsync-eio` reports on one profile.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
+use common::crash::{run_crash_test, skip_without_fuse};
 use triebench_kv::Profile;
 
 const BIN: &str = env!("CARGO_BIN_EXE_triebench");
 
 fn explore(backend: &str, tmp: &Path, extra: &[&str]) -> String {
-    let out = Command::new(BIN)
-        .args([
-            "crash-test",
-            "--backend",
-            backend,
-            "--power-loss",
-            "--seed",
-            "3",
-        ])
-        .args(["--rounds", "1", "--commits", "4", "--states-per-point", "3"])
-        .args(extra)
-        .env("TMPDIR", tmp)
-        .output()
-        .expect("run triebench crash-test");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "crash-test {backend} {extra:?} failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    let mut args = vec!["--backend", backend, "--power-loss", "--seed", "3"];
+    args.extend(["--rounds", "1", "--commits", "4", "--states-per-point", "3"]);
+    args.extend(extra);
+    run_crash_test(tmp, &args)
 }
 
 fn fuse_missing() -> bool {
-    let missing = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/fuse")
-        .is_err();
-    if missing {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "FUSE is unavailable under CI=true"
-        );
-        println!("skipped: no /dev/fuse");
-    }
-    missing
+    skip_without_fuse()
 }
 
 fn built(name: &str) -> bool {
@@ -107,4 +81,46 @@ fn fsync_eio_reports_what_the_store_did() {
     let tmp = tempfile::tempdir().unwrap();
     let out = explore("lmdb", tmp.path(), &["--fsync-eio"]);
     assert!(out.contains("failed with EIO; the commit"), "{out}");
+}
+
+#[test]
+fn postgres_is_explored_from_the_open_store_and_its_states_reopen() {
+    if fuse_missing() || !built("postgres") || !have_postgres() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let summary = run_crash_test(
+        tmp.path(),
+        &[
+            "--backend",
+            "postgres",
+            "--power-loss",
+            "--seed",
+            "3",
+            "--model",
+            "clean",
+            "--rounds",
+            "1",
+            "--commits",
+            "1",
+            "--between",
+            "0",
+        ],
+    );
+    assert!(summary.contains("from the open store on"), "{summary}");
+    assert!(summary.contains(" 0 violations"), "{summary}");
+    assert!(!summary.contains(" 0 states explored"), "{summary}");
+}
+
+/// Whether PostgreSQL's `initdb` is installed (on PATH or in Debian's versioned directory).
+fn have_postgres() -> bool {
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("initdb").is_file()));
+    let debian = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|d| d.flatten().any(|v| v.path().join("bin/initdb").is_file()))
+        .unwrap_or(false);
+    if !(on_path || debian) {
+        println!("skipped: no initdb");
+    }
+    on_path || debian
 }

@@ -3,29 +3,25 @@
 //! FUSE, except under `CI=true`, where that fails). Durable profiles must lose nothing, no
 //! profile may be corrupt, and the rounds leave no processes, mounts or temporary directories.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
+use std::path::Path;
+
+use common::crash::{fuse_unavailable, run_crash_test};
 use triebench_kv::{Durability, Profile};
 
-const BIN: &str = env!("CARGO_BIN_EXE_triebench");
-
-/// Runs crash-test with a private TMPDIR and returns its summary (stdout).
+/// Runs crash-test on `profile` with a private TMPDIR and returns its summary (stdout).
 fn crash_test(profile: Profile, tmp: &Path, extra: &[&str]) -> String {
-    let out = Command::new(BIN)
-        .args(["crash-test", "--backend", profile.name(), "--seed", "7"])
-        .args(["--max-crash-ms", "120"])
-        .args(extra)
-        .env("TMPDIR", tmp)
-        .output()
-        .expect("run triebench crash-test");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "crash-test {profile} {extra:?} failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    let mut args = vec![
+        "--backend",
+        profile.name(),
+        "--seed",
+        "7",
+        "--max-crash-ms",
+        "120",
+    ];
+    args.extend(extra);
+    run_crash_test(tmp, &args)
 }
 
 fn check(profile: Profile, summary: &str) {
@@ -33,17 +29,6 @@ fn check(profile: Profile, summary: &str) {
     assert!(!summary.contains("leftover"), "{profile}: {summary}");
     if profile.durability() == Durability::PowerLoss {
         assert!(summary.contains(" 0 lost"), "{profile}: {summary}");
-    }
-}
-
-fn fuse_unavailable() -> Option<String> {
-    match std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/fuse")
-    {
-        Ok(_) => None,
-        Err(e) => Some(format!("cannot open /dev/fuse: {e}")),
     }
 }
 

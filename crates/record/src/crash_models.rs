@@ -53,6 +53,17 @@ pub struct ModelRun {
     pub violations: u64,
     /// The seed everything derives from.
     pub seed: u64,
+    /// Crash points sampled between two sync calls, per gap (0 in files from before they
+    /// existed: sync calls only).
+    #[serde(default)]
+    pub points_between: u64,
+    /// Whether crash points started only once the store was open (a server's bootstrap, such
+    /// as PostgreSQL's `initdb`, not explored).
+    #[serde(default)]
+    pub from_open: bool,
+    /// Wall-clock seconds the exploration took (recording included), on the machine in env.json.
+    #[serde(default)]
+    pub seconds: u64,
     /// The smallest violation of each kind.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub smallest: Vec<ModelViolation>,
@@ -139,6 +150,9 @@ mod tests {
             roots_checked: 10,
             violations: 0,
             seed: 1,
+            points_between: 2,
+            from_open: false,
+            seconds: 3,
             smallest: Vec::new(),
         }
     }

@@ -188,6 +188,7 @@ struct Inputs {
     results: ResultSet,
     io: Option<model::io_profile::IoProfileFile>,
     crash: Option<model::crash::CrashFile>,
+    crash_models: Option<model::crash_models::CrashModelsFile>,
     load: Vec<read::load_runs::LoadEntry>,
     phases: Vec<model::phases::PhaseRunFile>,
     grow: Vec<model::grow::GrowCurve>,
@@ -201,6 +202,7 @@ fn read_inputs(index: &CriterionIndex, runs: &[String]) -> Result<Inputs, Report
         results: load_results(index, runs)?,
         io: io_profile_file::load_io_profile(dir)?,
         crash: read::crash::load_crash(dir)?,
+        crash_models: read::crash_models::load_crash_models(dir)?,
         load: read::load_runs::read_all(dir, runs)?,
         phases: read::phase_files::load_all(dir, runs).map_err(|e| ReportError::Sidecar {
             path: dir.join(read::fs_info::SIDECAR_DIR),
@@ -308,6 +310,7 @@ fn write_report(
                 results,
                 io,
                 crash,
+                crash_models,
                 load,
                 phases,
                 grow,
@@ -355,6 +358,7 @@ fn write_report(
         predictions: &predictions,
         load: &load,
         crash: crash.as_ref(),
+        crash_models: crash_models.as_ref(),
         phases: &phases,
         span_cost: span_cost.as_ref(),
     });

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use common::Mounted;
 use triebench_slowfs::model::oplog::{read_log, LoadedLog};
-use triebench_slowfs::model::{explore, CrashModel, Failure};
+use triebench_slowfs::model::{explore, CrashModel, Failure, PointPlan};
 
 const COMMITS: u32 = 5;
 const SAMPLES: u32 = 12;
@@ -49,9 +49,19 @@ fn violations(
     check: impl FnMut(&Path, &[String]) -> Result<(), Failure>,
 ) -> u64 {
     let dir = tempfile::tempdir().unwrap();
-    explore(log, model, SAMPLES, 11, None, dir.path(), check, |_, _| {})
-        .unwrap()
-        .violations
+    explore(
+        log,
+        model,
+        SAMPLES,
+        11,
+        PointPlan::default(),
+        None,
+        dir.path(),
+        check,
+        |_, _| {},
+    )
+    .unwrap()
+    .violations
 }
 
 fn fail(kind: &str, detail: String) -> Failure {

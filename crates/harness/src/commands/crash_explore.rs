@@ -4,10 +4,13 @@
 //! (`crash-mount --op-log`), runs a short workload in this process (open the store, commit
 //! `--commits` random batches, writing `mark ROOT` to the control file after each acknowledged
 //! commit), unmounts, and explores the log with `triebench_slowfs::model::explore`: at every
-//! sync-family call, `--states-per-point` states the model allows, each written to the (now
-//! unmounted) mount point's path, where the store is reopened and checked as the power-cut
-//! rounds are (`crash_test::check`: every root acknowledged before the crash point opens,
-//! reads back and recomputes; one more commit succeeds).
+//! sync-family call and at up to `--between` seeded points between two of them (`PointPlan`),
+//! `--states-per-point` states the model allows, each written to the (now unmounted) mount
+//! point's path and given the recording's owners and modes (`crash_owners`), where the store
+//! is reopened and checked as the power-cut rounds are (`crash_test::check`: every root
+//! acknowledged before the crash point opens, reads back and recomputes; one more commit
+//! succeeds). An `@open` note marks the open store in the op log; `postgres` profiles are
+//! explored only after it (their `initdb` is the server's bootstrap, not the store).
 //!
 //! `--fsync-eio` records one workload without faults to count its fsyncs, then a second with
 //! the fsync in the middle of it failing (`--fail-fsync N`), and reports what the failing
@@ -26,11 +29,14 @@ use triebench_record::crash_models::{
 };
 use triebench_record::file::write_atomically;
 use triebench_slowfs::model::oplog::{read_log, LoadedLog};
-use triebench_slowfs::model::{explore, CrashModel, Exploration, Failure, LogOp, StateId};
+use triebench_slowfs::model::{
+    explore, CrashModel, Exploration, Failure, LogOp, PointPlan, StateId,
+};
 use triebench_slowfs::CONTROL_FILE;
 use triebench_workloads::crash::BatchGen;
 use triebench_workloads::rng::XorShift64Star;
 
+use crate::commands::crash_owners::restore_owners;
 use crate::commands::crash_power::PowerMount;
 use crate::commands::crash_round::adopt_orphans;
 use crate::commands::crash_test::{check, clock_seed, write_env, CrashTestArgs};
@@ -39,6 +45,27 @@ use crate::error::CliError;
 
 /// What each commit of a recorded workload returned: its root, or its error.
 type Outcomes = Vec<Result<String, String>>;
+
+/// The note marked in the op log once the store is open (before the first commit).
+const OPEN_NOTE: &str = "@open";
+
+/// Writes `mark LABEL` to the mount's control file: the op log records it in order.
+fn mark(control: &Path, label: &str) -> std::io::Result<()> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(control)
+        .and_then(|mut c| c.write_all(format!("mark {label}").as_bytes()))
+}
+
+/// Whether crash points start only after the store opened: a managed PostgreSQL's `initdb`
+/// (hundreds of fsyncs over a 40 MB cluster) is the server's bootstrap, not the store under
+/// test, and a state there costs seconds.
+fn from_open(profile: Profile) -> bool {
+    matches!(
+        profile,
+        Profile::Postgres | Profile::PostgresAsync | Profile::PostgresUncached
+    )
+}
 
 /// Commits `commits` batches on the store, marking each acknowledged root in the op log
 /// through the control file; a failed commit is recorded and the next one tried.
@@ -54,16 +81,15 @@ impl StoreVisitor for Workload {
     fn visit<S: Store>(self, store: S) -> Self::Output {
         let fail = |e: String| CliError::CrashTest(format!("the recorded workload failed: {e}"));
         let mut trie = MerkleTrie::new(&store).map_err(|e| fail(e.to_string()))?;
+        mark(&self.control, OPEN_NOTE)
+            .map_err(|e| fail(format!("cannot mark the open store: {e}")))?;
         let mut batches = BatchGen::new(self.seed, Vec::new());
         let mut out = Vec::new();
         for i in 0..self.commits {
             let batch = batches.next_batch();
             match trie.commit(&batch) {
                 Ok(root) => {
-                    std::fs::OpenOptions::new()
-                        .write(true)
-                        .open(&self.control)
-                        .and_then(|mut c| c.write_all(format!("mark {root}").as_bytes()))
+                    mark(&self.control, &root)
                         .map_err(|e| fail(format!("cannot mark a commit: {e}")))?;
                     trie.set_root(&root).map_err(|e| fail(e.to_string()))?;
                     out.push(Ok(root));
@@ -99,6 +125,8 @@ struct Recorded {
     log: LoadedLog,
     outcomes: Outcomes,
     mount: PowerMount,
+    /// The recording's backing directory: the owners and modes states get back.
+    backing: PathBuf,
     _work: tempfile::TempDir,
 }
 
@@ -154,12 +182,24 @@ fn record_round(
         log,
         outcomes,
         mount,
+        backing,
         _work: work,
     })
 }
 
-/// Reopens the store in `dir` and checks `roots`: a [`Failure`] for anything lost or wrong.
-fn check_state(profile: Profile, dir: &Path, roots: &[String], seed: u64) -> Result<(), Failure> {
+/// Gives the state in `dir` the owners and modes of the recording in `backing`, reopens the
+/// store there and checks `roots`: a [`Failure`] for anything lost or wrong.
+fn check_state(
+    profile: Profile,
+    dir: &Path,
+    backing: &Path,
+    roots: &[String],
+    seed: u64,
+) -> Result<(), Failure> {
+    restore_owners(dir, backing).map_err(|e| Failure {
+        kind: "harness".into(),
+        detail: format!("cannot restore the state's owners and modes: {e}"),
+    })?;
     let outcome = check(profile, dir, roots, seed);
     #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
     triebench_kv::remove_orphaned_server_dirs();
@@ -241,7 +281,19 @@ pub fn run_explore(args: CrashTestArgs) -> Result<(), CliError> {
         profile: profile.name().to_string(),
         promised: profile.durability().name().to_string(),
         model: model.to_string(),
-        mount_flags: format!("--power-loss --op-log (replayed as {model})"),
+        mount_flags: format!(
+            "--power-loss --op-log (replayed as {model}; crash points at each sync call{}{})",
+            if args.between > 0 {
+                format!(" and up to {} between two", args.between)
+            } else {
+                String::new()
+            },
+            if from_open(profile) {
+                ", from the open store on"
+            } else {
+                ""
+            }
+        ),
         rounds: 0,
         commits_per_round: args.commits,
         states_per_point: u64::from(states_per_point),
@@ -250,6 +302,9 @@ pub fn run_explore(args: CrashTestArgs) -> Result<(), CliError> {
         roots_checked: 0,
         violations: 0,
         seed,
+        points_between: u64::from(args.between),
+        from_open: from_open(profile),
+        seconds: 0,
         smallest: Vec::new(),
     };
     let started = Instant::now();
@@ -263,14 +318,23 @@ pub fn run_explore(args: CrashTestArgs) -> Result<(), CliError> {
         }
         let dir = rec.mount.mountpoint().to_path_buf();
         let states_before = run.states;
+        let plan = PointPlan {
+            between: args.between,
+            from: if from_open(profile) {
+                rec.log.mark_at(OPEN_NOTE).map_or(0, |i| i + 1)
+            } else {
+                0
+            },
+        };
         let found = explore(
             &rec.log,
             model,
             states_per_point,
             round_seed,
+            plan,
             args.only_state,
             &dir,
-            |dir, roots| check_state(profile, dir, roots, round_seed),
+            |dir, roots| check_state(profile, dir, &rec.backing, roots, round_seed),
             |states, violations| {
                 if states % 100 == 0 {
                     eprintln!(
@@ -295,6 +359,7 @@ pub fn run_explore(args: CrashTestArgs) -> Result<(), CliError> {
             started.elapsed().as_secs_f64()
         );
     }
+    run.seconds = started.elapsed().as_secs();
     if let Some(out) = &args.out {
         if args.only_round.is_none() {
             write_models(out, |file| file.merge(run.clone()))?;
@@ -340,24 +405,31 @@ fn add_round(run: &mut ModelRun, args: &CrashTestArgs, round: u64, found: &Explo
 fn rerun_command(args: &CrashTestArgs, model: &str, seed: u64, round: u64, id: StateId) -> String {
     format!(
         "triebench crash-test --backend {} --power-loss --model {model} --seed {seed} --commits {} \
-         --states-per-point {} --only-round {round} --only-state {id}",
-        args.backend, args.commits, args.states_per_point
+         --states-per-point {} --between {} --only-round {round} --only-state {id}",
+        args.backend, args.commits, args.states_per_point, args.between
     )
 }
 
 /// The lines the command prints for a model run.
 pub fn model_summary(run: &ModelRun) -> String {
     let mut out = format!(
-        "{} (durability: {}), model {}: {} rounds of {} commits, {} crash points, {} states explored, {} acknowledged roots checked, {} violations",
+        "{} (durability: {}), model {}: {} rounds of {} commits, {} crash points ({} between two syncs at most per gap{}), {} states explored, {} acknowledged roots checked, {} violations, {} s",
         run.profile,
         run.promised,
         run.model,
         run.rounds,
         run.commits_per_round,
         run.crash_points,
+        run.points_between,
+        if run.from_open {
+            ", from the open store on"
+        } else {
+            ""
+        },
         run.states,
         run.roots_checked,
-        run.violations
+        run.violations,
+        run.seconds
     );
     for v in &run.smallest {
         out.push_str(&format!(
@@ -385,7 +457,8 @@ fn run_fsync_eio(args: &CrashTestArgs, profile: Profile, seed: u64) -> Result<()
     let mut nth = None;
     for op in &dry.log.ops {
         match op {
-            LogOp::Mark { .. } => marks += 1,
+            LogOp::Mark { label } if label != OPEN_NOTE => marks += 1,
+            LogOp::Mark { .. } => {}
             op if op.is_fsync_call() => {
                 fsyncs += 1;
                 if marks >= commits / 2 && nth.is_none() {
@@ -442,9 +515,10 @@ fn run_fsync_eio(args: &CrashTestArgs, profile: Profile, seed: u64) -> Result<()
                 CrashModel::Clean,
                 1,
                 round_seed,
+                PointPlan::default(),
                 Some(StateId { point, sample: 0 }),
                 &dir,
-                |dir, roots| check_state(profile, dir, roots, round_seed),
+                |dir, roots| check_state(profile, dir, &rec.backing, roots, round_seed),
                 |_, _| {},
             )
             .map_err(|e| CliError::CrashTest(format!("cannot write a crash state: {e}")))?;

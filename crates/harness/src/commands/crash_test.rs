@@ -63,6 +63,10 @@ pub struct CrashTestArgs {
     /// With --model: states sampled at each crash point (the clean cut has one).
     #[arg(long, default_value_t = 16, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub states_per_point: u32,
+    /// With --model: crash points sampled (seeded) between two sync calls, after a write,
+    /// truncation or name change, besides the point at each sync call (0: sync calls only).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub between: u32,
     /// With --model: run only this round (from 1), to reproduce a violation.
     #[arg(long, value_name = "N", requires = "only_state")]
     pub only_round: Option<u64>,

@@ -7,6 +7,7 @@ pub mod crash_child;
 pub mod crash_explore;
 pub mod crash_failover;
 pub mod crash_mount;
+pub mod crash_owners;
 pub mod crash_power;
 pub mod crash_round;
 pub mod crash_test;

@@ -1,7 +1,10 @@
 //! What the CLI tests over run folders share: the repository's root, copying a fixture tree,
-//! running the built `triebench`, and exporting a run folder with it.
+//! running the built `triebench`, and exporting a run folder with it; [`crash`]: running
+//! `triebench crash-test`.
 
 #![allow(dead_code)] // each test binary uses a different part of this module
+
+pub mod crash;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

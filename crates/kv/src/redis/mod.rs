@@ -64,6 +64,7 @@
 //! server yields [`KvError::Backend`] naming the server and what to check, never a hang. A store
 //! whose managed server has exited refuses new readers and writers.
 
+mod aof_tail;
 mod cache;
 mod committed;
 mod conn;

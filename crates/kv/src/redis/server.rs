@@ -38,7 +38,7 @@
 //! on a short-lived thread keeps its server.
 
 use std::ffi::OsStr;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, MutexGuard};
@@ -162,6 +162,16 @@ impl RedisServer {
         // one) the private directory, where it writes nothing.
         let cwd = if append_only {
             let aof = data.create_dir(AOF_DIR, user)?;
+            if let Some(cut) = super::aof_tail::cut_damaged_tail(aof.path())? {
+                let _ = writeln!(
+                    &log_file,
+                    "triebench: cut a damaged unacknowledged trailing transaction off {} \
+                     (bytes {}..{}, kept in its .torn file)",
+                    cut.file.display(),
+                    cut.to,
+                    cut.from
+                );
+            }
             aof.hand_files_to(user)?;
             aof
         } else {

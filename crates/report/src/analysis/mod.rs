@@ -8,10 +8,12 @@
 //! - [`phases`]: where a commit's time goes, as shares per phase, and what a span costs.
 //! - [`compare`]: two sides (result folders, run folders, criterion baselines) benchmark by
 //!   benchmark, with bootstrap intervals and a verdict against a noise threshold.
+//! - [`crash_models`]: crash-state explorations per profile and model, ordered, with reruns.
 //! - [`grow`]: a growth curve summed up at its largest state.
 //! - [`transact`]: triebench vs Transact's own implementations, per run (feature `transact`).
 
 pub mod compare;
+pub mod crash_models;
 pub mod grow;
 pub mod lab;
 pub mod missing;

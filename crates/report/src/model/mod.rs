@@ -13,6 +13,7 @@
 //! - [`naming`]: result folder names and UTC dates.
 //! - [`run_folder`]: a run folder's manifest and machine, merged into a multi-machine report.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
+//! - [`crash_models`]: crash states explored per profile and crash model (`crash-models.json`).
 //! - [`cpu_idle`]: what idle CPUs did while a headline measured (held polling or not).
 //! - [`side`]: one side of `triebench compare` (or what `triebench export` exports).
 //!
@@ -24,6 +25,7 @@
 pub mod bench_id;
 pub mod cpu_idle;
 pub mod crash;
+pub mod crash_models;
 pub mod env;
 pub mod fs;
 pub mod grow;

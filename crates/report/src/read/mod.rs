@@ -9,6 +9,7 @@
 //! - [`fs_info`]: the per-run filesystem sidecar and the run-name rule.
 //! - [`cpu_idle`]: the CPU idle record a headline leaves.
 //! - [`crash`]: crash-test results (`crash.json`) beside the run sidecars.
+//! - [`crash_models`]: crash-state explorations (`crash-models.json`) beside the run sidecars.
 //! - [`io_profile_file`]: the saved I/O profile.
 //! - [`phase_files`]: the phase breakdowns saved per run.
 //! - [`grow_files`]: growth curves (`grow.json`) under a results folder.
@@ -20,6 +21,7 @@
 
 pub mod cpu_idle;
 pub mod crash;
+pub mod crash_models;
 pub mod criterion_home;
 pub mod criterion_reader;
 pub mod env;

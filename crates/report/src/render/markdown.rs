@@ -43,6 +43,8 @@ pub struct ReportInput<'a> {
     pub load: &'a [crate::read::load_runs::LoadEntry],
     /// Crash-test results, when `crash.json` sits beside the run sidecars.
     pub crash: Option<&'a crate::model::crash::CrashFile>,
+    /// Crash-state explorations, when `crash-models.json` sits beside the run sidecars.
+    pub crash_models: Option<&'a crate::model::crash_models::CrashModelsFile>,
     /// Phase runs (`triebench phases`) of the report's runs (empty when none).
     pub phases: &'a [crate::model::phases::PhaseRunFile],
     /// What one phase span costs, when the `phases` bench ran.

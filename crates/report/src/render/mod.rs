@@ -16,6 +16,7 @@
 //!   filesystem and profile picker, plots as inline SVG with their numbers on hover).
 //! - [`machines_section`]: which machine and filesystem each column of a merged report is.
 //! - [`crash_section`]: "What each profile loses", from crash-test results.
+//! - [`crash_models_section`]: "Crash states explored", per profile and crash model.
 //! - [`grow_section`]: "How cost grows with state", from growth curves, plotted by
 //!   [`grow_plots`] (log-log over the leaf count).
 //! - [`phase_section`]: "Where a commit's time goes", drawn by [`phase_chart`] (stacked bars).
@@ -24,6 +25,7 @@ pub mod axes;
 pub mod chart;
 pub mod compare_markdown;
 pub mod context_markdown;
+pub mod crash_models_section;
 pub mod crash_section;
 pub mod dashboard_export;
 pub mod export;
@@ -64,6 +66,7 @@ pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
     transact_section::render(&mut out, input.results, input.resamples);
     load_section::render(&mut out, input.load);
     crash_section::render(&mut out, input.crash);
+    crash_models_section::render(&mut out, input.crash_models);
     phase_section::render(&mut out, input.phases, input.span_cost);
     input.other_groups(&mut out);
     input.missing_section(&mut out);

@@ -13,7 +13,8 @@ use std::path::Path;
 
 use super::kind::CrashModel;
 use super::oplog::{LoadedLog, LogOp};
-use super::replay::{crash_points, Replay};
+use super::points::PointPlan;
+use super::replay::Replay;
 use super::rng::SplitMix64;
 
 /// How many operations before the crash point a trace shows.
@@ -90,8 +91,8 @@ pub fn state_rng(seed: u64, id: StateId) -> SplitMix64 {
     SplitMix64::derive(seed, ((id.point as u64) << 20) ^ u64::from(id.sample))
 }
 
-/// Explores `log` under `model`: at each crash point `samples` states (one for the clean cut,
-/// which has no choice to make), or only `only`. Each state is written into `dir` (emptied
+/// Explores `log` under `model`: at each crash point `plan` selects, `samples` states (one for
+/// the clean cut, which has no choice to make), or only `only`. Each state is written into `dir` (emptied
 /// first; it must be a directory of the caller's, nothing else's) and `check` gets the
 /// directory and the marks logged before the crash point. `progress` hears (states, violations)
 /// after each state.
@@ -104,6 +105,7 @@ pub fn explore(
     model: CrashModel,
     samples: u32,
     seed: u64,
+    plan: PointPlan,
     only: Option<StateId>,
     dir: &Path,
     mut check: impl FnMut(&Path, &[String]) -> Result<(), Failure>,
@@ -117,7 +119,8 @@ pub fn explore(
     };
     let ids: Vec<StateId> = match only {
         Some(id) => vec![id],
-        None => crash_points(log)
+        None => plan
+            .select(log, seed)
             .into_iter()
             .flat_map(|point| (0..per_point).map(move |sample| StateId { point, sample }))
             .collect(),
@@ -263,6 +266,7 @@ mod tests {
             CrashModel::Clean,
             4,
             7,
+            PointPlan::default(),
             None,
             dir.path(),
             toy_check,
@@ -282,6 +286,7 @@ mod tests {
             CrashModel::Clean,
             4,
             7,
+            PointPlan::default(),
             Some(v.id),
             dir.path(),
             toy_check,
@@ -296,5 +301,89 @@ mod tests {
                 sample: 2
             }
         );
+    }
+
+    /// A toy store that replaces its file by unlinking it and renaming the new one in (not a
+    /// rename over it): between the unlink and the rename no file holds commit 1, a moment
+    /// only a point between two syncs sees.
+    fn unlink_then_rename() -> LoadedLog {
+        let mut log = LoadedLog::default();
+        let w = |p: &str| LogOp::Write {
+            path: p.into(),
+            offset: 0,
+            len: 0,
+            data_at: 0,
+        };
+        log.push(
+            LogOp::Create {
+                path: "data".into(),
+            },
+            None,
+        );
+        log.push(w("data"), Some(&[1]));
+        log.push(
+            LogOp::Fsync {
+                path: "data".into(),
+            },
+            None,
+        );
+        log.push(
+            LogOp::FsyncDir {
+                path: String::new(),
+            },
+            None,
+        );
+        log.push(LogOp::Mark { label: "1".into() }, None);
+        log.push(LogOp::Create { path: "tmp".into() }, None);
+        log.push(w("tmp"), Some(&[1, 2]));
+        log.push(LogOp::Fsync { path: "tmp".into() }, None);
+        log.push(
+            LogOp::Unlink {
+                path: "data".into(),
+            },
+            None,
+        );
+        log.push(
+            LogOp::Rename {
+                from: "tmp".into(),
+                to: "data".into(),
+            },
+            None,
+        );
+        log.push(
+            LogOp::FsyncDir {
+                path: String::new(),
+            },
+            None,
+        );
+        log.push(LogOp::Mark { label: "2".into() }, None);
+        log
+    }
+
+    #[test]
+    fn only_points_between_syncs_find_a_file_missing_between_unlink_and_rename() {
+        let log = unlink_then_rename();
+        let dir = tempfile::tempdir().unwrap();
+        let run = |plan| {
+            explore(
+                &log,
+                CrashModel::Clean,
+                1,
+                3,
+                plan,
+                None,
+                dir.path(),
+                toy_check,
+                |_, _| {},
+            )
+            .unwrap()
+        };
+        assert_eq!(run(PointPlan::default()).violations, 0);
+        let between = run(PointPlan {
+            between: 8,
+            from: 0,
+        });
+        assert_eq!(between.violations, 1, "{between:?}");
+        assert_eq!(between.smallest[0].id.point, 9, "right after the unlink");
     }
 }

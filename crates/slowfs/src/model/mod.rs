@@ -10,6 +10,7 @@
 //!
 //! - [`kind`]: the models (`clean`, `metadata`, `reordered`, `torn`) and their names.
 //! - [`oplog`]: the log format, its writer (used by the mount) and its reader.
+//! - [`points`]: which crash points to visit (every sync call, sampled points between).
 //! - [`replay`]: crash points, sampling one state a model allows, and writing it to a directory.
 //! - [`mod@explore`]: visiting crash points and sampled states, checking each, keeping the
 //!   smallest violation of each kind.
@@ -20,6 +21,7 @@ pub mod explore;
 pub mod faults;
 pub mod kind;
 pub mod oplog;
+pub mod points;
 pub mod replay;
 pub mod rng;
 
@@ -27,4 +29,5 @@ pub use explore::{explore, Exploration, Failure, StateId, Violation};
 pub use faults::{FaultPlan, FaultSpec};
 pub use kind::CrashModel;
 pub use oplog::{LogOp, OpLog};
+pub use points::PointPlan;
 pub use replay::{crash_points, CrashState, Replay};

@@ -17,6 +17,9 @@ use serde::{Deserialize, Serialize};
 pub const OPS_FILE: &str = "ops.jsonl";
 /// The write data file in a log directory.
 pub const DATA_FILE: &str = "data.bin";
+/// Marks whose label starts with this are notes (such as `@open`: the store finished opening),
+/// not acknowledged commits.
+pub const NOTE_PREFIX: &str = "@";
 
 /// One logged operation. Paths are relative to the mount's root (`""` is the root).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,15 +188,24 @@ pub struct LoadedLog {
 }
 
 impl LoadedLog {
-    /// The labels of the marks among the first `k` operations, in order.
+    /// The labels of the marks among the first `k` operations, in order, notes left out.
     pub fn marks_before(&self, k: usize) -> Vec<String> {
         self.ops[..k.min(self.ops.len())]
             .iter()
             .filter_map(|op| match op {
-                LogOp::Mark { label } => Some(label.clone()),
+                LogOp::Mark { label } if !label.starts_with(NOTE_PREFIX) => Some(label.clone()),
                 _ => None,
             })
             .collect()
+    }
+
+    /// The index of the first mark labelled `label`: a note (a label starting with
+    /// [`NOTE_PREFIX`]) such as "the store is open now", which [`LoadedLog::marks_before`]
+    /// leaves out.
+    pub fn mark_at(&self, label: &str) -> Option<usize> {
+        self.ops
+            .iter()
+            .position(|op| matches!(op, LogOp::Mark { label: l } if l == label))
     }
 
     /// Appends an operation (for logs built in memory, such as tests'); write bytes go to
