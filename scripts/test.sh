@@ -69,10 +69,6 @@ for profile in btree lmdb sqlite-wal-full redis-aof postgres; do
     --example ledger -- --profile "$profile" --dir "$ledger_dir/$profile" --blocks 120 | tail -n 1
 done
 rm -rf "$ledger_dir"
-echo "== [${SECONDS}s] failover: crash-test --failover on PostgreSQL pairs (sync standby loses 0; async window measured; nothing left running)"
-# Real primary, standby and delay proxies, started and stopped by each round; the test checks
-# that no server, proxy or socket directory outlives the run (crates/harness/tests/crash_failover.rs).
-"${test_env[@]}" timeout --kill-after=30 900 cargo test -q -p triebench-harness --all-features --test crash_failover
 echo "== [${SECONDS}s] filesystem lab (scripts/fs-lab.sh on a private lab: mounts, idempotence, crash clean-up)"
 if [[ $(id -u) -eq 0 ]]; then
   # The debug slowfs the tests above built; the lab script would otherwise build a release one.
