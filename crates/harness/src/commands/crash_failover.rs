@@ -54,24 +54,8 @@ pub fn run_failover(args: CrashTestArgs) -> Result<(), CliError> {
         writable_dir("--out", out)?;
         read_file(&out.join(FAILOVER_FILE))?;
     }
-    let _temp;
-    let dir = match &args.dir {
-        Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                CliError::CrashTest(format!("cannot create {}: {e}", dir.display()))
-            })?;
-            dir.clone()
-        }
-        None => {
-            let temp = tempfile::Builder::new()
-                .prefix("triebench-failover-")
-                .tempdir()
-                .map_err(CliError::TempDir)?;
-            let path = temp.path().to_path_buf();
-            _temp = temp;
-            path
-        }
-    };
+    let (dir, _temp) =
+        crate::commands::crash_test::work_dir(args.dir.as_deref(), "triebench-failover-")?;
     let seed = args
         .seed
         .unwrap_or_else(crate::commands::crash_test::clock_seed);

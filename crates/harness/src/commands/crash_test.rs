@@ -142,24 +142,7 @@ pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
         writable_dir("--out", out)?;
         read_crash_file(&out.join(CRASH_FILE))?;
     }
-    let _temp;
-    let dir = match &args.dir {
-        Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                CliError::CrashTest(format!("cannot create {}: {e}", dir.display()))
-            })?;
-            dir.clone()
-        }
-        None => {
-            let temp = tempfile::Builder::new()
-                .prefix("triebench-crash-")
-                .tempdir()
-                .map_err(CliError::TempDir)?;
-            let path = temp.path().to_path_buf();
-            _temp = temp;
-            path
-        }
-    };
+    let (dir, _temp) = work_dir(args.dir.as_deref(), "triebench-crash-")?;
     let mode = if args.power_loss {
         MODE_POWER
     } else {
@@ -408,4 +391,27 @@ pub(crate) fn clock_seed() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(1)
+}
+
+/// The directory a crash test works in: `dir` (created if needed), or else a fresh temporary
+/// directory named `prefix...`, removed when the returned guard drops.
+pub(crate) fn work_dir(
+    dir: Option<&std::path::Path>,
+    prefix: &str,
+) -> Result<(std::path::PathBuf, Option<tempfile::TempDir>), CliError> {
+    match dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                CliError::CrashTest(format!("cannot create {}: {e}", dir.display()))
+            })?;
+            Ok((dir.to_path_buf(), None))
+        }
+        None => {
+            let temp = tempfile::Builder::new()
+                .prefix(prefix)
+                .tempdir()
+                .map_err(CliError::TempDir)?;
+            Ok((temp.path().to_path_buf(), Some(temp)))
+        }
+    }
 }
