@@ -27,7 +27,8 @@ pub const ROOT_BYTES: usize = 13_000;
 /// Bytes of each other node (32 of them make the ~2.7 KB beside the root).
 pub const NODE_BYTES: usize = 84;
 
-/// Bytes of the new root's change-log entry and of its parent's rewritten one.
+/// Bytes of the new root's change-log entry and of its parent's rewritten one (the parent's
+/// entry was written at the first size by the commit before).
 pub const CHANGE_LOG_BYTES: [usize; 2] = [1_100, 2_200];
 
 // Commits a floor measurement times, one sample each: written in the record's vocabulary, as
@@ -47,7 +48,8 @@ pub struct FloorCommits {
     change_log: Table,
     /// The next commit's node keys, drawn by [`FloorCommits::prepare`].
     nodes: [[u8; 64]; NODES_PER_COMMIT],
-    /// The next commit's change-log keys.
+    /// The next commit's change-log keys: its new root's (fresh), then its parent's (the
+    /// previous commit's new root, already stored).
     roots: [[u8; 32]; 2],
 }
 
@@ -110,8 +112,17 @@ impl FloorCommits {
     }
 
     /// Fills the store with [`PRELOADED_NODES`] small nodes, so commits land in a table of the
-    /// size `update` reaches. Not part of the floor: the caller leaves it untimed.
+    /// size `update` reaches, and the first commit's parent entry. Not part of the floor: the
+    /// caller leaves it untimed.
     pub fn preload<S: Store>(&mut self, store: &S) -> Result<(), KvError> {
+        self.roots[0] = self.root_key();
+        let mut w = store.writer()?;
+        w.put(
+            self.change_log,
+            &self.roots[0],
+            &self.bytes[..CHANGE_LOG_BYTES[0]],
+        )?;
+        w.commit()?;
         let mut left = PRELOADED_NODES;
         while left > 0 {
             let n = left.min(PRELOAD_BATCH);
@@ -127,14 +138,14 @@ impl FloorCommits {
     }
 
     /// Draws the next commit's keys, so that [`FloorCommits::commit`] only writes: the caller
-    /// leaves this untimed.
+    /// leaves this untimed. Call [`FloorCommits::preload`] first: the first commit's parent
+    /// entry is the one it writes.
     pub fn prepare(&mut self) {
         for i in 0..NODES_PER_COMMIT {
             self.nodes[i] = self.node_key();
         }
-        for i in 0..self.roots.len() {
-            self.roots[i] = self.root_key();
-        }
+        self.roots[1] = self.roots[0];
+        self.roots[0] = self.root_key();
     }
 
     /// Writes one commit under the keys [`FloorCommits::prepare`] drew: [`NODES_PER_COMMIT`]
@@ -168,17 +179,25 @@ mod tests {
     }
 
     #[test]
-    fn a_commit_writes_its_nodes_and_change_log_entries_under_fresh_keys() {
+    fn a_commit_adds_its_nodes_and_root_entry_and_rewrites_its_parents() {
         let store = BTreeStore::open(triebench_merkle::TABLES).expect("store");
         let mut floor = FloorCommits::new(&store).expect("tables");
+        floor.preload(&store).expect("preload");
+        let main = store.table("main").expect("main");
+        let log = store.table("change_log").expect("change_log");
+        let first_parent = floor.roots[0];
         floor.prepare();
         floor.commit(&store).expect("commit");
         floor.prepare();
         floor.commit(&store).expect("commit");
         let r = store.reader().expect("reader");
-        let main = store.table("main").expect("main");
-        let log = store.table("change_log").expect("change_log");
-        assert_eq!(r.count(main).expect("count"), 2 * NODES_PER_COMMIT as u64);
-        assert_eq!(r.count(log).expect("count"), 4);
+        let nodes = PRELOADED_NODES + 2 * NODES_PER_COMMIT;
+        assert_eq!(r.count(main).expect("count"), nodes as u64);
+        // The preloaded parent and one new root per commit: each parent was rewritten.
+        assert_eq!(r.count(log).expect("count"), 3);
+        let len = |key: &[u8]| r.get_with(log, key, <[u8]>::len).expect("get");
+        assert_eq!(len(&first_parent), Some(CHANGE_LOG_BYTES[1]));
+        assert_eq!(len(&floor.roots[1]), Some(CHANGE_LOG_BYTES[1]));
+        assert_eq!(len(&floor.roots[0]), Some(CHANGE_LOG_BYTES[0]));
     }
 }
