@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what triebench needs beyond the Rust toolchain, on Debian/Ubuntu. Idempotent: it only
-# installs what is missing and says what it did. Elsewhere it says what to install by hand.
+# Installs what triebench needs beyond the Rust toolchain (cargo-nextest, and Debian packages on
+# Debian/Ubuntu). Idempotent: it only installs what is missing and says what it did. Elsewhere
+# it says what to install by hand.
 set -euo pipefail
 
 # Debian package -> a command (or file) that shows it is installed. Commands are also looked up
@@ -31,6 +32,15 @@ declare -A NEEDS=(
   # headless Chromium.
   [chromium]="chromium"
 )
+
+# scripts/test.sh runs the workspace's tests with cargo-nextest (tests of different binaries side
+# by side; .config/nextest.toml). The project's machines have it; elsewhere it is built from
+# crates.io once (a few minutes), into cargo's bin directory.
+if ! cargo nextest --version >/dev/null 2>&1; then
+  echo "setup: installing cargo-nextest (cargo install --locked cargo-nextest)"
+  cargo install --locked --quiet cargo-nextest
+  echo "setup: installed $(cargo nextest --version 2>/dev/null | head -n 1)"
+fi
 
 missing=()
 for pkg in "${!NEEDS[@]}"; do

@@ -105,9 +105,12 @@ fn postgres_is_explored_from_the_open_store_and_its_states_reopen() {
             "1",
             "--between",
             "0",
+            "--max-points",
+            "12",
         ],
     );
     assert!(summary.contains("from the open store on"), "{summary}");
+    assert!(summary.contains(" 12 crash points ("), "{summary}");
     assert!(summary.contains(" 0 violations"), "{summary}");
     assert!(!summary.contains(" 0 states explored"), "{summary}");
 }

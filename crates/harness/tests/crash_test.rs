@@ -2,10 +2,16 @@
 //! has, and a power-cut round on each durable one (slowfs power-loss mode; skipped without
 //! FUSE, except under `CI=true`, where that fails). Durable profiles must lose nothing, no
 //! profile may be corrupt, and the rounds leave no processes, mounts or temporary directories.
+//!
+//! The leftover checks look at the whole machine (socket directories under /tmp whose owner is
+//! gone), so this test must not share the machine with other crash tests: the project's
+//! nextest configuration (`.config/nextest.toml`) runs it alone. Inside, the profiles run a few
+//! at a time ([`PARALLEL_RUNS`]): each run mostly waits on servers and fsyncs.
 
 mod common;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::crash::{fuse_unavailable, run_crash_test};
 use triebench_kv::{Durability, Profile};
@@ -24,6 +30,24 @@ fn crash_test(profile: Profile, tmp: &Path, extra: &[&str]) -> String {
     run_crash_test(tmp, &args)
 }
 
+/// How many crash-test runs go at once.
+const PARALLEL_RUNS: usize = 3;
+
+/// Runs `run` on every profile of `profiles`, [`PARALLEL_RUNS`] at a time; a panic in any run
+/// fails the test once all have stopped.
+fn on_each(profiles: &[Profile], run: impl Fn(Profile) + Sync) {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..PARALLEL_RUNS.min(profiles.len()) {
+            scope.spawn(|| {
+                while let Some(&profile) = profiles.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    run(profile);
+                }
+            });
+        }
+    });
+}
+
 fn check(profile: Profile, summary: &str) {
     assert!(summary.contains(" 0 corrupt"), "{profile}: {summary}");
     assert!(!summary.contains("leftover"), "{profile}: {summary}");
@@ -32,21 +56,23 @@ fn check(profile: Profile, summary: &str) {
     }
 }
 
-fn powercut_mounts() -> usize {
+/// Power-cut mounts still mounted under `tmp` (crash-test makes its mount points in TMPDIR).
+fn powercut_mounts(tmp: &Path) -> usize {
+    let under = format!("{}/triebench-powercut-", tmp.display());
     std::fs::read_to_string("/proc/self/mountinfo")
         .unwrap_or_default()
         .lines()
-        .filter(|l| l.contains("triebench-powercut-"))
+        .filter(|l| l.contains(&under))
         .count()
 }
 
 #[test]
 fn every_profile_survives_crashes_as_promised_and_leaves_nothing_behind() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    for profile in Profile::enabled() {
+    on_each(&Profile::enabled(), |profile| {
         let summary = crash_test(profile, tmp.path(), &["--rounds", "3"]);
         check(profile, &summary);
-    }
+    });
     let power_profiles: Vec<Profile> = Profile::enabled()
         .into_iter()
         .filter(|p| p.durability() == Durability::PowerLoss)
@@ -57,15 +83,14 @@ fn every_profile_survives_crashes_as_promised_and_leaves_nothing_behind() {
         }
         Some(reason) => println!("skipped the power-cut rounds: {reason}"),
         None => {
-            let before = powercut_mounts();
-            for profile in power_profiles {
+            on_each(&power_profiles, |profile| {
                 let summary = crash_test(profile, tmp.path(), &["--rounds", "2", "--power-loss"]);
                 check(profile, &summary);
                 assert!(summary.contains("power-loss: 2 rounds"), "{summary}");
-            }
+            });
             assert_eq!(
-                powercut_mounts(),
-                before,
+                powercut_mounts(tmp.path()),
+                0,
                 "a power-cut mount was left behind"
             );
         }

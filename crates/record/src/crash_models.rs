@@ -57,6 +57,10 @@ pub struct ModelRun {
     /// existed: sync calls only).
     #[serde(default)]
     pub points_between: u64,
+    /// Crash points checked per round at most, a seeded sample of those selected (0: all; 0 in
+    /// files from before the cap existed).
+    #[serde(default)]
+    pub max_points: u64,
     /// Whether crash points started only once the store was open (a server's bootstrap, such
     /// as PostgreSQL's `initdb`, not explored).
     #[serde(default)]
@@ -151,6 +155,7 @@ mod tests {
             violations: 0,
             seed: 1,
             points_between: 2,
+            max_points: 0,
             from_open: false,
             seconds: 3,
             smallest: Vec::new(),

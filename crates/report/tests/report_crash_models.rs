@@ -43,6 +43,7 @@ fn run(profile: &str, model: &str, states: u64, violations: u64) -> ModelRun {
         violations,
         seed: 2611,
         points_between: 2,
+        max_points: 0,
         from_open: false,
         seconds: 60,
         smallest: if violations > 0 {

@@ -282,9 +282,14 @@ pub fn run_explore(args: CrashTestArgs) -> Result<(), CliError> {
         promised: profile.durability().name().to_string(),
         model: model.to_string(),
         mount_flags: format!(
-            "--power-loss --op-log (replayed as {model}; crash points at each sync call{}{})",
+            "--power-loss --op-log (replayed as {model}; crash points at each sync call{}{}{})",
             if args.between > 0 {
                 format!(" and up to {} between two", args.between)
+            } else {
+                String::new()
+            },
+            if args.max_points > 0 {
+                format!(", at most {} per round", args.max_points)
             } else {
                 String::new()
             },
@@ -303,6 +308,7 @@ pub fn run_explore(args: CrashTestArgs) -> Result<(), CliError> {
         violations: 0,
         seed,
         points_between: u64::from(args.between),
+        max_points: args.max_points as u64,
         from_open: from_open(profile),
         seconds: 0,
         smallest: Vec::new(),
@@ -325,6 +331,7 @@ pub fn run_explore(args: CrashTestArgs) -> Result<(), CliError> {
             } else {
                 0
             },
+            most: args.max_points,
         };
         let found = explore(
             &rec.log,
@@ -403,9 +410,14 @@ fn add_round(run: &mut ModelRun, args: &CrashTestArgs, round: u64, found: &Explo
 
 /// The one command that checks state `id` of round `round` again.
 fn rerun_command(args: &CrashTestArgs, model: &str, seed: u64, round: u64, id: StateId) -> String {
+    let cap = if args.max_points > 0 {
+        format!(" --max-points {}", args.max_points)
+    } else {
+        String::new()
+    };
     format!(
         "triebench crash-test --backend {} --power-loss --model {model} --seed {seed} --commits {} \
-         --states-per-point {} --between {} --only-round {round} --only-state {id}",
+         --states-per-point {} --between {}{cap} --only-round {round} --only-state {id}",
         args.backend, args.commits, args.states_per_point, args.between
     )
 }
@@ -413,7 +425,7 @@ fn rerun_command(args: &CrashTestArgs, model: &str, seed: u64, round: u64, id: S
 /// The lines the command prints for a model run.
 pub fn model_summary(run: &ModelRun) -> String {
     let mut out = format!(
-        "{} (durability: {}), model {}: {} rounds of {} commits, {} crash points ({} between two syncs at most per gap{}), {} states explored, {} acknowledged roots checked, {} violations, {} s",
+        "{} (durability: {}), model {}: {} rounds of {} commits, {} crash points ({} between two syncs at most per gap{}{}), {} states explored, {} acknowledged roots checked, {} violations, {} s",
         run.profile,
         run.promised,
         run.model,
@@ -421,6 +433,11 @@ pub fn model_summary(run: &ModelRun) -> String {
         run.commits_per_round,
         run.crash_points,
         run.points_between,
+        if run.max_points > 0 {
+            format!(", a sample of at most {} per round", run.max_points)
+        } else {
+            String::new()
+        },
         if run.from_open {
             ", from the open store on"
         } else {

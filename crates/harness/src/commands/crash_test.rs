@@ -67,6 +67,11 @@ pub struct CrashTestArgs {
     /// truncation or name change, besides the point at each sync call (0: sync calls only).
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub between: u32,
+    /// With --model: check at most N crash points per round, a seeded sample of those the
+    /// other settings select (0: all). For a quick look at a backend whose every state is slow
+    /// to check, such as `postgres` (a server started on each state).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub max_points: usize,
     /// With --model: run only this round (from 1), to reproduce a violation.
     #[arg(long, value_name = "N", requires = "only_state")]
     pub only_round: Option<u64>,

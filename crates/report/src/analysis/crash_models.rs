@@ -103,6 +103,7 @@ mod tests {
             violations: u64::from(violation) * 3,
             seed: 1,
             points_between: 2,
+            max_points: 0,
             from_open: false,
             seconds: 9,
             smallest: if violation {

@@ -381,7 +381,7 @@ mod tests {
         assert_eq!(run(PointPlan::default()).violations, 0);
         let between = run(PointPlan {
             between: 8,
-            from: 0,
+            ..PointPlan::default()
         });
         assert_eq!(between.violations, 1, "{between:?}");
         assert_eq!(between.smallest[0].id.point, 9, "right after the unlink");

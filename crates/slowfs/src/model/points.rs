@@ -6,7 +6,9 @@
 //! written before the data it names, a rename not yet followed by its directory fsync. Each gap
 //! between two sync points offers the points after each of its data or name operations; up to
 //! [`PointPlan::between`] of them are drawn without replacement by a generator derived from the
-//! seed and the gap's first operation, so the same seed visits the same points.
+//! seed and the gap's first operation, so the same seed visits the same points. A cap
+//! ([`PointPlan::most`]) keeps a seeded sample of the selected points, for a quick look at a
+//! backend whose every state is slow to check (a database server started on each).
 
 use super::oplog::{LoadedLog, LogOp};
 use super::replay::crash_points;
@@ -20,6 +22,9 @@ pub struct PointPlan {
     /// No point before this many operations (a store's creation that is not under test, such
     /// as a database server's bootstrap).
     pub from: usize,
+    /// At most this many points, drawn (seeded, without replacement) from those selected and
+    /// kept in order (0: no cap).
+    pub most: usize,
 }
 
 /// Whether a crash right after `op` may leave something a sync point does not show.
@@ -54,6 +59,15 @@ impl PointPlan {
         out.retain(|&p| p >= self.from);
         out.sort_unstable();
         out.dedup();
+        if self.most > 0 && out.len() > self.most {
+            let mut rng = SplitMix64::derive(seed ^ 0x2545_F491_4F6C_DD1D, out.len() as u64);
+            for i in 0..self.most {
+                let j = i + rng.below((out.len() - i) as u64) as usize;
+                out.swap(i, j);
+            }
+            out.truncate(self.most);
+            out.sort_unstable();
+        }
         out
     }
 }
@@ -87,12 +101,12 @@ mod tests {
         // Everything between: after ops 0, 1, 2 (not the mark, 3) and after 5.
         let all = PointPlan {
             between: 10,
-            from: 0,
+            ..PointPlan::default()
         };
         assert_eq!(all.select(&log, 1), vec![1, 2, 3, 4, 6, 7]);
         let one = PointPlan {
             between: 1,
-            from: 0,
+            ..PointPlan::default()
         };
         let picked = one.select(&log, 9);
         assert_eq!(picked.len(), 4, "{picked:?}");
@@ -104,7 +118,37 @@ mod tests {
         let later = PointPlan {
             between: 10,
             from: 5,
+            ..PointPlan::default()
         };
         assert_eq!(later.select(&log, 1), vec![6, 7]);
+    }
+
+    #[test]
+    fn a_cap_keeps_a_seeded_ordered_sample_of_the_selected_points() {
+        let log = log();
+        let all = PointPlan {
+            between: 10,
+            ..PointPlan::default()
+        };
+        let capped = PointPlan { most: 3, ..all };
+        let every = all.select(&log, 5);
+        let picked = capped.select(&log, 5);
+        assert_eq!(picked.len(), 3, "{picked:?}");
+        assert!(picked.windows(2).all(|w| w[0] < w[1]), "{picked:?}");
+        assert!(picked.iter().all(|p| every.contains(p)), "{picked:?}");
+        assert_eq!(
+            picked,
+            capped.select(&log, 5),
+            "the same seed, the same points"
+        );
+        let samples: std::collections::HashSet<Vec<usize>> =
+            (0..20).map(|seed| capped.select(&log, seed)).collect();
+        assert!(samples.len() > 1, "the sample depends on the seed");
+        let loose = PointPlan { most: 100, ..all };
+        assert_eq!(
+            loose.select(&log, 5),
+            every,
+            "a cap above the count keeps all"
+        );
     }
 }
