@@ -24,6 +24,7 @@
 //!   io-profile.{json,csv}  predictions.json      (when `triebench io-profile` was run)
 //!   sustained.{svg,png}                          (when bench-fs.sh ran `triebench load`)
 //!   phases-<run>.{json,svg,png}                  (when `triebench phases` ran for <run>)
+//!   plots/net-suite.{svg,png}                    (when a run's headline went through `--net-rtt`)
 //! ```
 //!
 //! [`merged::run_merged_report`] does the same over run folders from several machines
@@ -192,6 +193,8 @@ struct Inputs {
     load: Vec<read::load_runs::LoadEntry>,
     phases: Vec<model::phases::PhaseRunFile>,
     grow: Vec<model::grow::GrowCurve>,
+    /// The runs' headline records, when one of them went through the delay proxy.
+    net: Option<model::net::NetRuns>,
 }
 
 /// Reads everything the report of `runs` needs, before anything is written: a bad file fails
@@ -209,6 +212,7 @@ fn read_inputs(index: &CriterionIndex, runs: &[String]) -> Result<Inputs, Report
             reason: e.to_string(),
         })?,
         grow: read::grow_files::read_runs(dir, runs)?,
+        net: read::net_files::read_report_runs(dir, runs)?,
     })
 }
 
@@ -314,6 +318,7 @@ fn write_report(
                 load,
                 phases,
                 grow,
+                net,
             },
         ..
     } = read;
@@ -366,6 +371,14 @@ fn write_report(
         report.push('\n');
         report.push_str(&render::grow_section::write(
             &grow,
+            &out_dir.join("plots"),
+            "plots",
+        )?);
+    }
+    if let Some(net) = &net {
+        report.push('\n');
+        report.push_str(&render::net_section::write(
+            net,
             &out_dir.join("plots"),
             "plots",
         )?);

@@ -1,7 +1,8 @@
 //! Run records (what `triebench headline` writes, `triebench-record`'s format) read as runs: a
 //! report of two recorded runs has their slowdowns and the versions the records name, a run
 //! record and criterion's output of one run merge (the record winning where both name a
-//! benchmark), and a record that breaks the format fails the report naming its file.
+//! benchmark), runs taken through the delay proxy (`--net-rtt`) add the section of time against
+//! distance, and a record that breaks the format fails the report naming its file.
 
 mod common;
 use common::copy_dir;
@@ -100,6 +101,40 @@ fn recorded_runs_are_reported_with_their_slowdowns_and_versions() {
         serde_json::from_str(&std::fs::read_to_string(out.join("env.json")).unwrap()).unwrap();
     assert_eq!(env["versions"]["sqlite"], "3.99.0");
     assert_eq!(env["versions"]["lmdb"], "LMDB 0.9.99");
+}
+
+#[test]
+fn runs_through_the_delay_proxy_are_drawn_against_their_round_trip() {
+    let crit = tempfile::tempdir().unwrap();
+    record("direct", 1.0).write(crit.path()).unwrap();
+    let mut far = record("rtt-1ms", 2.5);
+    far.net = Some(triebench_record::net::NetRecord {
+        rtt_us: 1000.0,
+        jitter_us: 0.0,
+        bandwidth_bytes_per_s: None,
+    });
+    far.write(crit.path()).unwrap();
+    record("again", 1.1).write(crit.path()).unwrap();
+    let out_root = tempfile::tempdir().unwrap();
+
+    let out = out_root.path().join("net");
+    run_report(&args(crit.path(), &out, "direct", &["rtt-1ms"])).unwrap();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("## Time against distance to the database server"),
+        "{md}"
+    );
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| `lmdb` |") && l.contains("| 1 ms |"))
+        .unwrap_or_else(|| panic!("no 1 ms row of lmdb in\n{md}"));
+    assert!(row.contains("| 2.50 |"), "2.5x its direct run: {row}");
+    assert!(out.join("plots/net-suite.svg").is_file());
+
+    let out = out_root.path().join("direct");
+    run_report(&args(crit.path(), &out, "direct", &["again"])).unwrap();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(!md.contains("Time against distance"), "{md}");
 }
 
 #[test]

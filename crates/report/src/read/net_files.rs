@@ -1,9 +1,11 @@
-//! The runs of a network study under a results folder: every headline run record
-//! (`headline.json`, its `net` saying the distance) and every `load.json`, up to four levels
-//! down, into [`NetRuns`].
+//! The runs of a network study into [`NetRuns`]: under a results folder, every headline run
+//! record (`headline.json`, its `net` saying the distance) and every `load.json`, up to four
+//! levels down ([`read_net_runs`], for `triebench net-report`); or the headline records of a
+//! report's runs in a criterion directory ([`read_report_runs`], for `triebench report`).
 
 use std::path::{Path, PathBuf};
 
+use triebench_record::layout::record_path;
 use triebench_record::load::LOAD_FILE;
 use triebench_record::net::NetRecord;
 use triebench_record::{RunRecord, Unit};
@@ -78,9 +80,40 @@ fn mean(record: &RunRecord, group: &str, function: &str) -> Option<f64> {
 pub fn read_net_runs(dir: &Path) -> Result<NetRuns, ReportError> {
     let mut found = Vec::new();
     files(dir, DEPTH, &mut found);
+    let found = found
+        .into_iter()
+        .map(|file| (source(dir, &file), file))
+        .collect();
+    read_files(found)
+}
+
+/// The headline records of `runs` in `criterion_dir` (`triebench headline --run NAME`), each
+/// named by its run, when at least one of them was taken through the delay proxy
+/// (`--net-rtt`): then a report of those runs shows time against distance. `None` when no run
+/// has a headline record or none went through the proxy. A record that cannot be read is an
+/// error naming it.
+pub fn read_report_runs(
+    criterion_dir: &Path,
+    runs: &[String],
+) -> Result<Option<NetRuns>, ReportError> {
+    let found = runs
+        .iter()
+        .map(|run| (run.clone(), record_path(criterion_dir, run, "headline")))
+        .filter(|(_, file)| file.is_file())
+        .collect();
+    let net = read_files(found)?;
+    let proxied = net
+        .headline
+        .iter()
+        .any(|h| matches!(h.distance, Distance::Proxied(_)));
+    Ok(proxied.then_some(net))
+}
+
+/// Reads each `(source, file)`: a headline record or a load file, `source` naming where it
+/// came from (its folder, or its run).
+fn read_files(found: Vec<(String, PathBuf)>) -> Result<NetRuns, ReportError> {
     let mut runs = NetRuns::default();
-    for file in found {
-        let from = source(dir, &file);
+    for (from, file) in found {
         if file.file_name().is_some_and(|n| n == LOAD_FILE) {
             let load = read_load_file(&file)?;
             runs.load.push(NetLoad {
