@@ -56,8 +56,10 @@ fn check(profile: Profile, summary: &str) {
     }
 }
 
-/// Power-cut mounts still mounted under `tmp` (crash-test makes its mount points in TMPDIR).
+/// Power-cut mounts still mounted under `tmp` (crash-test makes its mount points in TMPDIR;
+/// the mount table names them by their resolved path).
 fn powercut_mounts(tmp: &Path) -> usize {
+    let tmp = tmp.canonicalize().unwrap_or_else(|_| tmp.to_path_buf());
     let under = format!("{}/triebench-powercut-", tmp.display());
     std::fs::read_to_string("/proc/self/mountinfo")
         .unwrap_or_default()
