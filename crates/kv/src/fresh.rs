@@ -145,7 +145,7 @@ impl FreshStores {
     }
 
     /// Opens a fresh store with `tables` in a new directory, runs `visitor` on it, then removes
-    /// the store (its directory, and its schema on a shared server).
+    /// the store (its directory, and its schema or keys on a shared server).
     pub fn run<V: StoreVisitor>(&self, tables: &[&str], visitor: V) -> KvResult<V::Output> {
         let (dir, spec) = self.fresh_spec()?;
         let output = self.open(dir.path(), &spec, tables, visitor);
