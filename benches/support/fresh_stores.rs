@@ -1,7 +1,8 @@
 //! The benches' fresh stores: one [`FreshStores`] per profile under `TMPDIR`, kept for the
-//! whole bench process, so a PostgreSQL profile starts one server and each measured iteration
-//! gets a fresh schema of it (see `triebench_kv::FreshStores`). Hold a [`Guard`] in `main`: it
-//! stops the servers and removes their directories when the benches end.
+//! whole bench process, so a PostgreSQL profile starts one server (a replicated profile one
+//! pair) and each measured iteration gets a fresh schema (key namespace) of it (see
+//! `triebench_kv::FreshStores`). Hold a [`Guard`] in `main`: it stops the servers and removes
+//! their directories when the benches end.
 
 use std::sync::{Arc, Mutex};
 

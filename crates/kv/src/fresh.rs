@@ -6,15 +6,24 @@
 //! all of them: a store with its own server pays an `initdb` (2.4 s here) before each run of a
 //! scenario that takes milliseconds, so instead one server's cluster lives in a directory under
 //! the parent and each fresh store is a schema of it, as on a database server a team runs
-//! (`POSTGRES_URL`, which is used instead when set). Other profiles open a store of their own per
-//! run (a managed `redis-server` starts in milliseconds). A failed run keeps what its error names
-//! (a server's log) to be read: [`FreshStores::try_run`].
+//! (`POSTGRES_URL`, which is used instead when set). The replicated profiles share one pair the
+//! same way, for the same reason (a pair costs an `initdb`, a `pg_basebackup` or a replica's
+//! first sync, and two server starts): `postgres-sync-standby`, `postgres-remote-apply` and
+//! `postgres-async-standby` make each fresh store a schema on one primary with its standby,
+//! `redis-replica-wait` a key namespace on one primary with its replica. Each store commits as
+//! one with a pair of its own would: the mode's `synchronous_commit` in its session, `WAIT 1`
+//! after each commit, the same delay proxies (`--net-rtt`, `TRIEBENCH_STANDBY_RTT`). Other
+//! profiles open a store of their own per run (a managed `redis-server` starts in
+//! milliseconds). A failed run keeps what its error names (a server's log) to be read, and a
+//! shared server that died is named: [`FreshStores::try_run`].
 
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
-#[cfg(feature = "postgres-db")]
+#[cfg(any(feature = "postgres-db", feature = "redis-db"))]
 use std::sync::atomic::{AtomicBool, Ordering};
 
+#[cfg(any(feature = "postgres-db", feature = "redis-db"))]
+use crate::any_store::AnyStore;
 use crate::any_store::StoreVisitor;
 use crate::error::{KvError, KvResult};
 use crate::profile::Profile;
@@ -31,19 +40,35 @@ pub struct FreshStores {
     /// The shared server, then its directory: dropped in that order.
     #[cfg(feature = "postgres-db")]
     server: Option<(crate::postgres::PgServer, tempfile::TempDir)>,
-    /// Set when a failed visit's error named the shared server's directory (its log): the
-    /// directory is then kept when the stores are dropped.
+    /// The shared primary and standby of a PostgreSQL standby profile, then their directory.
     #[cfg(feature = "postgres-db")]
+    pg_pair: Option<(crate::postgres::SharedPair, tempfile::TempDir)>,
+    /// The shared primary and replica of `redis-replica-wait`, then their directory.
+    #[cfg(feature = "redis-db")]
+    redis_pair: Option<(crate::redis::SharedPair, tempfile::TempDir)>,
+    /// Set when a failed visit's error named the shared server's directory (its log), or the
+    /// server had died: the directory is then kept when the stores are dropped.
+    #[cfg(any(feature = "postgres-db", feature = "redis-db"))]
     keep_server_dir: AtomicBool,
+}
+
+/// A server the stores share, as [`FreshStores::try_run`] reports it.
+#[cfg(any(feature = "postgres-db", feature = "redis-db"))]
+struct SharedServer<'a> {
+    backend: &'static str,
+    role: &'static str,
+    pid: u32,
+    running: bool,
+    log: &'a Path,
 }
 
 impl FreshStores {
     /// Fresh stores of `profile` under `parent`; starts the shared server a PostgreSQL profile
-    /// needs (unless `POSTGRES_URL` names one).
+    /// needs (unless `POSTGRES_URL` names one), or the shared pair a replicated profile needs.
     pub fn new(profile: Profile, parent: &Path) -> KvResult<FreshStores> {
         let spec = BackendSpec::new(profile, Some(parent.to_path_buf()))?;
         #[allow(unused_mut)] // only PostgreSQL builds set it
-        let mut postgres_url = spec.postgres_url;
+        let mut postgres_url = spec.postgres_url.clone();
         #[cfg(feature = "postgres-db")]
         let mut server = None;
         #[cfg(feature = "postgres-db")]
@@ -54,10 +79,7 @@ impl FreshStores {
             Profile::Postgres | Profile::PostgresAsync | Profile::PostgresUncached
         ) && postgres_url.is_none()
         {
-            let dir = tempfile::Builder::new()
-                .prefix("triebench-pg-")
-                .tempdir_in(parent)
-                .map_err(|e| KvError::io("create directory", parent, e))?;
+            let dir = server_dir(parent, "triebench-pg-")?;
             let started = crate::postgres::PgServer::start(dir.path())?;
             postgres_url = Some(started.url());
             if let Some(spec) = spec.net {
@@ -77,8 +99,44 @@ impl FreshStores {
             #[cfg(feature = "postgres-db")]
             server,
             #[cfg(feature = "postgres-db")]
+            pg_pair: start_pg_pair(&spec, parent)?,
+            #[cfg(feature = "redis-db")]
+            redis_pair: start_redis_pair(&spec, parent)?,
+            #[cfg(any(feature = "postgres-db", feature = "redis-db"))]
             keep_server_dir: AtomicBool::new(false),
         })
+    }
+
+    /// The managed PostgreSQL server the stores share (a standby profile's primary), if any.
+    #[cfg(feature = "postgres-db")]
+    pub fn postgres_server(&self) -> Option<&crate::postgres::PgServer> {
+        match (&self.server, &self.pg_pair) {
+            (Some((server, _)), _) => Some(server),
+            (None, Some((pair, _))) => Some(pair.primary()),
+            (None, None) => None,
+        }
+    }
+
+    /// The standby of a standby profile's shared pair, if any.
+    #[cfg(feature = "postgres-db")]
+    pub fn postgres_standby(&self) -> Option<&crate::postgres::PgServer> {
+        self.pg_pair.as_ref().map(|(pair, _)| pair.standby())
+    }
+
+    /// The primary of `redis-replica-wait`'s shared pair, if any.
+    #[cfg(feature = "redis-db")]
+    pub fn redis_server(&self) -> Option<&crate::redis::RedisServer> {
+        self.redis_pair
+            .as_ref()
+            .and_then(|(pair, _)| pair.primary())
+    }
+
+    /// The replica of `redis-replica-wait`'s shared pair, if any.
+    #[cfg(feature = "redis-db")]
+    pub fn redis_replica(&self) -> Option<&crate::redis::RedisServer> {
+        self.redis_pair
+            .as_ref()
+            .and_then(|(pair, _)| pair.replica())
     }
 
     /// The profile these stores have.
@@ -87,11 +145,11 @@ impl FreshStores {
     }
 
     /// Opens a fresh store with `tables` in a new directory, runs `visitor` on it, then removes
-    /// the store (its directory, and its schema on a shared server).
+    /// the store (its directory, and its schema or keys on a shared server).
     pub fn run<V: StoreVisitor>(&self, tables: &[&str], visitor: V) -> KvResult<V::Output> {
-        let (_dir, spec) = self.fresh_spec()?;
-        let output = spec.open(tables, visitor);
-        let discarded = spec.discard();
+        let (dir, spec) = self.fresh_spec()?;
+        let output = self.open(dir.path(), &spec, tables, visitor);
+        let discarded = self.discard(dir.path(), &spec, tables);
         let output = output?;
         discarded?;
         Ok(output)
@@ -106,8 +164,8 @@ impl FreshStores {
         E: Display,
     {
         let (dir, spec) = self.fresh_spec()?;
-        let output = spec.open(tables, visitor);
-        let discarded = spec.discard();
+        let output = self.open(dir.path(), &spec, tables, visitor);
+        let discarded = self.discard(dir.path(), &spec, tables);
         let failure = match &output {
             Ok(Ok(_)) => None,
             Ok(Err(e)) => Some(e.to_string()),
@@ -120,25 +178,122 @@ impl FreshStores {
         if names(&message, dir.path()) {
             let _ = dir.keep();
         }
-        #[cfg(feature = "postgres-db")]
-        if let Some((server, server_dir)) = &self.server {
-            // A store of the shared server reaches it by URL and cannot tell that it died.
-            if !server.is_running() {
-                self.keep_server_dir.store(true, Ordering::Relaxed);
-                return Err(KvError::backend(
-                    "postgres",
-                    format!(
-                        "{message}; the shared server (pid {}) has exited (see its log {})",
-                        server.pid(),
-                        server.log_path().display()
-                    ),
-                ));
+        #[cfg(any(feature = "postgres-db", feature = "redis-db"))]
+        {
+            // A store of a shared server reaches it by address and cannot tell that it died.
+            for server in self.shared_servers() {
+                if !server.running {
+                    self.keep_server_dir.store(true, Ordering::Relaxed);
+                    return Err(KvError::backend(
+                        server.backend,
+                        format!(
+                            "{message}; the shared {} (pid {}) has exited (see its log {})",
+                            server.role,
+                            server.pid,
+                            server.log.display()
+                        ),
+                    ));
+                }
             }
-            if names(&message, server_dir.path()) {
+            if self.shared_dir().is_some_and(|d| names(&message, d)) {
                 self.keep_server_dir.store(true, Ordering::Relaxed);
             }
         }
         output
+    }
+
+    /// Opens the store of `spec` in `dir` (on the shared pair, if there is one) and visits it.
+    fn open<V: StoreVisitor>(
+        &self,
+        dir: &Path,
+        spec: &BackendSpec,
+        tables: &[&str],
+        visitor: V,
+    ) -> KvResult<V::Output> {
+        #[cfg(feature = "postgres-db")]
+        if let Some((pair, _)) = &self.pg_pair {
+            return Ok(AnyStore::from(pair.open(dir, tables)?).visit(visitor));
+        }
+        #[cfg(feature = "redis-db")]
+        if let Some((pair, _)) = &self.redis_pair {
+            return Ok(AnyStore::from(pair.open(dir, tables)?).visit(visitor));
+        }
+        let _ = dir;
+        spec.open(tables, visitor)
+    }
+
+    /// Removes what the store of `spec` in `dir` kept outside its directory (its schema or
+    /// keys on a shared server).
+    fn discard(&self, dir: &Path, spec: &BackendSpec, tables: &[&str]) -> KvResult<()> {
+        #[cfg(feature = "postgres-db")]
+        if let Some((pair, _)) = &self.pg_pair {
+            return pair.discard(dir);
+        }
+        #[cfg(feature = "redis-db")]
+        if let Some((pair, _)) = &self.redis_pair {
+            return pair.discard(dir, tables);
+        }
+        let _ = (dir, tables);
+        spec.discard()
+    }
+
+    /// The servers the stores share: the shared PostgreSQL server, or a pair's two.
+    #[cfg(any(feature = "postgres-db", feature = "redis-db"))]
+    fn shared_servers(&self) -> Vec<SharedServer<'_>> {
+        let mut out = Vec::new();
+        #[cfg(feature = "postgres-db")]
+        {
+            fn pg<'a>(role: &'static str, s: &'a crate::postgres::PgServer) -> SharedServer<'a> {
+                SharedServer {
+                    backend: "postgres",
+                    role,
+                    pid: s.pid(),
+                    running: s.is_running(),
+                    log: s.log_path(),
+                }
+            }
+            if let Some((server, _)) = &self.server {
+                out.push(pg("server", server));
+            }
+            if let Some((pair, _)) = &self.pg_pair {
+                out.push(pg("primary", pair.primary()));
+                out.push(pg("standby", pair.standby()));
+            }
+        }
+        #[cfg(feature = "redis-db")]
+        if let Some((pair, _)) = &self.redis_pair {
+            let servers = [("primary", pair.primary()), ("replica", pair.replica())];
+            for (role, server) in servers {
+                if let Some(s) = server {
+                    out.push(SharedServer {
+                        backend: "redis",
+                        role,
+                        pid: s.pid(),
+                        running: s.is_running(),
+                        log: s.log_path(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The directory of the shared server or pair, if any.
+    #[cfg(any(feature = "postgres-db", feature = "redis-db"))]
+    fn shared_dir(&self) -> Option<&Path> {
+        #[cfg(feature = "postgres-db")]
+        if let Some((_, dir)) = self.server.as_ref() {
+            return Some(dir.path());
+        }
+        #[cfg(feature = "postgres-db")]
+        if let Some((_, dir)) = self.pg_pair.as_ref() {
+            return Some(dir.path());
+        }
+        #[cfg(feature = "redis-db")]
+        if let Some((_, dir)) = self.redis_pair.as_ref() {
+            return Some(dir.path());
+        }
+        None
     }
 
     /// A new directory under the parent, and the spec of a store in it.
@@ -158,16 +313,88 @@ impl FreshStores {
     }
 }
 
-#[cfg(feature = "postgres-db")]
+#[cfg(any(feature = "postgres-db", feature = "redis-db"))]
 impl Drop for FreshStores {
     fn drop(&mut self) {
-        if self.keep_server_dir.load(Ordering::Relaxed) {
+        if !self.keep_server_dir.load(Ordering::Relaxed) {
+            return;
+        }
+        // The servers stop first; their directory (the logs) stays.
+        #[cfg(feature = "postgres-db")]
+        {
+            drop(self.hop.take());
             if let Some((server, dir)) = self.server.take() {
                 drop(server);
                 let _ = dir.keep();
             }
+            if let Some((pair, dir)) = self.pg_pair.take() {
+                drop(pair);
+                let _ = dir.keep();
+            }
+        }
+        #[cfg(feature = "redis-db")]
+        if let Some((pair, dir)) = self.redis_pair.take() {
+            drop(pair);
+            let _ = dir.keep();
         }
     }
+}
+
+/// A new directory under `parent` for a shared server or pair.
+#[cfg(any(feature = "postgres-db", feature = "redis-db"))]
+fn server_dir(parent: &Path, prefix: &str) -> KvResult<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(parent)
+        .map_err(|e| KvError::io("create directory", parent, e))
+}
+
+/// The shared pair of a PostgreSQL standby profile, started in a new directory under `parent`:
+/// `None` for other profiles.
+#[cfg(feature = "postgres-db")]
+fn start_pg_pair(
+    spec: &BackendSpec,
+    parent: &Path,
+) -> KvResult<Option<(crate::postgres::SharedPair, tempfile::TempDir)>> {
+    use crate::postgres::StandbyMode;
+    let mode = match spec.profile {
+        Profile::PostgresSyncStandby => StandbyMode::Sync,
+        Profile::PostgresRemoteApply => StandbyMode::RemoteApply,
+        Profile::PostgresAsyncStandby => StandbyMode::Async,
+        _ => return Ok(None),
+    };
+    if spec.postgres_url.is_some() {
+        return Err(KvError::backend(
+            "postgres",
+            "a standby profile starts its own pair of servers; it cannot use POSTGRES_URL",
+        ));
+    }
+    let link = crate::net_hop::standby_link_from_env(spec.net)?;
+    let dir = server_dir(parent, "triebench-pg-pair-")?;
+    let pair = crate::postgres::SharedPair::start(dir.path(), mode, spec.net, link)?;
+    Ok(Some((pair, dir)))
+}
+
+/// The shared pair of `redis-replica-wait`, started in a new directory under `parent`: `None`
+/// for other profiles.
+#[cfg(feature = "redis-db")]
+fn start_redis_pair(
+    spec: &BackendSpec,
+    parent: &Path,
+) -> KvResult<Option<(crate::redis::SharedPair, tempfile::TempDir)>> {
+    if spec.profile != Profile::RedisReplicaWait {
+        return Ok(None);
+    }
+    if spec.redis_url.is_some() {
+        return Err(KvError::backend(
+            "redis",
+            "redis-replica-wait starts its own primary and replica; it cannot use REDIS_URL",
+        ));
+    }
+    let link = crate::net_hop::standby_link_from_env(spec.net)?;
+    let dir = server_dir(parent, "triebench-redis-pair-")?;
+    let pair = crate::redis::SharedPair::start(dir.path(), spec.net, link)?;
+    Ok(Some((pair, dir)))
 }
 
 /// Whether `message` names `dir` (as given, or as its canonical path, which server logs use).

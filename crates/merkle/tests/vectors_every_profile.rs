@@ -1,6 +1,7 @@
 //! Every compatibility vector of the design brief, on every backend profile this build
 //! includes, each in a fresh store (`FreshStores`: a new directory per vector; the PostgreSQL
-//! profiles share one managed server per profile, a schema per vector, as the benches do).
+//! profiles share one managed server, or one replicated pair, per profile, a schema per vector,
+//! as the benches do; `redis-replica-wait` one pair, a key namespace per vector).
 //! Profiles run side by side: most of the time is spent waiting on fsyncs and servers.
 
 use sha2::{Digest, Sha512};

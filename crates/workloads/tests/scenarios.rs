@@ -1,6 +1,7 @@
 //! Every Transact scenario on every backend profile this build includes, each run in a fresh
 //! store (`FreshStores`: a new directory per run; the PostgreSQL profiles share one managed
-//! server per profile, a schema per run, as the benches do). Profiles run side by side (the
+//! server, or one replicated pair, per profile, a schema per run, as the benches do;
+//! `redis-replica-wait` one pair, a key namespace per run). Profiles run side by side (the
 //! durable ones mostly wait on fsync); every scenario must finish where Transact's does, and
 //! all profiles must agree. A failure names the profile and the scenario.
 

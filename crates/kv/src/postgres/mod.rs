@@ -3,7 +3,9 @@
 //! the directory under test ([`PgServer`]), or in an existing server (`POSTGRES_URL`), each store
 //! in its own schema.
 //!
-//! Modules: `server` (the managed server), `schema` (schema and tables, statements), `reader`
+//! Modules: `server` (the managed server), `standby` (a replicated pair), `shared_pair` (one
+//! pair whose primary holds many stores, each a schema: [`FreshStores`](crate::FreshStores)),
+//! `schema` (schema and tables, statements), `reader`
 //! (reads, each one prepared statement), `writer` (a writer buffers its changes and commits them
 //! in one transaction with one statement per table and kind, arrays bound with `unnest`).
 //!
@@ -15,6 +17,7 @@ mod reader;
 mod redact;
 mod schema;
 pub(crate) mod server;
+mod shared_pair;
 mod standby;
 mod writer;
 
@@ -29,6 +32,7 @@ use crate::store::{validate_tables, Store};
 pub use reader::PgReader;
 pub use redact::redact;
 pub use server::{PgServer, BIN_ENV, STORE_ROLE};
+pub(crate) use shared_pair::SharedPair;
 pub use standby::{StandbyMode, STANDBY_DIR, STANDBY_NAME};
 pub use writer::PgWriter;
 
@@ -123,7 +127,8 @@ impl PgStore {
             }
             _ => (config, None),
         };
-        let conn = schema::connect(config, &schema, &names, options.asynchronous)?;
+        let level = if options.asynchronous { "off" } else { "on" };
+        let conn = schema::connect(config, &schema, &names, level)?;
         Ok(PgStore {
             conn: Mutex::new(conn),
             names,

@@ -132,12 +132,13 @@ fn quote(ident: &str) -> String {
     format!("\"{}\"", ident.replace('"', "\"\""))
 }
 
-/// Connects, creates the schema and tables if missing, sets the session and prepares statements.
+/// Connects, creates the schema and tables if missing, sets the session (`synchronous_commit`
+/// to `synchronous_commit`: `on`, `off` or `remote_apply`) and prepares statements.
 pub(crate) fn connect(
     mut config: postgres::Config,
     schema: &str,
     names: &[String],
-    asynchronous: bool,
+    synchronous_commit: &str,
 ) -> KvResult<Conn> {
     config
         .connect_timeout(Duration::from_secs(10))
@@ -148,10 +149,9 @@ pub(crate) fn connect(
             e,
         )
     })?;
-    let sync = if asynchronous { "off" } else { "on" };
     let s = quote(schema);
     let mut setup = format!(
-        "SET synchronous_commit = {sync}; SET statement_timeout = '600s'; \
+        "SET synchronous_commit = {synchronous_commit}; SET statement_timeout = '600s'; \
          SET client_min_messages = warning; CREATE SCHEMA IF NOT EXISTS {s};"
     );
     for name in names {

@@ -63,6 +63,15 @@ impl StandbyMode {
     pub fn is_synchronous(self) -> bool {
         !matches!(self, StandbyMode::Async)
     }
+
+    /// The session's `synchronous_commit` for this mode: `remote_apply`, else `on` (which
+    /// waits for the standby's flush when the primary names it synchronous, for its own else).
+    pub fn synchronous_commit(self) -> &'static str {
+        match self {
+            StandbyMode::RemoteApply => "remote_apply",
+            StandbyMode::Sync | StandbyMode::Async => "on",
+        }
+    }
 }
 
 /// The standby of a pair and its link to the primary; dropped after the primary (which ships
@@ -73,6 +82,13 @@ pub(crate) struct Standby {
     hop: Mutex<Option<NetHop>>,
     server: PgServer,
     mode: StandbyMode,
+}
+
+impl Standby {
+    /// The standby's server.
+    pub(super) fn server(&self) -> &PgServer {
+        &self.server
+    }
 }
 
 impl PgStore {
@@ -96,94 +112,9 @@ impl PgStore {
                 "a standby profile starts its own pair of servers; it cannot use POSTGRES_URL",
             ));
         }
-        let bin = std::env::var_os(BIN_ENV).map(PathBuf::from);
-        std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
-        let standby_dir = dir.join(STANDBY_DIR);
-        refuse_promoted(&standby_dir)?;
-        let secret = crate::secret::random_secret()?;
-        let primary = PgServer::start_with(
-            dir,
-            bin.as_deref(),
-            &Extra {
-                settings: vec![("wal_keep_size".into(), "512MB".into())],
-                replication: true,
-                files: vec![("postgresql.auto.conf", auto_conf(&[]))],
-                ..Extra::default()
-            },
-        )?;
-        let mut admin = admin(primary.socket_dir())?;
-        set_replication_password(&mut admin, &secret)?;
-        let user = ServerUser::for_server("postgres")?;
-        let primary_socket = primary.socket_dir().join(PG_SOCKET);
-        let repl_hop = match link {
-            Some(spec) => Some(NetHop::start_for(&primary_socket, PG_SOCKET, spec, user)?),
-            None => None,
-        };
-        let link_dir = repl_hop.as_ref().map_or_else(
-            || primary.socket_dir().to_path_buf(),
-            |h| h.dir().to_path_buf(),
-        );
-        let backup_from = primary.socket_dir().to_path_buf();
-        let backup_secret = secret.clone();
-        let conninfo = format!(
-            "host={} user={REPLICATION_ROLE} password={secret} application_name={STANDBY_NAME}",
-            link_dir.display()
-        );
-        let standby = PgServer::start_with(
-            &standby_dir,
-            bin.as_deref(),
-            &Extra {
-                // Replay waits for a conflicting query rather than cancel it: the only queries
-                // on the standby are short (promotion, checks).
-                settings: vec![
-                    ("hot_standby".into(), "on".into()),
-                    ("max_standby_streaming_delay".into(), "-1".into()),
-                ],
-                replication: true,
-                standby: true,
-                create: Some(Box::new(move |bin: &Path, data: &str| {
-                    let mut c = Command::new(bin.join("pg_basebackup"));
-                    c.arg("-D")
-                        .arg(data)
-                        .arg("-h")
-                        .arg(&backup_from)
-                        .args(["-U", REPLICATION_ROLE, "-X", "stream", "-c", "fast", "-w"])
-                        .env("PGPASSWORD", &backup_secret);
-                    c
-                })),
-                files: vec![
-                    ("standby.signal", Vec::new()),
-                    (
-                        "postgresql.auto.conf",
-                        auto_conf(&[("primary_conninfo", conninfo.as_str())]),
-                    ),
-                ],
-            },
-        )?;
-        let standby = Standby {
-            hop: Mutex::new(repl_hop),
-            server: standby,
-            mode,
-        };
-        wait_streaming(&mut admin, &standby, false)?;
-        if mode.is_synchronous() {
-            // Two statements: ALTER SYSTEM refuses to run in the implicit transaction of a batch.
-            admin
-                .batch_execute(&format!(
-                    "ALTER SYSTEM SET synchronous_standby_names = '{STANDBY_NAME}'"
-                ))
-                .and_then(|()| admin.batch_execute("SELECT pg_reload_conf()"))
-                .map_err(|e| pg_err("cannot name the synchronous standby", e))?;
-            wait_streaming(&mut admin, &standby, true)?;
-        }
-        drop(admin);
+        let (primary, standby) = start_pair(dir, mode, link)?;
         let (config, hop) = client_config(&primary, options.net)?;
-        let mut conn = schema::connect(config, "triebench", &names, false)?;
-        if mode == StandbyMode::RemoteApply {
-            conn.client
-                .batch_execute("SET synchronous_commit = remote_apply")
-                .map_err(|e| pg_err("cannot set synchronous_commit", e))?;
-        }
+        let conn = schema::connect(config, "triebench", &names, mode.synchronous_commit())?;
         Ok(PgStore {
             conn: Mutex::new(conn),
             names,
@@ -249,7 +180,7 @@ impl PgStore {
         drop(hop.into_inner());
         promote(&server)?;
         let (config, hop) = client_config(&server, net)?;
-        let conn = schema::connect(config, &schema, &names, false)?;
+        let conn = schema::connect(config, &schema, &names, "on")?;
         Ok(PgStore {
             conn: Mutex::new(conn),
             names,
@@ -262,6 +193,98 @@ impl PgStore {
             standby: None,
         })
     }
+}
+
+/// Starts a replicated pair in `dir` (see the module's notes): the primary in `<dir>/pgdata`,
+/// the standby in `<dir>/standby` streaming through `link`'s delay (`None`: straight), named
+/// synchronous when `mode` waits for it; returns once the standby streams (and is `sync`).
+pub(super) fn start_pair(
+    dir: &Path,
+    mode: StandbyMode,
+    link: Option<triebench_netdelay::DelaySpec>,
+) -> KvResult<(PgServer, Standby)> {
+    let bin = std::env::var_os(BIN_ENV).map(PathBuf::from);
+    std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
+    let standby_dir = dir.join(STANDBY_DIR);
+    refuse_promoted(&standby_dir)?;
+    let secret = crate::secret::random_secret()?;
+    let primary = PgServer::start_with(
+        dir,
+        bin.as_deref(),
+        &Extra {
+            settings: vec![("wal_keep_size".into(), "512MB".into())],
+            replication: true,
+            files: vec![("postgresql.auto.conf", auto_conf(&[]))],
+            ..Extra::default()
+        },
+    )?;
+    let mut admin = admin(primary.socket_dir())?;
+    set_replication_password(&mut admin, &secret)?;
+    let user = ServerUser::for_server("postgres")?;
+    let primary_socket = primary.socket_dir().join(PG_SOCKET);
+    let repl_hop = match link {
+        Some(spec) => Some(NetHop::start_for(&primary_socket, PG_SOCKET, spec, user)?),
+        None => None,
+    };
+    let link_dir = repl_hop.as_ref().map_or_else(
+        || primary.socket_dir().to_path_buf(),
+        |h| h.dir().to_path_buf(),
+    );
+    let backup_from = primary.socket_dir().to_path_buf();
+    let backup_secret = secret.clone();
+    let conninfo = format!(
+        "host={} user={REPLICATION_ROLE} password={secret} application_name={STANDBY_NAME}",
+        link_dir.display()
+    );
+    let standby = PgServer::start_with(
+        &standby_dir,
+        bin.as_deref(),
+        &Extra {
+            // Replay waits for a conflicting query rather than cancel it: the only queries
+            // on the standby are short (promotion, checks).
+            settings: vec![
+                ("hot_standby".into(), "on".into()),
+                ("max_standby_streaming_delay".into(), "-1".into()),
+            ],
+            replication: true,
+            standby: true,
+            create: Some(Box::new(move |bin: &Path, data: &str| {
+                let mut c = Command::new(bin.join("pg_basebackup"));
+                c.arg("-D")
+                    .arg(data)
+                    .arg("-h")
+                    .arg(&backup_from)
+                    .args(["-U", REPLICATION_ROLE, "-X", "stream", "-c", "fast", "-w"])
+                    .env("PGPASSWORD", &backup_secret);
+                c
+            })),
+            files: vec![
+                ("standby.signal", Vec::new()),
+                (
+                    "postgresql.auto.conf",
+                    auto_conf(&[("primary_conninfo", conninfo.as_str())]),
+                ),
+            ],
+        },
+    )?;
+    let standby = Standby {
+        hop: Mutex::new(repl_hop),
+        server: standby,
+        mode,
+    };
+    wait_streaming(&mut admin, &standby, false)?;
+    if mode.is_synchronous() {
+        // Two statements: ALTER SYSTEM refuses to run in the implicit transaction of a batch.
+        admin
+            .batch_execute(&format!(
+                "ALTER SYSTEM SET synchronous_standby_names = '{STANDBY_NAME}'"
+            ))
+            .and_then(|()| admin.batch_execute("SELECT pg_reload_conf()"))
+            .map_err(|e| pg_err("cannot name the synchronous standby", e))?;
+        wait_streaming(&mut admin, &standby, true)?;
+    }
+    drop(admin);
+    Ok((primary, standby))
 }
 
 /// Promotes the standby `server` (`pg_promote`, which waits until it has left recovery).
@@ -308,7 +331,7 @@ fn promote(server: &PgServer) -> KvResult<()> {
 }
 
 /// The store's connection to `server`, through a new delay proxy when `net` asks for one.
-fn client_config(
+pub(super) fn client_config(
     server: &PgServer,
     net: Option<triebench_netdelay::DelaySpec>,
 ) -> KvResult<(postgres::Config, Option<NetHop>)> {

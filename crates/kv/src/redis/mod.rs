@@ -75,6 +75,7 @@ mod reader;
 mod replica;
 mod scripts;
 mod server;
+mod shared_pair;
 mod transaction;
 mod writer;
 
@@ -85,6 +86,7 @@ pub use conn::redact;
 pub use reader::RedisReader;
 pub use replica::{REPLICA_DIR, REPLICA_USER, WAIT_TIMEOUT};
 pub use server::RedisServer;
+pub(crate) use shared_pair::SharedPair;
 pub use writer::RedisWriter;
 
 use committed::Shared;
@@ -94,6 +96,17 @@ use scripts::Scripts;
 
 use crate::error::{KvError, KvResult};
 use crate::store::{validate_tables, Store};
+
+/// How [`RedisStore::assemble`] sets a store up.
+pub(crate) struct Assembly<'a> {
+    /// Check that a server given by URL runs with `redis-aof`'s settings.
+    pub(crate) verify_aof: bool,
+    /// Keep a node cache: only for a store whose keys no other client writes.
+    pub(crate) cached: bool,
+    /// The managed server a store without one of its own reaches (a shared primary), named
+    /// in its errors.
+    pub(crate) shared_server: Option<&'a RedisServer>,
+}
 
 /// How to reach the Redis server of a store.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -170,43 +183,56 @@ impl RedisStore {
                 "a network delay (--net-rtt) applies to a managed server only, not to REDIS_URL",
             ));
         }
-        let mut hop = None;
-        let (server, url) = match &options.url {
-            Some(url) => (None, url.clone()),
+        let (server, url, hop) = match &options.url {
+            Some(url) => (None, url.clone(), None),
             None => {
-                let server = RedisServer::start(&dir, options.append_only)?;
-                let mut url = server.url().to_string();
-                if let Some(spec) = options.net {
-                    let socket = server.socket_path();
-                    let h = crate::net_hop::NetHop::start(socket, "redis.sock", spec)?;
-                    url = url.replace(
-                        &socket.display().to_string(),
-                        &h.listen_path().display().to_string(),
-                    );
-                    hop = Some(h);
-                }
-                (Some(server), url)
+                let (server, url, hop) = Self::start_managed(&dir, &options)?;
+                (Some(server), url, hop)
             }
         };
-        let verify_aof = options.url.is_some() && options.append_only;
-        Self::assemble(dir, names, server, url, hop, verify_aof, cached)
+        let how = Assembly {
+            verify_aof: options.url.is_some() && options.append_only,
+            cached: cached && server.is_some(),
+            shared_server: None,
+        };
+        Self::assemble(dir, names, server, url, hop, how)
+    }
+
+    /// Starts a managed server in `dir` (canonical) and, with `options.net`, a delay proxy in
+    /// front of it: the server, the URL that reaches it (through the proxy) and the proxy.
+    pub(crate) fn start_managed(
+        dir: &Path,
+        options: &RedisOptions,
+    ) -> KvResult<(RedisServer, String, Option<crate::net_hop::NetHop>)> {
+        let server = RedisServer::start(dir, options.append_only)?;
+        let mut url = server.url().to_string();
+        let mut hop = None;
+        if let Some(spec) = options.net {
+            let socket = server.socket_path();
+            let h = crate::net_hop::NetHop::start(socket, "redis.sock", spec)?;
+            url = url.replace(
+                &socket.display().to_string(),
+                &h.listen_path().display().to_string(),
+            );
+            hop = Some(h);
+        }
+        Ok((server, url, hop))
     }
 
     /// The store on a server already reached: `url` (through `hop` when there is one), the
-    /// managed `server` if any; checks a URL server's AOF with `verify_aof`.
+    /// managed `server` if any, set up as `how` says.
     pub(crate) fn assemble(
         dir: PathBuf,
         names: Vec<String>,
         server: Option<RedisServer>,
         url: String,
         hop: Option<crate::net_hop::NetHop>,
-        verify_aof: bool,
-        cached: bool,
+        how: Assembly<'_>,
     ) -> KvResult<RedisStore> {
-        let origin = match &server {
+        let origin = match server.as_ref().or(how.shared_server) {
             None => Origin::Url(conn::redact(&url)),
             Some(server) => Origin::Managed {
-                dir: dir.clone(),
+                dir: server.dir().to_path_buf(),
                 url: conn::redact(&url),
                 pid: server.pid(),
                 log: server.log_path().display().to_string(),
@@ -218,11 +244,11 @@ impl RedisStore {
         let scripts = Scripts::new();
         let cache = {
             let lease = Lease::new(&pool)?;
-            if verify_aof {
+            if how.verify_aof {
                 verify_append_only(&lease, &url)?;
             }
             lease.run("load scripts", |con| scripts.load(con))?;
-            if cached && server.is_some() {
+            if how.cached {
                 // A table empty now has every later key in the cache while nothing is evicted.
                 let mut empty = Vec::with_capacity(keys.len());
                 for table in &keys {

@@ -56,6 +56,15 @@ impl RedisStore {
             ));
         }
         let mut store = Self::open(dir, tables, options)?;
+        store.attach_replica(link)?;
+        Ok(store)
+    }
+
+    /// Starts a replica of this store's managed server in `<dir>/replica`, linked through a
+    /// loopback delay proxy with `link`'s delay (`None`: none), and makes every commit wait for
+    /// it (`WAIT 1`).
+    pub(super) fn attach_replica(&mut self, link: Option<DelaySpec>) -> KvResult<()> {
+        let store = self;
         let Some(primary) = &store.server else {
             return Err(KvError::backend("redis", "no managed server to replicate"));
         };
@@ -98,7 +107,7 @@ impl RedisStore {
             link: Mutex::new(Some(proxy)),
             server,
         }));
-        Ok(store)
+        Ok(())
     }
 
     /// The replica's server, `None` for a store without one.
@@ -171,7 +180,12 @@ impl RedisStore {
             );
             new_hop = Some(h);
         }
-        RedisStore::assemble(dir, names, Some(server), url, new_hop, false, cached)
+        let how = super::Assembly {
+            verify_aof: false,
+            cached,
+            shared_server: None,
+        };
+        RedisStore::assemble(dir, names, Some(server), url, new_hop, how)
     }
 
     /// Cuts the link between the primary and the replica (what the proxy still held is
