@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Five headlines of `postgres` alone on tmpfs at zero added RTT, one after another, on a quiet
-# host (nothing else running), with the floor whose parent entry is rewritten (868e6b6).
+# host (nothing else running), with the floor whose parent entry is rewritten (since 868e6b6).
 # Usage: run.sh TRIEBENCH_BINARY OUT_DIR
 set -euo pipefail
 bin=$1 out=$2
