@@ -6,29 +6,19 @@
 //! proxy or directory behind.
 #![cfg(any(feature = "postgres-db", feature = "redis-db"))]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use common::alive;
+use common::replicated::{get, private_dirs, put};
 use triebench_kv::conformance::TABLES;
-use triebench_kv::{FreshStores, KvResult, Profile, ReadTx, Store, StoreVisitor, WriteTx};
+use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 
 /// The tests count this process's servers and directories: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
-
-/// This process's private directories of a kind (`pg`, `redis`, `net`) under /tmp.
-fn private_dirs(kind: &str) -> Vec<PathBuf> {
-    let prefix = format!("triebench-{kind}-{}-", std::process::id());
-    std::fs::read_dir("/tmp")
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 /// What is left under `parent`.
 fn entries(parent: &Path) -> Vec<PathBuf> {
@@ -36,32 +26,6 @@ fn entries(parent: &Path) -> Vec<PathBuf> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect()
-}
-
-fn is_running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            let state = s.rsplit_once(')').map_or("", |(_, r)| r.trim_start());
-            !state.starts_with('Z')
-        })
-        .unwrap_or(false)
-}
-
-fn put<S: Store>(store: &S, key: &[u8], value: &[u8]) -> KvResult<()> {
-    let t = store.table("main")?;
-    let mut w = store.writer()?;
-    w.put(t, key, value)?;
-    w.commit()
-}
-
-fn get<S: Store>(store: &S, key: &[u8]) -> Option<Vec<u8>> {
-    let t = store.table("main").unwrap();
-    store
-        .reader()
-        .unwrap()
-        .get(t, key)
-        .unwrap()
-        .map(|v| v.to_vec())
 }
 
 /// Whether `check` holds within a minute (how long replication may lag on a loaded host).
@@ -282,7 +246,7 @@ mod postgres_pairs {
         ));
         drop(stores);
         for pid in pids {
-            assert!(!is_running(pid), "server {pid} still runs");
+            assert!(!alive(pid), "server {pid} still runs");
         }
         assert!(
             entries(parent.path()).is_empty(),
@@ -336,7 +300,7 @@ mod postgres_pairs {
         );
         drop(stores);
         for pid in pids {
-            assert!(!is_running(pid), "server {pid} still runs");
+            assert!(!alive(pid), "server {pid} still runs");
         }
         let [kept] = entries(parent.path()).try_into().unwrap();
         let log = kept.join("postgres.log");
@@ -404,7 +368,7 @@ mod redis_pair {
         ));
         drop(stores);
         for pid in pids {
-            assert!(!is_running(pid), "server {pid} still runs");
+            assert!(!alive(pid), "server {pid} still runs");
         }
         assert!(
             entries(parent.path()).is_empty(),
@@ -433,7 +397,7 @@ mod redis_pair {
         );
         drop(stores);
         for pid in pids {
-            assert!(!is_running(pid), "server {pid} still runs");
+            assert!(!alive(pid), "server {pid} still runs");
         }
         assert!(
             private_dirs("redis").is_empty(),

@@ -3,41 +3,14 @@
 //! an error; nothing is left running afterwards.
 #![cfg(feature = "redis-db")]
 
-use std::path::PathBuf;
+mod common;
 
+use common::alive;
+use common::replicated::{private_dirs, put};
 use triebench_kv::conformance::TABLES;
 use triebench_kv::net_hop::rtt_micros;
 use triebench_kv::redis::{RedisOptions, RedisStore};
-use triebench_kv::{ReadTx, Store, WriteTx};
-
-fn is_running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            let state = s.rsplit_once(')').map_or("", |(_, r)| r.trim_start());
-            !state.starts_with('Z')
-        })
-        .unwrap_or(false)
-}
-
-fn private_dirs() -> Vec<PathBuf> {
-    let prefix = format!("triebench-redis-{}-", std::process::id());
-    std::fs::read_dir("/tmp")
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn put<S: Store>(store: &S, key: &[u8], value: &[u8]) -> triebench_kv::KvResult<()> {
-    let t = store.table("main")?;
-    let mut w = store.writer()?;
-    w.put(t, key, value)?;
-    w.commit()
-}
+use triebench_kv::{ReadTx, Store};
 
 #[test]
 fn commits_wait_for_the_replica_and_fail_without_it() {
@@ -76,7 +49,7 @@ fn commits_wait_for_the_replica_and_fail_without_it() {
     assert!(err.contains("did not acknowledge"), "{err}");
     // Failover: the promoted replica has the acknowledged commit and takes new ones.
     store.kill_primary();
-    assert!(!is_running(primary_pid));
+    assert!(!alive(primary_pid));
     let promoted = store.fail_over().unwrap();
     assert_eq!(promoted.server().unwrap().pid(), replica_pid);
     assert!(promoted.replica_server().is_none());
@@ -88,7 +61,11 @@ fn commits_wait_for_the_replica_and_fail_without_it() {
     put(&promoted, b"k3", b"v3").unwrap();
     drop(promoted);
     for pid in [primary_pid, replica_pid] {
-        assert!(!is_running(pid), "server {pid} still runs");
+        assert!(!alive(pid), "server {pid} still runs");
     }
-    assert!(private_dirs().is_empty(), "{:?}", private_dirs());
+    assert!(
+        private_dirs("redis").is_empty(),
+        "{:?}",
+        private_dirs("redis")
+    );
 }

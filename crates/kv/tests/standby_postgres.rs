@@ -3,53 +3,16 @@
 //! the delay proxy, a failover onto the standby, and nothing left running afterwards.
 #![cfg(feature = "postgres-db")]
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+mod common;
 
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use common::alive;
+use common::replicated::{get, private_dirs, put};
 use triebench_kv::conformance::TABLES;
 use triebench_kv::net_hop::rtt_micros;
 use triebench_kv::postgres::{PgOptions, PgStore, StandbyMode};
-use triebench_kv::{ReadTx, Store, WriteTx};
-
-/// This process's private directories of a kind (`pg`, `net`) under /tmp.
-fn private_dirs(kind: &str) -> Vec<PathBuf> {
-    let prefix = format!("triebench-{kind}-{}-", std::process::id());
-    std::fs::read_dir("/tmp")
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn is_running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            let state = s.rsplit_once(')').map_or("", |(_, r)| r.trim_start());
-            !state.starts_with('Z')
-        })
-        .unwrap_or(false)
-}
-
-fn put<S: Store>(store: &S, key: &[u8], value: &[u8]) {
-    let t = store.table("main").unwrap();
-    let mut w = store.writer().unwrap();
-    w.put(t, key, value).unwrap();
-    w.commit().unwrap();
-}
-
-fn get<S: Store>(store: &S, key: &[u8]) -> Option<Vec<u8>> {
-    let t = store.table("main").unwrap();
-    store
-        .reader()
-        .unwrap()
-        .get(t, key)
-        .unwrap()
-        .map(|v| v.to_vec())
-}
 
 /// Reads `key` on the standby itself, as the cluster's store role, from the store's schema.
 fn read_on_standby(store: &PgStore, key: &[u8]) -> Option<Vec<u8>> {
@@ -96,7 +59,7 @@ fn pairs_replicate_fail_over_and_leave_nothing_running() {
         assert_eq!(mode, 0o700, "{}", d.display());
     }
     for i in 0u8..5 {
-        put(&store, &[b'k', i], &[i; 3]);
+        put(&store, &[b'k', i], &[i; 3]).unwrap();
         assert_eq!(read_on_standby(&store, &[b'k', i]), Some(vec![i; 3]));
     }
     // The replication password is in no server's command line, only in the standby's 0600
@@ -122,17 +85,17 @@ fn pairs_replicate_fail_over_and_leave_nothing_running() {
     // Failover after a crash of the primary: what was acknowledged is on the promoted standby,
     // which takes new commits.
     store.kill_primary();
-    assert!(!is_running(primary));
+    assert!(!alive(primary));
     let promoted = store.fail_over().unwrap();
     assert_eq!(promoted.server().unwrap().pid(), standby);
     assert!(promoted.standby_server().is_none());
     for i in 0u8..5 {
         assert_eq!(get(&promoted, &[b'k', i]), Some(vec![i; 3]));
     }
-    put(&promoted, b"after", b"failover");
+    put(&promoted, b"after", b"failover").unwrap();
     assert_eq!(get(&promoted, b"after").as_deref(), Some(&b"failover"[..]));
     drop(promoted);
-    assert!(!is_running(standby));
+    assert!(!alive(standby));
 
     // A promoted standby is not started as a standby again.
     let err = PgStore::open_replicated(
@@ -150,18 +113,18 @@ fn pairs_replicate_fail_over_and_leave_nothing_running() {
     for mode in [StandbyMode::Sync, StandbyMode::Async] {
         let dir = tmp.path().join(format!("{mode:?}"));
         let store = open(&dir, mode, false);
-        put(&store, b"a", b"1");
+        put(&store, b"a", b"1").unwrap();
         drop(store);
         let store = open(&dir, mode, false);
         assert_eq!(get(&store, b"a").as_deref(), Some(&b"1"[..]));
-        put(&store, b"b", b"2");
+        put(&store, b"b", b"2").unwrap();
         let pids = [
             store.server().unwrap().pid(),
             store.standby_server().unwrap().pid(),
         ];
         drop(store);
         for pid in pids {
-            assert!(!is_running(pid), "{mode:?}: server {pid} still runs");
+            assert!(!alive(pid), "{mode:?}: server {pid} still runs");
         }
     }
 

@@ -4,7 +4,11 @@
 //!
 //! Creating a user needs root. Without root the tests that need one skip (print `skipped:
 //! <reason>`), except under `CI=true`, where they fail: CI runs them as root.
+//!
+//! [`replicated`]: what the replication tests share (private directories, one-key writes).
 #![allow(dead_code)]
+
+pub mod replicated;
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
