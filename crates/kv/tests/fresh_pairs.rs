@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::alive;
-use common::replicated::{get, private_dirs, put};
+use common::servers::{assert_stopped, get, private_dirs, put};
 use triebench_kv::conformance::TABLES;
 use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 
@@ -245,15 +244,12 @@ mod postgres_pairs {
             || on_server(standby, b"a").is_empty() && on_server(standby, b"b").is_empty()
         ));
         drop(stores);
-        for pid in pids {
-            assert!(!alive(pid), "server {pid} still runs");
-        }
+        assert_stopped(&pids, &["pg"]);
         assert!(
             entries(parent.path()).is_empty(),
             "{:?}",
             entries(parent.path())
         );
-        assert!(private_dirs("pg").is_empty(), "{:?}", private_dirs("pg"));
 
         // postgres-remote-apply through the delay proxies: a commit is readable on the standby
         // the moment it returns, and does not return while the standby's replay is paused.
@@ -299,17 +295,13 @@ mod postgres_pairs {
             "{err}"
         );
         drop(stores);
-        for pid in pids {
-            assert!(!alive(pid), "server {pid} still runs");
-        }
+        assert_stopped(&pids, &["pg", "net"]);
         let [kept] = entries(parent.path()).try_into().unwrap();
         let log = kept.join("postgres.log");
         assert!(
             log.is_file() && err.contains(&log.display().to_string()),
             "{err}"
         );
-        assert!(private_dirs("pg").is_empty(), "{:?}", private_dirs("pg"));
-        assert!(private_dirs("net").is_empty(), "{:?}", private_dirs("net"));
     }
 }
 
@@ -367,20 +359,12 @@ mod redis_pair {
             || on_server(replica, b"a").is_empty() && on_server(replica, b"b").is_empty()
         ));
         drop(stores);
-        for pid in pids {
-            assert!(!alive(pid), "server {pid} still runs");
-        }
+        assert_stopped(&pids, &["redis", "net"]);
         assert!(
             entries(parent.path()).is_empty(),
             "{:?}",
             entries(parent.path())
         );
-        assert!(
-            private_dirs("redis").is_empty(),
-            "{:?}",
-            private_dirs("redis")
-        );
-        assert!(private_dirs("net").is_empty(), "{:?}", private_dirs("net"));
 
         // Without the replica, a fresh store's commit is an error (WAIT 1 reached no replica),
         // and the dead replica is named.
@@ -396,14 +380,6 @@ mod redis_pair {
             "{err}"
         );
         drop(stores);
-        for pid in pids {
-            assert!(!alive(pid), "server {pid} still runs");
-        }
-        assert!(
-            private_dirs("redis").is_empty(),
-            "{:?}",
-            private_dirs("redis")
-        );
-        assert!(private_dirs("net").is_empty(), "{:?}", private_dirs("net"));
+        assert_stopped(&pids, &["redis", "net"]);
     }
 }

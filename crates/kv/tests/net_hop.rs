@@ -3,49 +3,31 @@
 //! proxy and removes its directory along with the server's. A URL server refuses a delay.
 #![cfg(all(feature = "postgres-db", feature = "redis-db"))]
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+mod common;
 
+use std::os::unix::fs::PermissionsExt;
+
+use common::servers::{get, private_dirs, put};
 use triebench_kv::conformance::TABLES;
 use triebench_kv::net_hop::rtt_micros;
 use triebench_kv::postgres::{PgOptions, PgStore};
 use triebench_kv::redis::{RedisOptions, RedisStore};
-use triebench_kv::{ReadTx, Store, WriteTx};
-
-/// The proxies' private directories of this process, `/tmp/triebench-net-<pid>-*`.
-fn net_dirs() -> Vec<PathBuf> {
-    let prefix = format!("triebench-net-{}-", std::process::id());
-    std::fs::read_dir("/tmp")
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default()
-}
+use triebench_kv::Store;
 
 fn round_trip<S: Store>(store: &S) {
-    let t = store.table("main").unwrap();
-    let mut w = store.writer().unwrap();
-    w.put(t, b"k", b"v").unwrap();
-    w.commit().unwrap();
-    assert_eq!(
-        store.reader().unwrap().get(t, b"k").unwrap().as_deref(),
-        Some(&b"v"[..])
-    );
+    put(store, b"k", b"v").unwrap();
+    assert_eq!(get(store, b"k").as_deref(), Some(&b"v"[..]));
 }
 
 fn check_private_and_gone<S: Store>(store: S) {
-    let dirs = net_dirs();
+    let dirs = private_dirs("net");
     assert_eq!(dirs.len(), 1, "{dirs:?}");
     let mode = std::fs::metadata(&dirs[0]).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700, "the proxy's directory is private");
     round_trip(&store);
     drop(store);
     assert!(
-        net_dirs().is_empty(),
+        private_dirs("net").is_empty(),
         "the proxy's directory goes with the store"
     );
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use common::alive;
-use common::replicated::{private_dirs, put};
+use common::servers::{assert_stopped, put};
 use triebench_kv::conformance::TABLES;
 use triebench_kv::net_hop::rtt_micros;
 use triebench_kv::redis::{RedisOptions, RedisStore};
@@ -60,12 +60,5 @@ fn commits_wait_for_the_replica_and_fail_without_it() {
     );
     put(&promoted, b"k3", b"v3").unwrap();
     drop(promoted);
-    for pid in [primary_pid, replica_pid] {
-        assert!(!alive(pid), "server {pid} still runs");
-    }
-    assert!(
-        private_dirs("redis").is_empty(),
-        "{:?}",
-        private_dirs("redis")
-    );
+    assert_stopped(&[primary_pid, replica_pid], &["redis"]);
 }

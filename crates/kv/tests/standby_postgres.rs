@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use common::alive;
-use common::replicated::{get, private_dirs, put};
+use common::servers::{assert_stopped, get, private_dirs, put};
 use triebench_kv::conformance::TABLES;
 use triebench_kv::net_hop::rtt_micros;
 use triebench_kv::postgres::{PgOptions, PgStore, StandbyMode};
@@ -123,14 +123,11 @@ fn pairs_replicate_fail_over_and_leave_nothing_running() {
             store.standby_server().unwrap().pid(),
         ];
         drop(store);
-        for pid in pids {
-            assert!(!alive(pid), "{mode:?}: server {pid} still runs");
-        }
+        assert_stopped(&pids, &[]);
     }
 
     // Nothing left: no server, no proxy, no socket directory.
-    assert!(private_dirs("net").is_empty(), "{:?}", private_dirs("net"));
-    assert!(private_dirs("pg").is_empty(), "{:?}", private_dirs("pg"));
+    assert_stopped(&[], &["net", "pg"]);
 }
 
 #[test]

@@ -5,10 +5,11 @@
 //! Creating a user needs root. Without root the tests that need one skip (print `skipped:
 //! <reason>`), except under `CI=true`, where they fail: CI runs them as root.
 //!
-//! [`replicated`]: what the replication tests share (private directories, one-key writes).
+//! [`servers`]: what the tests of managed servers share (private directories, nothing left
+//! running, one-key writes).
 #![allow(dead_code)]
 
-pub mod replicated;
+pub mod servers;
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;

@@ -1,10 +1,12 @@
-//! What the replication tests share: this process's private server directories under /tmp (what
-//! a stopped pair must not leave behind), and one-key writes and reads on a store's `main`
-//! table.
+//! What the tests of managed servers (pairs, proxies) share: this process's private server
+//! directories under /tmp, the check that stopped servers left nothing running or behind, and
+//! one-key writes and reads on a store's `main` table.
 
 use std::path::PathBuf;
 
 use triebench_kv::{KvResult, ReadTx, Store, WriteTx};
+
+use super::alive;
 
 /// This process's private directories of a kind (`pg`, `redis`, `net`) under /tmp.
 pub fn private_dirs(kind: &str) -> Vec<PathBuf> {
@@ -18,6 +20,18 @@ pub fn private_dirs(kind: &str) -> Vec<PathBuf> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Asserts that none of the servers `pids` runs any more and that this process has no private
+/// directory of any of `kinds` left.
+pub fn assert_stopped(pids: &[u32], kinds: &[&str]) {
+    for &pid in pids {
+        assert!(!alive(pid), "server {pid} still runs");
+    }
+    for kind in kinds {
+        let left = private_dirs(kind);
+        assert!(left.is_empty(), "{kind} directories left: {left:?}");
+    }
 }
 
 /// Commits `key` = `value` in the store's `main` table.
