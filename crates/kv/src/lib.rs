@@ -46,6 +46,8 @@ mod dir_handle;
 mod error;
 mod fresh;
 pub mod net_hop;
+#[cfg(any(feature = "redis-db", feature = "postgres-db"))]
+mod pending_asks;
 pub mod phase;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod private_dir;

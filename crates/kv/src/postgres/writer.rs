@@ -11,6 +11,7 @@ use super::reader::{count, entries, exists, get, get_many_across, get_many_index
 use super::schema::{commit_sql, Clause};
 use super::PgStore;
 use crate::error::{KvError, KvResult};
+use crate::pending_asks::Unanswered;
 use crate::range::KeyRange;
 use crate::store::{check_table, ReadTx, Table, WriteTx};
 
@@ -91,28 +92,15 @@ impl ReadTx for PgWriter<'_> {
         F: FnMut(usize, usize, &[u8]),
     {
         // Pending changes answer for their keys; the rest of every ask go in one request.
-        let mut asked: Vec<(usize, Vec<&[u8]>)> = Vec::with_capacity(asks.len());
-        let mut positions: Vec<Vec<usize>> = Vec::with_capacity(asks.len());
-        for (a, &(table, keys)) in asks.iter().enumerate() {
-            let index = self.index(table)?;
-            let pending = &self.pending[index];
-            let mut rest = Vec::with_capacity(keys.len());
-            let mut at = Vec::with_capacity(keys.len());
-            for (i, key) in keys.iter().enumerate() {
-                match pending.get(*key) {
-                    Some(Some(v)) => f(a, i, v),
-                    Some(None) => {}
-                    None => {
-                        rest.push(*key);
-                        at.push(i);
-                    }
-                }
-            }
-            asked.push((index, rest));
-            positions.push(at);
-        }
-        let asked: Vec<(usize, &[&[u8]])> = asked.iter().map(|(t, k)| (*t, &k[..])).collect();
-        get_many_across(self.store, &asked, |a, j, v| f(a, positions[a][j], v))
+        let rest = Unanswered::split(
+            asks,
+            |table| self.index(table),
+            |i, key| self.pending[i].get(key).map(Option::as_deref),
+            &mut f,
+        )?;
+        get_many_across(self.store, &rest.tables(), |a, j, v| {
+            f(a, rest.position(a, j), v)
+        })
     }
 
     fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {

@@ -14,6 +14,7 @@ use super::overlay::{Inserted, TableOverlay};
 use super::scripts;
 use super::transaction;
 use crate::error::{KvError, KvResult};
+use crate::pending_asks::Unanswered;
 use crate::range::KeyRange;
 use crate::store::{check_table, ReadTx, Table, WriteTx};
 
@@ -82,29 +83,15 @@ impl ReadTx for RedisWriter<'_> {
         F: FnMut(usize, usize, &[u8]),
     {
         // Pending changes answer for their keys; the rest go to the cache or the server.
-        let mut asked: Vec<(usize, Vec<&[u8]>)> = Vec::with_capacity(asks.len());
-        let mut positions: Vec<Vec<usize>> = Vec::with_capacity(asks.len());
-        for (a, &(table, keys)) in asks.iter().enumerate() {
-            let i = self.index(table)?;
-            let mut rest = Vec::with_capacity(keys.len());
-            let mut at = Vec::with_capacity(keys.len());
-            for (k, key) in keys.iter().enumerate() {
-                match self.overlay[i].get(key) {
-                    Some(Some(v)) => f(a, k, v),
-                    Some(None) => {}
-                    None => {
-                        rest.push(*key);
-                        at.push(k);
-                    }
-                }
-            }
-            asked.push((i, rest));
-            positions.push(at);
-        }
-        let asked: Vec<(usize, &[&[u8]])> = asked.iter().map(|(t, k)| (*t, &k[..])).collect();
+        let rest = Unanswered::split(
+            asks,
+            |table| self.index(table),
+            |i, key| self.overlay[i].get(key),
+            &mut f,
+        )?;
         self.shared
-            .get_many_across(&self.lease, &self.liveness, &asked, |a, j, v| {
-                f(a, positions[a][j], v)
+            .get_many_across(&self.lease, &self.liveness, &rest.tables(), |a, j, v| {
+                f(a, rest.position(a, j), v)
             })
     }
 
