@@ -194,6 +194,14 @@ macro_rules! any_store {
                 match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.put_many(table, entries), )+ }
             }
 
+            fn require_absent(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
+                match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.require_absent(table, key), )+ }
+            }
+
+            fn require_value(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+                match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.require_value(table, key, value), )+ }
+            }
+
             fn commit(self) -> KvResult<()> {
                 match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.commit(), )+ }
             }

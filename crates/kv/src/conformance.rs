@@ -48,6 +48,112 @@ fn read<S: Store>(store: &S, table: Table, key: &[u8]) -> Option<Vec<u8>> {
         .expect("get")
 }
 
+/// Runs `changes` in a writer, then the preconditions `require` asks, then commits: `Ok` if it
+/// committed, `Err` with the precondition failure, whether reported by the call or by `commit`.
+fn commit_requiring<S: Store>(
+    store: &S,
+    require: impl FnOnce(&mut S::Writer<'_>) -> KvResult<()>,
+    changes: impl FnOnce(&mut S::Writer<'_>),
+) -> Result<(), String> {
+    let mut w = store.writer().expect("writer");
+    let outcome = match require(&mut w) {
+        Ok(()) => {
+            changes(&mut w);
+            w.commit()
+        }
+        Err(e) => Err(e),
+    };
+    match outcome {
+        Ok(()) => Ok(()),
+        Err(KvError::PreconditionFailed { detail }) => Err(detail),
+        Err(other) => panic!("expected a precondition failure or a commit, got {other:?}"),
+    }
+}
+
+/// `require_absent` and `require_value` let a transaction commit only when the store holds what
+/// it expects, checked against committed data (at the call or with the commit) and against its
+/// own pending changes; a failed precondition applies nothing of the transaction.
+pub fn preconditions<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Capabilities) {
+    let store = open().expect("open store");
+    let t = main_table(&store);
+    let log = store.table("change_log").expect("change_log");
+    commit_puts(&store, t, &[(b"held", b"v1")]);
+    commit_puts(&store, log, &[(b"entry", b"e1")]);
+    let put = |key: &'static [u8]| move |w: &mut S::Writer<'_>| w.put(t, key, b"new").expect("put");
+
+    // Held: the transaction commits.
+    let held = commit_requiring(
+        &store,
+        |w| {
+            w.require_absent(t, b"fresh")?;
+            w.require_value(t, b"held", b"v1")?;
+            w.require_value(log, b"entry", b"e1")
+        },
+        put(b"fresh"),
+    );
+    assert_eq!(held, Ok(()), "every precondition holds");
+    assert_eq!(read(&store, t, b"fresh").as_deref(), Some(&b"new"[..]));
+
+    // Each kind of failure applies nothing: not the put, nor anything before it.
+    let failing: [(&[u8], fn(&mut S::Writer<'_>, Table, Table) -> KvResult<()>); 4] = [
+        (b"a1", |w, t, _| w.require_absent(t, b"held")),
+        (b"a2", |w, t, _| w.require_value(t, b"held", b"v2")),
+        (b"a3", |w, t, _| w.require_value(t, b"missing", b"v1")),
+        (b"a4", |w, t, log| {
+            w.require_absent(t, b"fresh2")?;
+            w.require_value(log, b"entry", b"e2")
+        }),
+    ];
+    for (key, require) in failing {
+        let outcome = commit_requiring(
+            &store,
+            |w| require(w, t, log),
+            |w| {
+                w.put(t, key, b"x").expect("put");
+                w.put(log, key, b"x").expect("put");
+            },
+        );
+        assert!(outcome.is_err(), "a failed precondition refuses the commit");
+        assert_eq!(
+            read(&store, t, key),
+            None,
+            "nothing of the transaction applied"
+        );
+        assert_eq!(
+            read(&store, log, key),
+            None,
+            "nothing of the transaction applied"
+        );
+    }
+    assert_eq!(read(&store, t, b"held").as_deref(), Some(&b"v1"[..]));
+
+    // A key this transaction changed is checked as it sees it.
+    let own = commit_requiring(
+        &store,
+        |w| {
+            w.put(t, b"mine", b"m")?;
+            w.require_value(t, b"mine", b"m")?;
+            w.delete(t, b"held")?;
+            w.require_absent(t, b"held")
+        },
+        |_| {},
+    );
+    assert_eq!(
+        own,
+        Ok(()),
+        "the transaction's own changes answer for their keys"
+    );
+    assert_eq!(read(&store, t, b"mine").as_deref(), Some(&b"m"[..]));
+    assert_eq!(read(&store, t, b"held"), None);
+
+    // A committed change made after the writer opened and before the precondition was stated
+    // is what the precondition sees (no stale answer from an earlier read).
+    commit_puts(&store, t, &[(b"late", b"l1")]);
+    let late = commit_requiring(&store, |w| w.require_absent(t, b"late"), put(b"late2"));
+    assert!(late.is_err(), "a key committed earlier is present");
+    assert_eq!(read(&store, t, b"late2"), None);
+}
+
 /// Values put and committed read back, from readers and from the next writer.
 pub fn round_trip<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Capabilities) {
     let store = open().expect("open store");
@@ -597,7 +703,7 @@ macro_rules! conformance_tests {
             round_trip duplicate_detection overwrite delete_present_and_absent rollback_on_drop
             commit_visibility reopen_keeps_committed snapshot_under_concurrent_commit
             empty_and_large_values binary_keys counts_and_ordered_iteration
-            readers_while_writing unknown_table get_many_matches_get get_many_across_matches_get);
+            readers_while_writing unknown_table get_many_matches_get get_many_across_matches_get preconditions);
     };
     (@cases $mkdir:expr, $caps:expr, $open:expr; $($case:ident)*) => {
         $(

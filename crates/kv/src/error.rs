@@ -18,6 +18,17 @@ pub enum KvError {
         key: String,
     },
 
+    /// A precondition of a write transaction
+    /// ([`WriteTx::require_absent`](crate::WriteTx::require_absent),
+    /// [`require_value`](crate::WriteTx::require_value)) did not hold; nothing was applied.
+    #[error(
+        "a precondition of the transaction did not hold ({detail}); nothing of it was applied"
+    )]
+    PreconditionFailed {
+        /// Which key, where the backend knows it, and what it found.
+        detail: String,
+    },
+
     /// A table name that the store was not opened with.
     #[error("unknown table `{name}`; this store declares: {known}")]
     UnknownTable {
@@ -218,6 +229,17 @@ impl KvError {
         KvError::Backend {
             backend,
             message: message.to_string(),
+        }
+    }
+
+    /// Builds a [`KvError::PreconditionFailed`] for `key` of `table`, which `found`.
+    pub fn precondition(table: crate::Table, key: &[u8], found: &str) -> Self {
+        KvError::PreconditionFailed {
+            detail: format!(
+                "key {} of table #{} {found}",
+                hex::encode(key),
+                table.index()
+            ),
         }
     }
 

@@ -176,6 +176,32 @@ pub trait WriteTx: ReadTx {
         Ok(())
     }
 
+    /// Requires `key` to be absent from `table` for this transaction to commit; otherwise it
+    /// fails with [`KvError::PreconditionFailed`](crate::KvError::PreconditionFailed) and applies
+    /// nothing. A caller that would read a key only to decide what to write states what it
+    /// expects instead, and a server backend checks it inside the commit's one request.
+    ///
+    /// The key is checked as this transaction sees it, before any change it makes to the key
+    /// (call this first). A backend whose writer excludes every other writer until it commits
+    /// (BTree, LMDB, SQLite: the default) checks at the call; PostgreSQL and Redis check
+    /// atomically with the commit, and a failure surfaces there.
+    fn require_absent(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
+        match self.get_with(table, key, |_| ())? {
+            None => Ok(()),
+            Some(()) => Err(KvError::precondition(table, key, "is present")),
+        }
+    }
+
+    /// Requires `key` in `table` to hold exactly `value` for this transaction to commit, with
+    /// the rules of [`require_absent`](Self::require_absent).
+    fn require_value(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        match self.get_with(table, key, |held| held == value)? {
+            Some(true) => Ok(()),
+            Some(false) => Err(KvError::precondition(table, key, "holds other bytes")),
+            None => Err(KvError::precondition(table, key, "is absent")),
+        }
+    }
+
     /// Makes every change of this transaction visible at once, with the durability of the
     /// store's profile (see [`Profile::durability`](crate::Profile::durability)).
     fn commit(self) -> KvResult<()>;

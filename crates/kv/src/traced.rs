@@ -88,6 +88,16 @@ impl<T: WriteTx> WriteTx for Traced<T> {
         self.0.put_many(table, entries)
     }
 
+    fn require_absent(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
+        crate::phase_span!(STORAGE_READ);
+        self.0.require_absent(table, key)
+    }
+
+    fn require_value(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        crate::phase_span!(STORAGE_READ);
+        self.0.require_value(table, key, value)
+    }
+
     fn commit(self) -> KvResult<()> {
         crate::phase_span!(COMMIT);
         self.0.commit()

@@ -119,6 +119,14 @@ impl<T: ReadTx> ReadTx for TimedTx<'_, T> {
 }
 
 impl<T: WriteTx> WriteTx for TimedTx<'_, T> {
+    fn require_absent(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
+        timed(self.nanos, || self.tx.require_absent(table, key))
+    }
+
+    fn require_value(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        timed(self.nanos, || self.tx.require_value(table, key, value))
+    }
+
     fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         timed(self.nanos, || self.tx.insert(table, key, value))
     }
