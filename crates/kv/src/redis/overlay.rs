@@ -13,6 +13,9 @@ pub(crate) struct TableOverlay {
     pub changes: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
     /// Keys put with `insert`: the commit fails if any of them exists on the server.
     pub must_be_absent: BTreeSet<Vec<u8>>,
+    /// Preconditions on committed keys (`require_absent`: `None`, `require_value`: the bytes),
+    /// checked by the commit script before anything is applied.
+    pub required: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
 }
 
 /// What `insert` found in the overlay.
@@ -70,7 +73,7 @@ impl TableOverlay {
 
     /// Whether the table has nothing to send at commit.
     pub fn is_empty(&self) -> bool {
-        self.changes.is_empty() && self.must_be_absent.is_empty()
+        self.changes.is_empty() && self.must_be_absent.is_empty() && self.required.is_empty()
     }
 
     /// Pending changes whose keys fall in `range`, in key order.

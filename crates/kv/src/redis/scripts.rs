@@ -40,14 +40,19 @@ end
     };
 }
 
-/// Applies a transaction: checks that every put-if-absent key is absent, then applies all puts
-/// and deletes, or applies nothing and names the clashing key.
+/// Applies a transaction: checks that every put-if-absent key is absent and that every
+/// precondition holds, then applies all puts and deletes, or applies nothing and names the
+/// clashing key.
 ///
 /// `KEYS`: for each changed table `j`, `KEYS[3j-2]` is its value HASH, `KEYS[3j-1]` its key
 /// ZSET and `KEYS[3j]` its pending LIST.
-/// `ARGV`: for each table in the same order, `n_check n_put n_delete`, then `n_check` keys that
-/// must be absent, `n_put` key/value pairs, `n_delete` keys.
-/// Returns `{}` when applied, `{j, key}` when `key` of table `j` already exists.
+/// `ARGV`: for each table in the same order, `n_check n_require n_put n_delete`, then `n_check`
+/// keys that must be absent, `n_require` triples `key kind value` (kind `a`: the key must be
+/// absent, value empty; kind `v`: the key must hold exactly `value`), `n_put` key/value pairs,
+/// `n_delete` keys.
+/// Returns `{}` when applied, `{j, key}` when `key` of table `j` already exists, `{j, key,
+/// found}` when a precondition on `key` of table `j` failed (`found`: `present`, `absent` or
+/// `other`).
 ///
 /// Puts go to the HASH and deletes leave it with variadic `HSET`/`HDEL` calls of up to 256 keys;
 /// the changed keys are appended to the pending LIST, and the ordered ZSET is brought up to date
@@ -64,15 +69,27 @@ local pos = 1
 for j = 1, #KEYS / 3 do
   local values = KEYS[3 * j - 2]
   local n_check = tonumber(ARGV[pos])
-  local n_put = tonumber(ARGV[pos + 1])
-  local n_delete = tonumber(ARGV[pos + 2])
-  pos = pos + 3
+  local n_require = tonumber(ARGV[pos + 1])
+  local n_put = tonumber(ARGV[pos + 2])
+  local n_delete = tonumber(ARGV[pos + 3])
+  pos = pos + 4
   for i = pos, pos + n_check - 1 do
     if redis.call('HEXISTS', values, ARGV[i]) == 1 then
       return {tostring(j), ARGV[i]}
     end
   end
   pos = pos + n_check
+  for i = pos, pos + 3 * (n_require - 1), 3 do
+    local held = redis.call('HGET', values, ARGV[i])
+    if ARGV[i + 1] == 'a' then
+      if held then return {tostring(j), ARGV[i], 'present'} end
+    elseif not held then
+      return {tostring(j), ARGV[i], 'absent'}
+    elseif held ~= ARGV[i + 2] then
+      return {tostring(j), ARGV[i], 'other'}
+    end
+  end
+  pos = pos + 3 * n_require
   plans[j] = {pos, n_put, n_delete}
   pos = pos + 2 * n_put + n_delete
 end

@@ -180,6 +180,33 @@ impl WriteTx for RedisWriter<'_> {
         Ok(())
     }
 
+    fn require_absent(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
+        let i = self.index(table)?;
+        match self.overlay[i].get(key) {
+            Some(None) => Ok(()),
+            Some(Some(_)) => Err(KvError::precondition(table, key, "is present")),
+            None => {
+                self.overlay[i].required.insert(key.to_vec(), None);
+                Ok(())
+            }
+        }
+    }
+
+    fn require_value(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        let i = self.index(table)?;
+        match self.overlay[i].get(key) {
+            Some(Some(held)) if held == value => Ok(()),
+            Some(Some(_)) => Err(KvError::precondition(table, key, "holds other bytes")),
+            Some(None) => Err(KvError::precondition(table, key, "is absent")),
+            None => {
+                self.overlay[i]
+                    .required
+                    .insert(key.to_vec(), Some(value.to_vec()));
+                Ok(())
+            }
+        }
+    }
+
     fn commit(mut self) -> KvResult<()> {
         let changed: Vec<usize> = (0..self.overlay.len())
             .filter(|&i| !self.overlay[i].is_empty())
@@ -188,9 +215,9 @@ impl WriteTx for RedisWriter<'_> {
             return Ok(());
         }
         let shared = self.shared;
-        let checks = changed
-            .iter()
-            .any(|&i| !self.overlay[i].must_be_absent.is_empty());
+        let checks = changed.iter().any(|&i| {
+            !self.overlay[i].must_be_absent.is_empty() || !self.overlay[i].required.is_empty()
+        });
         let applied = if checks {
             self.commit_by_script(&changed)
         } else {
@@ -213,9 +240,9 @@ impl WriteTx for RedisWriter<'_> {
                             .map(move |(k, v)| (i, k, v))
                     }))
                 }
-                // A clash applied nothing; after anything else, applied or not, nobody can
-                // tell: forget what the cache knew.
-                Err(KvError::DuplicateEntry { .. }) => {}
+                // A clash or a failed precondition applied nothing; after anything else,
+                // applied or not, nobody can tell: forget what the cache knew.
+                Err(KvError::DuplicateEntry { .. } | KvError::PreconditionFailed { .. }) => {}
                 Err(_) => cache.clear(),
             }
         }
@@ -242,9 +269,18 @@ impl RedisWriter<'_> {
             let table = &self.overlay[i];
             let puts = table.changes.values().filter(|c| c.is_some()).count();
             let deletes = table.changes.len() - puts;
-            cmd.arg(table.must_be_absent.len()).arg(puts).arg(deletes);
+            cmd.arg(table.must_be_absent.len())
+                .arg(table.required.len())
+                .arg(puts)
+                .arg(deletes);
             for key in &table.must_be_absent {
                 cmd.arg(key.as_slice());
+            }
+            for (key, expected) in &table.required {
+                match expected {
+                    None => cmd.arg(key.as_slice()).arg("a").arg(""),
+                    Some(value) => cmd.arg(key.as_slice()).arg("v").arg(value.as_slice()),
+                };
             }
             for (key, change) in &table.changes {
                 if let Some(value) = change {
@@ -263,15 +299,23 @@ impl RedisWriter<'_> {
         match reply {
             Value::Array(items) if items.is_empty() => Ok(()),
             Value::Array(items) => match items.as_slice() {
-                [Value::BulkString(j), Value::BulkString(key)] => {
+                [Value::BulkString(j), Value::BulkString(key), found @ ..] => {
                     let table = std::str::from_utf8(j)
                         .ok()
                         .and_then(|j| j.parse::<usize>().ok())
-                        .and_then(|j| changed.get(j.checked_sub(1)?))
-                        .map(|&i| shared.names[i].as_str());
-                    match table {
-                        Some(table) => Err(KvError::duplicate(table, key)),
-                        None => Err(unexpected("commit", &Value::Array(items))),
+                        .and_then(|j| changed.get(j.checked_sub(1)?));
+                    match (table, found) {
+                        (Some(&i), []) => Err(KvError::duplicate(&shared.names[i], key)),
+                        (Some(&i), [Value::BulkString(found)]) => Err(KvError::precondition(
+                            Table(i as u16),
+                            key,
+                            match found.as_slice() {
+                                b"present" => "is present",
+                                b"absent" => "is absent",
+                                _ => "holds other bytes",
+                            },
+                        )),
+                        _ => Err(unexpected("commit", &Value::Array(items))),
                     }
                 }
                 _ => Err(unexpected("commit", &Value::Array(items))),
