@@ -35,9 +35,13 @@ pub(crate) struct Statements {
     pub(crate) lookups: HashMap<Vec<usize>, Statement>,
 }
 
-/// One clause of a commit's statement: a table's deletes, or its upserts.
+/// One clause of a commit's statement: a table's preconditions, deletes, or upserts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Clause {
+    /// Precondition: none of the keys `$n` is in the table.
+    Absent(usize),
+    /// Precondition: each key of `$n` holds the value at the same index of `$n+1`.
+    Holds(usize),
     /// `DELETE FROM t WHERE k = ANY($n)`.
     Delete(usize),
     /// `INSERT INTO t SELECT * FROM unnest($n, $n+1) ON CONFLICT (k) DO UPDATE`.
@@ -45,20 +49,55 @@ pub(crate) enum Clause {
 }
 
 /// A commit's writes as one statement: each clause a data-modifying `WITH` query, parameters in
-/// clause order (a delete's keys; an upsert's keys, then values). Only the clauses the commit
-/// needs are in it (an empty `DELETE ... = ANY($1)` still runs, and a generic plan cached for
-/// it may scan its table), so each shape of commit has a statement of its own. In autocommit one
-/// statement is one atomic transaction and one round trip; its clauses see the same snapshot,
-/// which no clause needs, as a key is put or deleted at most once per table.
+/// clause order (a delete's keys; an upsert's keys, then values; a precondition's keys, then
+/// its values if it has any). Only the clauses the commit needs are in it (an empty
+/// `DELETE ... = ANY($1)` still runs, and a generic plan cached for it may scan its table), so
+/// each shape of commit has a statement of its own. In autocommit one statement is one atomic
+/// transaction and one round trip; its clauses see the same snapshot.
+///
+/// With preconditions, the statement first evaluates them all into one boolean (`ok`, computed
+/// once), every write applies its rows only where it holds, and the statement returns it: a
+/// failed precondition writes nothing, in the same request. They are read in the statement's
+/// snapshot, before its own writes.
 pub(crate) fn commit_sql(qualified: &[String], shape: &[Clause]) -> String {
+    let mut conditions = Vec::new();
     let mut clauses = Vec::with_capacity(shape.len());
     let mut n = 0;
+    let guarded = shape
+        .iter()
+        .any(|c| matches!(c, Clause::Absent(_) | Clause::Holds(_)));
+    let only_if = if guarded {
+        " AND (SELECT held FROM ok)"
+    } else {
+        ""
+    };
+    let where_ok = if guarded {
+        " WHERE (SELECT held FROM ok)"
+    } else {
+        ""
+    };
     for (c, clause) in shape.iter().enumerate() {
         match *clause {
+            Clause::Absent(t) => {
+                n += 1;
+                conditions.push(format!(
+                    "NOT EXISTS (SELECT 1 FROM {} WHERE k = ANY(${n}::bytea[]))",
+                    qualified[t]
+                ));
+            }
+            Clause::Holds(t) => {
+                let (k, v) = (n + 1, n + 2);
+                n += 2;
+                conditions.push(format!(
+                    "(SELECT count(*) FROM {} AS x JOIN unnest(${k}::bytea[], ${v}::bytea[]) \
+                     AS e(k, v) ON x.k = e.k AND x.v = e.v) = cardinality(${k}::bytea[])",
+                    qualified[t]
+                ));
+            }
             Clause::Delete(t) => {
                 n += 1;
                 clauses.push(format!(
-                    "c{c} AS (DELETE FROM {} WHERE k = ANY(${n}::bytea[]))",
+                    "c{c} AS (DELETE FROM {} WHERE k = ANY(${n}::bytea[]){only_if})",
                     qualified[t]
                 ));
             }
@@ -67,13 +106,21 @@ pub(crate) fn commit_sql(qualified: &[String], shape: &[Clause]) -> String {
                 n += 2;
                 clauses.push(format!(
                     "c{c} AS (INSERT INTO {} (k, v) SELECT * FROM unnest(${k}::bytea[], \
-                     ${v}::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v)",
+                     ${v}::bytea[]){where_ok} ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v)",
                     qualified[t]
                 ));
             }
         }
     }
-    format!("WITH {} SELECT 1", clauses.join(", "))
+    if guarded {
+        clauses.insert(
+            0,
+            format!("ok AS (SELECT {} AS held)", conditions.join(" AND ")),
+        );
+        format!("WITH {} SELECT held FROM ok", clauses.join(", "))
+    } else {
+        format!("WITH {} SELECT 1", clauses.join(", "))
+    }
 }
 
 /// Lookups in several tables as one statement: one `SELECT` per table asked, `UNION ALL`, each

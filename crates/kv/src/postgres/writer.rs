@@ -20,6 +20,9 @@ pub struct PgWriter<'s> {
     store: &'s PgStore,
     /// Per table: key -> new value, or `None` for a delete.
     pending: Vec<BTreeMap<Vec<u8>, Option<Vec<u8>>>>,
+    /// Per table: preconditions on committed keys, checked by the commit's statement: key ->
+    /// the value it must hold, or `None` for "absent".
+    required: Vec<BTreeMap<Vec<u8>, Option<Vec<u8>>>>,
     _exclusive: MutexGuard<'s, ()>,
 }
 
@@ -28,6 +31,7 @@ impl<'s> PgWriter<'s> {
         PgWriter {
             store,
             pending: vec![BTreeMap::new(); store.names.len()],
+            required: vec![BTreeMap::new(); store.names.len()],
             _exclusive: exclusive,
         }
     }
@@ -188,11 +192,58 @@ impl WriteTx for PgWriter<'_> {
         Ok(())
     }
 
+    fn require_absent(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
+        let index = self.index(table)?;
+        match self.pending[index].get(key) {
+            Some(None) => Ok(()),
+            Some(Some(_)) => Err(KvError::precondition(table, key, "is present")),
+            None => {
+                self.required[index].insert(key.to_vec(), None);
+                Ok(())
+            }
+        }
+    }
+
+    fn require_value(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        let index = self.index(table)?;
+        match self.pending[index].get(key) {
+            Some(Some(held)) if held == value => Ok(()),
+            Some(Some(_)) => Err(KvError::precondition(table, key, "holds other bytes")),
+            Some(None) => Err(KvError::precondition(table, key, "is absent")),
+            None => {
+                self.required[index].insert(key.to_vec(), Some(value.to_vec()));
+                Ok(())
+            }
+        }
+    }
+
     fn commit(self) -> KvResult<()> {
-        // The commit's shape (which tables have deletes, which have puts) and its arrays, in
-        // clause order: a delete's keys; an upsert's keys, then values.
+        // The commit's shape (which tables have preconditions, deletes, puts) and its arrays,
+        // in clause order: a precondition's keys (and values); a delete's keys; an upsert's
+        // keys, then values.
         let mut shape: Vec<Clause> = Vec::new();
         let mut arrays: Vec<Vec<&[u8]>> = Vec::new();
+        for (index, required) in self.required.iter().enumerate() {
+            let absent: Vec<&[u8]> = required
+                .iter()
+                .filter(|(_, v)| v.is_none())
+                .map(|(k, _)| k.as_slice())
+                .collect();
+            if !absent.is_empty() {
+                shape.push(Clause::Absent(index));
+                arrays.push(absent);
+            }
+            let (keys, values): (Vec<&[u8]>, Vec<&[u8]>) = required
+                .iter()
+                .filter_map(|(k, v)| v.as_deref().map(|v| (k.as_slice(), v)))
+                .unzip();
+            if !keys.is_empty() {
+                shape.push(Clause::Holds(index));
+                arrays.push(keys);
+                arrays.push(values);
+            }
+        }
+        let guarded = !shape.is_empty();
         for (index, pending) in self.pending.iter().enumerate() {
             let deleted: Vec<&[u8]> = pending
                 .iter()
@@ -239,9 +290,28 @@ impl WriteTx for PgWriter<'_> {
             },
         };
         self.store.trip(1);
-        conn.client
-            .execute(&stmt, &params)
-            .map(|_| ())
-            .map_err(|e| self.store.error("commit", e))
+        if !guarded {
+            return conn
+                .client
+                .execute(&stmt, &params)
+                .map(|_| ())
+                .map_err(|e| self.store.error("commit", e));
+        }
+        let held: bool = conn
+            .client
+            .query_one(&stmt, &params)
+            .and_then(|row| row.try_get(0))
+            .map_err(|e| self.store.error("commit", e))?;
+        if held {
+            Ok(())
+        } else {
+            let keys: usize = self.required.iter().map(BTreeMap::len).sum();
+            Err(KvError::PreconditionFailed {
+                detail: format!(
+                    "one of the {keys} keys it required no longer held what it expected when \
+                     it committed"
+                ),
+            })
+        }
     }
 }
