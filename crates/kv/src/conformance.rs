@@ -95,7 +95,8 @@ pub fn preconditions<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Capabiliti
     assert_eq!(read(&store, t, b"fresh").as_deref(), Some(&b"new"[..]));
 
     // Each kind of failure applies nothing: not the put, nor anything before it.
-    let failing: [(&[u8], fn(&mut S::Writer<'_>, Table, Table) -> KvResult<()>); 4] = [
+    type Require<W> = fn(&mut W, Table, Table) -> KvResult<()>;
+    let failing: [(&[u8], Require<S::Writer<'_>>); 4] = [
         (b"a1", |w, t, _| w.require_absent(t, b"held")),
         (b"a2", |w, t, _| w.require_value(t, b"held", b"v2")),
         (b"a3", |w, t, _| w.require_value(t, b"missing", b"v1")),
