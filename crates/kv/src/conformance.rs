@@ -95,20 +95,10 @@ pub fn preconditions<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Capabiliti
     assert_eq!(read(&store, t, b"fresh").as_deref(), Some(&b"new"[..]));
 
     // Each kind of failure applies nothing: not the put, nor anything before it.
-    type Require<W> = fn(&mut W, Table, Table) -> KvResult<()>;
-    let failing: [(&[u8], Require<S::Writer<'_>>); 4] = [
-        (b"a1", |w, t, _| w.require_absent(t, b"held")),
-        (b"a2", |w, t, _| w.require_value(t, b"held", b"v2")),
-        (b"a3", |w, t, _| w.require_value(t, b"missing", b"v1")),
-        (b"a4", |w, t, log| {
-            w.require_absent(t, b"fresh2")?;
-            w.require_value(log, b"entry", b"e2")
-        }),
-    ];
-    for (key, require) in failing {
+    for (case, key) in [b"a1", b"a2", b"a3", b"a4"].into_iter().enumerate() {
         let outcome = commit_requiring(
             &store,
-            |w| require(w, t, log),
+            |w| failing_requirement(case, w, t, log),
             |w| {
                 w.put(t, key, b"x").expect("put");
                 w.put(log, key, b"x").expect("put");
@@ -153,6 +143,21 @@ pub fn preconditions<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Capabiliti
     let late = commit_requiring(&store, |w| w.require_absent(t, b"late"), put(b"late2"));
     assert!(late.is_err(), "a key committed earlier is present");
     assert_eq!(read(&store, t, b"late2"), None);
+}
+
+/// The `case`th of [`preconditions`]' failing requirements: a present key required absent, a
+/// key required to hold other bytes, an absent key required to hold bytes, and a failure after
+/// a precondition that holds.
+fn failing_requirement<W: WriteTx>(case: usize, w: &mut W, t: Table, log: Table) -> KvResult<()> {
+    match case {
+        0 => w.require_absent(t, b"held"),
+        1 => w.require_value(t, b"held", b"v2"),
+        2 => w.require_value(t, b"missing", b"v1"),
+        _ => {
+            w.require_absent(t, b"fresh2")?;
+            w.require_value(log, b"entry", b"e2")
+        }
+    }
 }
 
 /// Values put and committed read back, from readers and from the next writer.

@@ -178,7 +178,6 @@ fn preconditions_are_checked_by_the_commit_statement() {
         r.get(log, b"entry").expect("get").as_deref(),
         Some(&b"e2"[..])
     );
-    drop(r);
 
     for (required, table, key) in [
         ("absent", "main", &b"fresh"[..]),
