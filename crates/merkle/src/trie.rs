@@ -1,7 +1,9 @@
 //! [`MerkleTrie`]: a view of the trie at one root over a store.
 
+use std::sync::Mutex;
 use triebench_kv::phase::{STORAGE_READ, STORAGE_WRITE, TRIE};
-use triebench_kv::{phase_span, ReadTx, Store, Traced, WriteTx};
+
+use triebench_kv::{phase_span, KvError, ReadTx, Store, Traced, WriteTx};
 
 use crate::changelog::ChangeLogEntry;
 use crate::descend::descend;
@@ -9,6 +11,7 @@ use crate::hash::{hex_string, hex_to_raw, parse_hex_hash, HexHash};
 use crate::leaves::Leaves;
 use crate::node::Layout;
 use crate::tables::{read_change_log, Tables};
+use crate::write::WrittenEntry;
 use crate::{address, fetch, prune, update, write, MerkleError, StateChange, EMPTY_ROOT_HEX};
 
 /// A view of the trie at one state root, borrowing the store.
@@ -24,6 +27,9 @@ pub struct MerkleTrie<'s, S: Store> {
     tables: Tables,
     root: String,
     root_hash: HexHash,
+    /// The change-log entry this view's last commit wrote, which its next commit from that
+    /// root states as expected rather than reads (see [`commit`](Self::commit)).
+    last_written: Mutex<Option<WrittenEntry>>,
 }
 
 pub(crate) fn parse_root(root: &str) -> Result<HexHash, MerkleError> {
@@ -42,6 +48,7 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
             tables,
             root: crate::EMPTY_ROOT.to_string(),
             root_hash: EMPTY_ROOT_HEX,
+            last_written: Mutex::new(None),
         })
     }
 
@@ -56,6 +63,7 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
             tables,
             root: root.to_string(),
             root_hash,
+            last_written: Mutex::new(None),
         })
     }
 
@@ -67,6 +75,7 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
             tables,
             root: hex_string(&root_hash),
             root_hash,
+            last_written: Mutex::new(None),
         }
     }
 
@@ -125,17 +134,51 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     /// same root and writes no node; if that root has a change-log entry, the commit is counted
     /// there as reaching it again, like a commit that ends at another live root, so that the
     /// next [`prune`](Self::prune) of it releases nothing.
+    ///
+    /// On a store whose reads are round trips, a commit on the root this view's previous
+    /// commit returned is one request in the common case: what it would read (the new root has
+    /// no change-log entry, its new nodes are not stored, the parent's entry is as that commit
+    /// wrote it) goes with the writes as preconditions the store checks atomically. If another
+    /// writer changed any of it, nothing was applied, and the commit reads and writes again.
     pub fn commit(&self, changes: &[StateChange]) -> Result<String, MerkleError> {
         phase_span!(TRIE);
-        let mut w = Traced({
+        let writer = || {
             phase_span!(STORAGE_WRITE);
-            self.store.writer()?
-        });
+            self.store.writer().map(Traced)
+        };
+        let mut w = writer()?;
         let cache = self.store.content_cache();
         let mut outcome =
             update::apply(&w, cache, self.tables.main, &self.root_hash, changes, true)?;
-        write::persist(&mut w, &self.tables, &self.root_hash, &mut outcome)?;
-        w.commit()?;
+        // Taken: whatever happens next, it no longer describes the store.
+        let expected = self
+            .last_written
+            .lock()
+            .ok()
+            .and_then(|mut last| last.take());
+        let tables = &self.tables;
+        let attempt = write::persist(
+            &mut w,
+            tables,
+            &self.root_hash,
+            &mut outcome,
+            expected.as_ref(),
+        )
+        .and_then(|persisted| Ok(w.commit().map(|()| persisted)?));
+        let persisted = match attempt {
+            Ok(persisted) => persisted,
+            Err(MerkleError::Storage(KvError::PreconditionFailed { .. })) if expected.is_some() => {
+                let mut w = writer()?;
+                let persisted =
+                    write::persist(&mut w, tables, &self.root_hash, &mut outcome, None)?;
+                w.commit()?;
+                persisted
+            }
+            Err(e) => return Err(e),
+        };
+        if let Ok(mut last) = self.last_written.lock() {
+            *last = persisted;
+        }
         if let Some(cache) = cache {
             // The nodes just stored, named by their hashes: the next commit reads them here.
             for addition in &outcome.additions {

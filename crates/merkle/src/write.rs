@@ -9,7 +9,18 @@ use crate::tables::{read_change_log, Tables};
 use crate::update::Outcome;
 use crate::{refcount, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
 
-/// Writes the outcome of a batch applied on `parent` into the open transaction `w`.
+/// The change-log entry a commit wrote for its root: what a view's next commit from that root
+/// expects to find there, instead of reading it (see [`persist`]).
+#[derive(Debug, Clone)]
+pub(crate) struct WrittenEntry {
+    /// The root the entry is for.
+    pub root: RawHash,
+    /// The entry's bytes as written.
+    pub bytes: Vec<u8>,
+}
+
+/// Writes the outcome of a batch applied on `parent` into the open transaction `w`, and
+/// returns the change-log entry it wrote for the new root, if it (re)wrote one.
 ///
 /// * A batch that empties the trie rewrites the empty root node (overwrite) and nothing else:
 ///   the empty root is never reference-counted, logged or pruned.
@@ -24,20 +35,48 @@ use crate::{refcount, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
 /// * Otherwise each new node is stored if absent, or reference-counted if already stored
 ///   (checked with a read first: no insert is expected to fail), the new root gets an entry
 ///   and the parent's entry (if it has one) gets a successor listing what the batch replaced.
+///
+/// Where reads are round trips, a commit on the root whose entry this view last wrote
+/// (`expected`) reads nothing in the common case: it states what the read would find as
+/// preconditions of the transaction (the new root has no entry, its deepest new nodes are not
+/// stored, the parent's entry holds the bytes written), writes as if they held, and the store
+/// checks them atomically with the commit (PostgreSQL: in the commit's one statement). If one
+/// fails, nothing is applied and the caller persists the batch again without `expected`. A
+/// commit whose batch adds a node twice (reference counts to read) takes the reads.
 pub(crate) fn persist<W: WriteTx>(
     w: &mut W,
     tables: &Tables,
     parent: &HexHash,
     outcome: &mut Outcome,
-) -> Result<(), MerkleError> {
+    expected: Option<&WrittenEntry>,
+) -> Result<Option<WrittenEntry>, MerkleError> {
     if outcome.root == EMPTY_ROOT_HEX {
         if *parent != EMPTY_ROOT_HEX {
             w.put(tables.main, &EMPTY_ROOT_HEX, &EMPTY_NODE)?;
         }
-        return Ok(());
+        return Ok(None);
     }
     let root_raw = hex_to_raw(&outcome.root);
     let parent_raw = hex_to_raw(parent);
+    let expected = expected.filter(|e| {
+        w.reads_are_round_trips()
+            && e.root == parent_raw
+            && outcome.root != *parent
+            && duplicates(outcome).is_empty()
+    });
+    if let Some(expected) = expected {
+        w.require_absent(tables.change_log, &root_raw)?;
+        let first = first_checks(outcome);
+        for hash in &first {
+            w.require_absent(tables.main, hash)?;
+        }
+        w.require_value(tables.change_log, &parent_raw, &expected.bytes)?;
+        let answers = first.into_iter().map(|hash| (hash, false)).collect();
+        store_nodes(w, tables, outcome, answers, Counts::new())?;
+        let parent_bytes = Some(expected.bytes.as_slice());
+        let entry = write_entries(w, tables, &root_raw, &parent_raw, outcome, parent_bytes)?;
+        return Ok(entry);
+    }
     // Where reads are round trips, one request asks for both change-log entries a commit may
     // touch (the new root's, which decides what to write, and the parent's, which gets a
     // successor; no write of this commit changes the parent's before it is patched below) and
@@ -90,37 +129,68 @@ pub(crate) fn persist<W: WriteTx>(
     };
     if let Some(mut entry) = root_entry {
         entry.reached_again = entry.reached_again.saturating_add(1);
-        w.put(tables.change_log, &root_raw, &entry.to_bytes())?;
-        return Ok(());
+        let bytes = entry.to_bytes();
+        w.put(tables.change_log, &root_raw, &bytes)?;
+        let entry = WrittenEntry {
+            root: root_raw,
+            bytes,
+        };
+        return Ok(Some(entry));
     }
     if outcome.root == *parent {
-        return Ok(());
+        return Ok(None);
     }
 
     store_nodes(w, tables, outcome, answers, counts)?;
+    let parent_bytes = match parent_entry {
+        Some(bytes) => bytes,
+        None => w.get(tables.change_log, &parent_raw)?,
+    };
+    let entry = write_entries(
+        w,
+        tables,
+        &root_raw,
+        &parent_raw,
+        outcome,
+        parent_bytes.as_deref(),
+    )?;
+    Ok(entry)
+}
 
+/// Writes the new root's change-log entry and, if the parent has one (`parent_entry`: its
+/// stored bytes), the parent's with this root appended as a successor listing what the batch
+/// replaced. Returns the new root's entry where reads are round trips (see [`persist`]).
+fn write_entries<W: WriteTx>(
+    w: &mut W,
+    tables: &Tables,
+    root_raw: &RawHash,
+    parent_raw: &RawHash,
+    outcome: &mut Outcome,
+    parent_entry: Option<&[u8]>,
+) -> Result<Option<WrittenEntry>, MerkleError> {
     // Change-log entries are written straight into one scratch buffer, the parent's by
     // appending a successor to its stored bytes (checked, not decoded).
     let scratch = &mut outcome.scratch;
     scratch.clear();
-    changelog::write_new(scratch, &parent_raw, &outcome.raw_additions);
-    w.put(tables.change_log, &root_raw, scratch)?;
+    changelog::write_new(scratch, parent_raw, &outcome.raw_additions);
+    w.put(tables.change_log, root_raw, scratch)?;
+    // Kept only where the next commit gains by not reading it.
+    let written = w.reads_are_round_trips().then(|| WrittenEntry {
+        root: *root_raw,
+        bytes: scratch.clone(),
+    });
 
+    let Some(bytes) = parent_entry else {
+        return Ok(written);
+    };
     scratch.clear();
-    let deletions = &outcome.deletions;
-    let successor = |scratch: &mut Vec<u8>, bytes: &[u8]| {
-        changelog::write_with_successor(scratch, bytes, &root_raw, deletions.iter().map(hex_to_raw))
-    };
-    let patched = match parent_entry {
-        Some(bytes) => bytes.map(|b| successor(scratch, &b)),
-        None => w.get_with(tables.change_log, &parent_raw, |bytes| {
-            successor(scratch, bytes)
-        })?,
-    };
-    match patched {
-        None => Ok(()),
-        Some(Ok(())) => Ok(w.put(tables.change_log, &parent_raw, scratch)?),
-        Some(Err(source)) => Err(MerkleError::CorruptChangeLog {
+    let deletions = outcome.deletions.iter().map(hex_to_raw);
+    match changelog::write_with_successor(scratch, bytes, root_raw, deletions) {
+        Ok(()) => {
+            w.put(tables.change_log, parent_raw, scratch)?;
+            Ok(written)
+        }
+        Err(source) => Err(MerkleError::CorruptChangeLog {
             root: hex::encode(parent_raw),
             source,
         }),

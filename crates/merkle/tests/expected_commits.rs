@@ -1,0 +1,134 @@
+//! Commits that state what they expect instead of reading it (a view's commit on the root its
+//! previous commit returned, on a store whose reads are round trips) leave the store exactly as
+//! the reading commits of an in-process store do, including when another view changed what was
+//! expected in between (a fork from the same root, a prune, a commit reaching a live root
+//! again): then the precondition fails, nothing of that attempt is applied, and the commit reads
+//! and writes again. The reference is the same script on a `BTreeStore`, which always reads.
+#![cfg(all(feature = "postgres-db", feature = "redis-db"))]
+
+use sha2::{Digest, Sha512};
+use triebench_kv::btree::BTreeStore;
+use triebench_kv::postgres::{PgOptions, PgStore};
+use triebench_kv::redis::{RedisOptions, RedisStore};
+use triebench_kv::{KeyRange, ReadTx, Store};
+use triebench_merkle::{MerkleTrie, StateChange, TABLES};
+
+fn address(i: u32) -> String {
+    hex::encode(&Sha512::digest(format!("{i:016x}").as_bytes())[..32])
+}
+
+fn set(i: u32, value: &str) -> StateChange {
+    StateChange::Set {
+        address: address(i),
+        value: value.as_bytes().to_vec(),
+    }
+}
+
+fn delete(i: u32) -> StateChange {
+    StateChange::Delete {
+        address: address(i),
+    }
+}
+
+/// Commits on `view` and follows the new root.
+fn step<S: Store>(view: &mut MerkleTrie<'_, S>, changes: &[StateChange]) -> String {
+    let root = view.commit(changes).expect("commit");
+    view.set_root(&root).expect("set root");
+    root
+}
+
+/// The script: a line of single-key commits, a fork from the head by another view, the first
+/// view going on (its expected parent entry now has the fork as a successor), a prune of the
+/// line's oldest roots, a revert to a live root (its entry exists), a commit changing nothing,
+/// and a batch adding one node twice. Returns every root returned, in order.
+fn script<S: Store>(store: &S) -> Vec<String> {
+    let mut roots = Vec::new();
+    let mut a = MerkleTrie::new(store).expect("view");
+    for i in 0..12 {
+        roots.push(step(&mut a, &[set(i, &format!("v{i}"))]));
+    }
+    let mut b = MerkleTrie::at_root(store, a.root()).expect("second view");
+    roots.push(step(&mut b, &[set(100, "fork")]));
+    roots.push(step(&mut a, &[set(12, "after the fork")]));
+    roots.push(step(&mut a, &[set(13, "v13")]));
+    for old in &roots[..3] {
+        MerkleTrie::prune(store, old).expect("prune");
+    }
+    roots.push(step(&mut a, &[set(14, "after a prune")]));
+    let before_revert = a.root().to_string();
+    roots.push(step(&mut a, &[set(15, "reverted next")]));
+    // Back to a live root: its entry exists, so it is reached again.
+    roots.push(step(&mut a, &[delete(15)]));
+    assert_eq!(
+        roots.last(),
+        Some(&before_revert),
+        "a revert returns the earlier root"
+    );
+    roots.push(step(&mut a, &[]));
+    roots.push(step(&mut a, &[set(16, "twin"), set(17, "twin")]));
+    roots.push(step(&mut a, &[set(18, "v18")]));
+    roots
+}
+
+/// Every table's entries, in key order.
+fn contents<S: Store>(store: &S) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
+    let r = store.reader().expect("reader");
+    TABLES
+        .iter()
+        .map(|name| {
+            let t = store.table(name).expect("table");
+            r.collect(t, &KeyRange::all()).expect("scan")
+        })
+        .collect()
+}
+
+fn same_as_reading_commits<S: Store>(store: &S, name: &str) {
+    let reference = BTreeStore::open(TABLES).expect("btree");
+    let want = script(&reference);
+    let got = script(store);
+    assert_eq!(got, want, "{name}: the roots");
+    let (got, want) = (contents(store), contents(&reference));
+    for ((name_t, got), want) in TABLES.iter().zip(&got).zip(&want) {
+        assert_eq!(got.len(), want.len(), "{name}: entries of {name_t}");
+        assert!(got == want, "{name}: table {name_t} differs");
+    }
+}
+
+#[test]
+fn postgres_store_ends_as_the_reading_commits_leave_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = PgStore::open(dir.path(), TABLES, PgOptions::default()).expect("open");
+    same_as_reading_commits(&store, "postgres");
+}
+
+#[test]
+fn redis_store_ends_as_the_reading_commits_leave_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = RedisStore::open(dir.path(), TABLES, RedisOptions::default()).expect("open");
+    same_as_reading_commits(&store, "redis");
+}
+
+/// A commit whose expectation another view broke costs the failed attempt plus the reading
+/// commit, and the next one from its own root is one request again.
+#[test]
+fn a_broken_expectation_costs_one_request_and_then_reads() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = PgStore::open(dir.path(), TABLES, PgOptions::default()).expect("open");
+    let mut a = MerkleTrie::new(&store).expect("view");
+    for i in 0..5 {
+        step(&mut a, &[set(i, &format!("v{i}"))]);
+    }
+    let mut b = MerkleTrie::at_root(&store, a.root()).expect("second view");
+    step(&mut b, &[set(100, "fork")]);
+    // Warm the reading path's statement shapes (the fork read its parent entry).
+    let before = store.round_trips();
+    let root = a.commit(&[set(5, "v5")]).expect("commit");
+    let broken = store.round_trips() - before;
+    a.set_root(&root).expect("set root");
+    let before = store.round_trips();
+    a.commit(&[set(6, "v6")]).expect("commit");
+    let expected = store.round_trips() - before;
+    println!("broken expectation: {broken} requests; then {expected}");
+    assert_eq!(broken, 3, "the refused attempt, the read, the write");
+    assert_eq!(expected, 1, "back to one request");
+}
