@@ -81,7 +81,7 @@ pub(crate) fn commit_sql(qualified: &[String], shape: &[Clause]) -> String {
             Clause::Absent(t) => {
                 n += 1;
                 conditions.push(format!(
-                    "NOT EXISTS (SELECT 1 FROM {} WHERE k = ANY(${n}::bytea[]))",
+                    "(SELECT count(*) FROM {} WHERE k = ANY(${n}::bytea[])) = 0",
                     qualified[t]
                 ));
             }
@@ -90,7 +90,8 @@ pub(crate) fn commit_sql(qualified: &[String], shape: &[Clause]) -> String {
                 n += 2;
                 conditions.push(format!(
                     "(SELECT count(*) FROM {} AS x JOIN unnest(${k}::bytea[], ${v}::bytea[]) \
-                     AS e(k, v) ON x.k = e.k AND x.v = e.v) = cardinality(${k}::bytea[])",
+                     AS e(k, v) ON x.k = e.k AND x.v = e.v WHERE x.k = ANY(${k}::bytea[])) \
+                     = cardinality(${k}::bytea[])",
                     qualified[t]
                 ));
             }
