@@ -11,13 +11,13 @@
 //! as many rounds as the time budget allows (at least one, at most `max_runs` runs of
 //! `update`), until every scenario has the same number of samples and the suite's sample *j* is
 //! the sum of the scenarios'. Before the rounds (so the budget counts it), the profile's storage floor
-//! (`floor/commit/<profile>`): [`FLOOR_COMMITS`] commits of `update`'s shape written straight
-//! to a preloaded fresh store ([`triebench_workloads::floor`]), one sample each.
+//! (`floor/commit/<profile>`): [`FLOOR_COMMITS`] of `update`'s commits, their recorded writes
+//! replayed straight on a preloaded fresh store ([`triebench_workloads::floor`]), one sample each.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use triebench_kv::{FreshStores, KvError, Profile, Store, StoreVisitor};
+use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 use triebench_workloads::floor::{FloorCommits, FLOOR_COMMITS};
 use triebench_workloads::{Lap, Scenario, SCENARIOS};
 
@@ -86,12 +86,12 @@ impl StoreVisitor for Timed {
     }
 }
 
-/// Times [`FLOOR_COMMITS`] floor commits on a preloaded store (the preload and the drawing of
-/// each commit's keys untimed).
+/// Times [`FLOOR_COMMITS`] floor commits on a preloaded store (the recording of `update`'s
+/// writes, the preload and the selection of each commit untimed).
 struct Floor;
 
 impl StoreVisitor for Floor {
-    type Output = Result<Vec<f64>, KvError>;
+    type Output = Result<Vec<f64>, MeasureError>;
 
     fn visit<S: Store>(self, store: S) -> Self::Output {
         let mut floor = FloorCommits::new(&store)?;
