@@ -107,6 +107,14 @@ impl ContentCache {
         g.young.insert(key, value);
     }
 
+    /// Whether `key` is cached, without counting a hit or a miss or keeping it longer: a
+    /// caller that deletes a key from the store [`remove`](Self::remove)s it here, so a key
+    /// cached since this process wrote it was not deleted by this process since.
+    pub fn contains(&self, key: &[u8]) -> bool {
+        let g = self.lock();
+        g.young.contains_key(key) || g.old.contains_key(key)
+    }
+
     /// Forgets `key` (the caller deleted it from the store).
     pub fn remove(&self, key: &[u8]) {
         let mut g = self.lock();

@@ -3,8 +3,9 @@
 //! request: its writes, with what it would have read (the new root has no change-log entry, its
 //! new nodes are not stored, the parent's entry is as the view wrote it) as preconditions in the
 //! same statement. Otherwise a commit costs one request for its reads (both change-log entries
-//! and the existence check of its new nodes, across two tables) and one for its writes; following
-//! the new root (`set_root`) asks the store once more. A batch of many addresses costs the same,
+//! and the existence check of its new nodes, across two tables) and one for its writes.
+//! Following the root a view just committed (`set_root`) asks nothing; any other root, or one
+//! this process pruned since, is asked of the store. A batch of many addresses costs the same,
 //! not one request per address.
 #![cfg(feature = "postgres-db")]
 
@@ -43,7 +44,21 @@ fn a_commit_costs_one_or_two_requests_whatever_its_number_of_addresses() {
         commit, 1,
         "a single-key commit on the view's last root: its writes and preconditions"
     );
-    assert_eq!(follow, 1, "set_root asks the store whether the root exists");
+    assert_eq!(follow, 0, "set_root takes the root the view just committed");
+
+    // Once this process prunes it, the root is asked of the store again, and refused.
+    let tip = trie.commit(&[set(1002, b"tip")]).expect("commit");
+    assert!(!MerkleTrie::prune(&store, &tip).expect("prune").is_empty());
+    let before = store.round_trips();
+    let refused = trie.set_root(&tip);
+    assert!(
+        matches!(
+            refused,
+            Err(triebench_merkle::MerkleError::UnknownRoot { .. })
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(store.round_trips() - before, 1, "asked of the store");
 
     // From a root the view did not commit, the commit reads what it needs in one request.
     let mut other = MerkleTrie::at_root(&store, trie.root()).expect("another view");
