@@ -145,6 +145,41 @@ pub fn preconditions<S: Store>(open: &dyn Fn() -> KvResult<S>, _caps: Capabiliti
     assert_eq!(read(&store, t, b"late2"), None);
 }
 
+/// For a backend whose writer does not exclude other clients until it commits (PostgreSQL,
+/// Redis): another client that changes a required key after `require_absent`/`require_value`
+/// and before `commit` makes the commit fail with `PreconditionFailed` and apply nothing, so
+/// the check is made with the commit. `change(table, key, value)` writes as that other client.
+pub fn preconditions_against_another_client<S: Store>(
+    store: &S,
+    mut change: impl FnMut(&str, &[u8], &[u8]),
+) {
+    let t = main_table(store);
+    let log = store.table("change_log").expect("change_log");
+    commit_puts(store, log, &[(b"entry", b"e1")]);
+    commit_puts(store, t, &[(b"kept", b"k")]);
+    for (required, changed_table, changed_key) in [
+        ("absent", "main", &b"node"[..]),
+        ("value", "change_log", b"entry"),
+    ] {
+        let mut w = store.writer().expect("writer");
+        match required {
+            "absent" => w.require_absent(t, b"node").expect("absent so far"),
+            _ => w
+                .require_value(log, b"entry", b"e1")
+                .expect("holds e1 so far"),
+        }
+        w.put(t, b"written", b"w").expect("put");
+        w.delete(t, b"kept").expect("delete");
+        change(changed_table, changed_key, b"changed meanwhile");
+        match w.commit() {
+            Err(KvError::PreconditionFailed { .. }) => {}
+            other => panic!("expected PreconditionFailed ({required}), got {other:?}"),
+        }
+        assert_eq!(read(store, t, b"written"), None, "nothing applied");
+        assert_eq!(read(store, t, b"kept").as_deref(), Some(&b"k"[..]));
+    }
+}
+
 /// The `case`th of [`preconditions`]' failing requirements: a present key required absent, a
 /// key required to hold other bytes, an absent key required to hold bytes, and a failure after
 /// a precondition that holds.

@@ -4,6 +4,7 @@ use std::ops::ControlFlow;
 
 use crate::content_cache::ContentCache;
 use crate::error::{KvError, KvResult};
+use crate::precondition;
 use crate::range::KeyRange;
 
 /// A handle to one of the tables a store declared when it was opened.
@@ -186,20 +187,17 @@ pub trait WriteTx: ReadTx {
     /// (BTree, LMDB, SQLite: the default) checks at the call; PostgreSQL and Redis check
     /// atomically with the commit, and a failure surfaces there.
     fn require_absent(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
-        match self.get_with(table, key, |_| ())? {
-            None => Ok(()),
-            Some(()) => Err(KvError::precondition(table, key, "is present")),
-        }
+        let present = self.get_with(table, key, |_| ())?.is_some();
+        precondition::check(table, key, present.then_some(&[][..]), None)
     }
 
     /// Requires `key` in `table` to hold exactly `value` for this transaction to commit, with
     /// the rules of [`require_absent`](Self::require_absent).
     fn require_value(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
-        match self.get_with(table, key, |held| held == value)? {
-            Some(true) => Ok(()),
-            Some(false) => Err(KvError::precondition(table, key, "holds other bytes")),
-            None => Err(KvError::precondition(table, key, "is absent")),
-        }
+        self.get_with(table, key, |held| {
+            precondition::check(table, key, Some(held), Some(value))
+        })?
+        .unwrap_or_else(|| precondition::check(table, key, None, Some(value)))
     }
 
     /// Makes every change of this transaction visible at once, with the durability of the

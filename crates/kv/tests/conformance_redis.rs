@@ -400,51 +400,21 @@ fn managed_server_answers_on_a_unix_socket_it_removes_on_drop() {
 }
 
 /// Preconditions are checked by the commit script, atomically with the commit: another client
-/// that changes a required key after `require_absent`/`require_value` and before `commit` makes
-/// the commit fail with `PreconditionFailed` and apply nothing (the writer never read the key).
+/// changing a required key between `require_*` and `commit` fails the commit.
 #[test]
 fn preconditions_are_checked_at_commit_against_other_clients() {
-    use triebench_kv::KvError;
     let dir = tempfile::tempdir().expect("temp dir");
     let store = managed(dir.path(), false).expect("open");
-    let t = store.table("main").expect("t");
-    let log = store.table("change_log").expect("t");
-    let mut w = store.writer().expect("writer");
-    w.put(log, b"entry", b"e1").expect("put");
-    w.commit().expect("commit");
     let url = store.server().expect("a managed server").url();
     let mut other = redis::Client::open(url)
         .and_then(|c| c.get_connection())
         .expect("connect");
-    let hset = |con: &mut redis::Connection, table: &str, key: &[u8], value: &[u8]| {
+    conformance::preconditions_against_another_client(&store, |table, key, value| {
         redis::cmd("HSET")
             .arg(format!("{}{table}:v", store.key_prefix()))
             .arg(key)
             .arg(value)
-            .query::<i64>(con)
+            .query::<i64>(&mut other)
             .expect("HSET");
-    };
-
-    for (required, changed_key, changed_table) in [
-        ("absent", &b"node"[..], "main"),
-        ("value", &b"entry"[..], "change_log"),
-    ] {
-        let mut w = store.writer().expect("writer");
-        match required {
-            "absent" => w.require_absent(t, b"node").expect("absent so far"),
-            _ => w
-                .require_value(log, b"entry", b"e1")
-                .expect("holds e1 so far"),
-        }
-        w.put(t, b"written", b"w").expect("put");
-        hset(&mut other, changed_table, changed_key, b"changed meanwhile");
-        match w.commit() {
-            Err(KvError::PreconditionFailed { detail }) => {
-                assert!(detail.contains(&hex::encode(changed_key)), "{detail}");
-            }
-            other => panic!("expected PreconditionFailed ({required}), got {other:?}"),
-        }
-        let r = store.reader().expect("reader");
-        assert_eq!(r.get(t, b"written").expect("get"), None, "nothing applied");
-    }
+    });
 }

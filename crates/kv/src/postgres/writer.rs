@@ -12,6 +12,7 @@ use super::schema::{commit_sql, Clause};
 use super::PgStore;
 use crate::error::{KvError, KvResult};
 use crate::pending_asks::Unanswered;
+use crate::precondition;
 use crate::range::KeyRange;
 use crate::store::{check_table, ReadTx, Table, WriteTx};
 
@@ -38,6 +39,19 @@ impl<'s> PgWriter<'s> {
 
     fn index(&self, table: Table) -> KvResult<usize> {
         check_table(table, self.store.names.len())
+    }
+
+    /// A precondition (`expected`: `None` absent, else these bytes): checked now against this
+    /// writer's pending change of the key if it has one, else kept for the commit's statement.
+    fn require(&mut self, table: Table, key: &[u8], expected: Option<&[u8]>) -> KvResult<()> {
+        let index = self.index(table)?;
+        match self.pending[index].get(key) {
+            Some(held) => precondition::check(table, key, held.as_deref(), expected),
+            None => {
+                self.required[index].insert(key.to_vec(), expected.map(<[u8]>::to_vec));
+                Ok(())
+            }
+        }
     }
 
     /// Which of `keys` are committed.
@@ -193,28 +207,11 @@ impl WriteTx for PgWriter<'_> {
     }
 
     fn require_absent(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
-        let index = self.index(table)?;
-        match self.pending[index].get(key) {
-            Some(None) => Ok(()),
-            Some(Some(_)) => Err(KvError::precondition(table, key, "is present")),
-            None => {
-                self.required[index].insert(key.to_vec(), None);
-                Ok(())
-            }
-        }
+        self.require(table, key, None)
     }
 
     fn require_value(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
-        let index = self.index(table)?;
-        match self.pending[index].get(key) {
-            Some(Some(held)) if held == value => Ok(()),
-            Some(Some(_)) => Err(KvError::precondition(table, key, "holds other bytes")),
-            Some(None) => Err(KvError::precondition(table, key, "is absent")),
-            None => {
-                self.required[index].insert(key.to_vec(), Some(value.to_vec()));
-                Ok(())
-            }
-        }
+        self.require(table, key, Some(value))
     }
 
     fn commit(self) -> KvResult<()> {
@@ -223,46 +220,24 @@ impl WriteTx for PgWriter<'_> {
         // keys, then values.
         let mut shape: Vec<Clause> = Vec::new();
         let mut arrays: Vec<Vec<&[u8]>> = Vec::new();
+        let guarded = self.required.iter().any(|r| !r.is_empty());
+        let mut add = |map, without: Clause, with: Clause| {
+            let (keys, (with_keys, values)) = split(map);
+            if !keys.is_empty() {
+                shape.push(without);
+                arrays.push(keys);
+            }
+            if !with_keys.is_empty() {
+                shape.push(with);
+                arrays.push(with_keys);
+                arrays.push(values);
+            }
+        };
         for (index, required) in self.required.iter().enumerate() {
-            let absent: Vec<&[u8]> = required
-                .iter()
-                .filter(|(_, v)| v.is_none())
-                .map(|(k, _)| k.as_slice())
-                .collect();
-            if !absent.is_empty() {
-                shape.push(Clause::Absent(index));
-                arrays.push(absent);
-            }
-            let (keys, values): (Vec<&[u8]>, Vec<&[u8]>) = required
-                .iter()
-                .filter_map(|(k, v)| v.as_deref().map(|v| (k.as_slice(), v)))
-                .unzip();
-            if !keys.is_empty() {
-                shape.push(Clause::Holds(index));
-                arrays.push(keys);
-                arrays.push(values);
-            }
+            add(required, Clause::Absent(index), Clause::Holds(index));
         }
-        let guarded = !shape.is_empty();
         for (index, pending) in self.pending.iter().enumerate() {
-            let deleted: Vec<&[u8]> = pending
-                .iter()
-                .filter(|(_, v)| v.is_none())
-                .map(|(k, _)| k.as_slice())
-                .collect();
-            if !deleted.is_empty() {
-                shape.push(Clause::Delete(index));
-                arrays.push(deleted);
-            }
-            let (keys, values): (Vec<&[u8]>, Vec<&[u8]>) = pending
-                .iter()
-                .filter_map(|(k, v)| v.as_deref().map(|v| (k.as_slice(), v)))
-                .unzip();
-            if !keys.is_empty() {
-                shape.push(Clause::Upsert(index));
-                arrays.push(keys);
-                arrays.push(values);
-            }
+            add(pending, Clause::Delete(index), Clause::Upsert(index));
         }
         let params: Vec<&(dyn postgres::types::ToSql + Sync)> = arrays
             .iter()
@@ -314,4 +289,23 @@ impl WriteTx for PgWriter<'_> {
             })
         }
     }
+}
+
+/// Keys without a value, then keys with one and their values.
+type Split<'a> = (Vec<&'a [u8]>, (Vec<&'a [u8]>, Vec<&'a [u8]>));
+
+/// A table's changes or preconditions split as a commit's statement takes them: the keys
+/// without a value (deletes; keys required absent), then those with one and their values, in
+/// key order.
+fn split(map: &BTreeMap<Vec<u8>, Option<Vec<u8>>>) -> Split<'_> {
+    let bare = map
+        .iter()
+        .filter(|(_, v)| v.is_none())
+        .map(|(k, _)| k.as_slice())
+        .collect();
+    let valued = map
+        .iter()
+        .filter_map(|(k, v)| v.as_deref().map(|v| (k.as_slice(), v)))
+        .unzip();
+    (bare, valued)
 }

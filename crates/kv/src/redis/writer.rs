@@ -15,6 +15,7 @@ use super::scripts;
 use super::transaction;
 use crate::error::{KvError, KvResult};
 use crate::pending_asks::Unanswered;
+use crate::precondition;
 use crate::range::KeyRange;
 use crate::store::{check_table, ReadTx, Table, WriteTx};
 
@@ -39,6 +40,20 @@ pub struct RedisWriter<'s> {
 impl RedisWriter<'_> {
     fn index(&self, table: Table) -> KvResult<usize> {
         check_table(table, self.overlay.len())
+    }
+
+    /// A precondition (`expected`: `None` absent, else these bytes): checked now against this
+    /// writer's pending change of the key if it has one, else sent with the commit script.
+    fn require(&mut self, table: Table, key: &[u8], expected: Option<&[u8]>) -> KvResult<()> {
+        let i = self.index(table)?;
+        match self.overlay[i].get(key) {
+            Some(held) => precondition::check(table, key, held, expected),
+            None => {
+                let expected = expected.map(<[u8]>::to_vec);
+                self.overlay[i].required.insert(key.to_vec(), expected);
+                Ok(())
+            }
+        }
     }
 }
 
@@ -181,30 +196,11 @@ impl WriteTx for RedisWriter<'_> {
     }
 
     fn require_absent(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
-        let i = self.index(table)?;
-        match self.overlay[i].get(key) {
-            Some(None) => Ok(()),
-            Some(Some(_)) => Err(KvError::precondition(table, key, "is present")),
-            None => {
-                self.overlay[i].required.insert(key.to_vec(), None);
-                Ok(())
-            }
-        }
+        self.require(table, key, None)
     }
 
     fn require_value(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
-        let i = self.index(table)?;
-        match self.overlay[i].get(key) {
-            Some(Some(held)) if held == value => Ok(()),
-            Some(Some(_)) => Err(KvError::precondition(table, key, "holds other bytes")),
-            Some(None) => Err(KvError::precondition(table, key, "is absent")),
-            None => {
-                self.overlay[i]
-                    .required
-                    .insert(key.to_vec(), Some(value.to_vec()));
-                Ok(())
-            }
-        }
+        self.require(table, key, Some(value))
     }
 
     fn commit(mut self) -> KvResult<()> {
