@@ -12,8 +12,6 @@
 //! - [`phase`]: the phases of a commit ([`Phase`]) and the span macro the trie and `traced`
 //!   open them with; [`traced`]: [`Traced`], a transaction timed per storage phase.
 //! - `range`: [`KeyRange`], the bounds of an ordered scan, shared by every backend.
-//! - `precondition`: whether a key meets a writer's precondition, shared by the default check
-//!   and the server backends' writers.
 //! - [`btree`], `lmdb`, `sqlite`, `redis`, `postgres`: the backends, one module each (the last four behind
 //!   their features, so a build pulls in only the libraries it uses).
 //! - `server_user`, `private_dir`, `dir_handle`, `secret`: what the managed servers (Redis,
@@ -51,7 +49,6 @@ pub mod net_hop;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod pending_asks;
 pub mod phase;
-mod precondition;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod private_dir;
 mod profile;

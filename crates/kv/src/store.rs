@@ -4,7 +4,6 @@ use std::ops::ControlFlow;
 
 use crate::content_cache::ContentCache;
 use crate::error::{KvError, KvResult};
-use crate::precondition;
 use crate::range::KeyRange;
 
 /// A handle to one of the tables a store declared when it was opened.
@@ -188,16 +187,16 @@ pub trait WriteTx: ReadTx {
     /// atomically with the commit, and a failure surfaces there.
     fn require_absent(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
         let present = self.get_with(table, key, |_| ())?.is_some();
-        precondition::check(table, key, present.then_some(&[][..]), None)
+        check_precondition(table, key, present.then_some(&[][..]), None)
     }
 
     /// Requires `key` in `table` to hold exactly `value` for this transaction to commit, with
     /// the rules of [`require_absent`](Self::require_absent).
     fn require_value(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         self.get_with(table, key, |held| {
-            precondition::check(table, key, Some(held), Some(value))
+            check_precondition(table, key, Some(held), Some(value))
         })?
-        .unwrap_or_else(|| precondition::check(table, key, None, Some(value)))
+        .unwrap_or_else(|| check_precondition(table, key, None, Some(value)))
     }
 
     /// Makes every change of this transaction visible at once, with the durability of the
@@ -242,5 +241,46 @@ pub(crate) fn check_table(table: Table, count: usize) -> KvResult<usize> {
         Ok(index)
     } else {
         Err(KvError::BadTableHandle { index, count })
+    }
+}
+
+/// Whether `key` of `table`, holding `held` (`None`: absent), meets `expected` (`None`: must be
+/// absent; `Some(bytes)`: must hold exactly these bytes).
+pub(crate) fn check_precondition(
+    table: Table,
+    key: &[u8],
+    held: Option<&[u8]>,
+    expected: Option<&[u8]>,
+) -> KvResult<()> {
+    match (held, expected) {
+        (None, None) => Ok(()),
+        (Some(_), None) => Err(KvError::precondition(table, key, "is present")),
+        (Some(held), Some(want)) if held == want => Ok(()),
+        (Some(_), Some(_)) => Err(KvError::precondition(table, key, "holds other bytes")),
+        (None, Some(_)) => Err(KvError::precondition(table, key, "is absent")),
+    }
+}
+
+#[cfg(test)]
+mod precondition_tests {
+    use super::*;
+
+    #[test]
+    fn each_unmet_precondition_is_refused_and_says_what_it_found() {
+        let t = Table(1);
+        assert!(check_precondition(t, b"k", None, None).is_ok());
+        assert!(check_precondition(t, b"k", Some(b"v"), Some(b"v")).is_ok());
+        for (held, expected, found) in [
+            (Some(&b"v"[..]), None, "is present"),
+            (Some(b"v"), Some(&b"w"[..]), "holds other bytes"),
+            (None, Some(b"w"), "is absent"),
+        ] {
+            match check_precondition(t, b"k", held, expected) {
+                Err(KvError::PreconditionFailed { detail }) => {
+                    assert!(detail.contains(found) && detail.contains("6b"), "{detail}");
+                }
+                other => panic!("expected a failed precondition, got {other:?}"),
+            }
+        }
     }
 }

@@ -12,9 +12,8 @@ use super::schema::{commit_sql, Clause};
 use super::PgStore;
 use crate::error::{KvError, KvResult};
 use crate::pending_asks::Unanswered;
-use crate::precondition;
 use crate::range::KeyRange;
-use crate::store::{check_table, ReadTx, Table, WriteTx};
+use crate::store::{check_precondition, check_table, ReadTx, Table, WriteTx};
 
 /// The single writer of a [`PgStore`]; dropping it without commit discards its changes.
 pub struct PgWriter<'s> {
@@ -46,7 +45,7 @@ impl<'s> PgWriter<'s> {
     fn require(&mut self, table: Table, key: &[u8], expected: Option<&[u8]>) -> KvResult<()> {
         let index = self.index(table)?;
         match self.pending[index].get(key) {
-            Some(held) => precondition::check(table, key, held.as_deref(), expected),
+            Some(held) => check_precondition(table, key, held.as_deref(), expected),
             None => {
                 self.required[index].insert(key.to_vec(), expected.map(<[u8]>::to_vec));
                 Ok(())

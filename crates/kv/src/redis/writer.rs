@@ -15,9 +15,8 @@ use super::scripts;
 use super::transaction;
 use crate::error::{KvError, KvResult};
 use crate::pending_asks::Unanswered;
-use crate::precondition;
 use crate::range::KeyRange;
-use crate::store::{check_table, ReadTx, Table, WriteTx};
+use crate::store::{check_precondition, check_table, ReadTx, Table, WriteTx};
 
 /// The write transaction on a [`RedisStore`](super::RedisStore).
 ///
@@ -47,7 +46,7 @@ impl RedisWriter<'_> {
     fn require(&mut self, table: Table, key: &[u8], expected: Option<&[u8]>) -> KvResult<()> {
         let i = self.index(table)?;
         match self.overlay[i].get(key) {
-            Some(held) => precondition::check(table, key, held, expected),
+            Some(held) => check_precondition(table, key, held, expected),
             None => {
                 let expected = expected.map(<[u8]>::to_vec);
                 self.overlay[i].required.insert(key.to_vec(), expected);
