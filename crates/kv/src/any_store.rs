@@ -202,6 +202,10 @@ macro_rules! any_store {
                 match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.require_value(table, key, value), )+ }
             }
 
+            fn prefers_preconditions(&self) -> bool {
+                match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.prefers_preconditions(), )+ }
+            }
+
             fn commit(self) -> KvResult<()> {
                 match self { $( $(#[$cfg])* AnyWriter::$variant(t) => t.commit(), )+ }
             }

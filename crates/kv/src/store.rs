@@ -199,6 +199,17 @@ pub trait WriteTx: ReadTx {
         .unwrap_or_else(|| check_precondition(table, key, None, Some(value)))
     }
 
+    /// Whether stating what the transaction expects ([`require_absent`](Self::require_absent),
+    /// [`require_value`](Self::require_value)) costs this writer less than reading it first: a
+    /// caller that reads keys only to decide what to write should then state them instead.
+    /// `true` where the commit checks them in its own request and reads are round trips to a
+    /// far server; `false` by default (in-process backends, where a read is cheaper, and a
+    /// managed Redis server on its local socket, where the checking script costs the server
+    /// more than the requests it saves).
+    fn prefers_preconditions(&self) -> bool {
+        false
+    }
+
     /// Makes every change of this transaction visible at once, with the durability of the
     /// store's profile (see [`Profile::durability`](crate::Profile::durability)).
     fn commit(self) -> KvResult<()>;

@@ -98,6 +98,10 @@ impl<T: WriteTx> WriteTx for Traced<T> {
         self.0.require_value(table, key, value)
     }
 
+    fn prefers_preconditions(&self) -> bool {
+        self.0.prefers_preconditions()
+    }
+
     fn commit(self) -> KvResult<()> {
         crate::phase_span!(COMMIT);
         self.0.commit()

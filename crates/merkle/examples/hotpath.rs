@@ -127,6 +127,10 @@ impl<T: WriteTx> WriteTx for TimedTx<'_, T> {
         timed(self.nanos, || self.tx.require_value(table, key, value))
     }
 
+    fn prefers_preconditions(&self) -> bool {
+        self.tx.prefers_preconditions()
+    }
+
     fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         timed(self.nanos, || self.tx.insert(table, key, value))
     }

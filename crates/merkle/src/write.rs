@@ -36,8 +36,9 @@ pub(crate) struct WrittenEntry {
 ///   (checked with a read first: no insert is expected to fail), the new root gets an entry
 ///   and the parent's entry (if it has one) gets a successor listing what the batch replaced.
 ///
-/// Where reads are round trips, a commit on the root whose entry this view last wrote
-/// (`expected`) reads nothing in the common case: it states what the read would find as
+/// Where the store prefers preconditions to reads ([`WriteTx::prefers_preconditions`]:
+/// PostgreSQL, and Redis on a far server), a commit on the root whose entry this view last
+/// wrote (`expected`) reads nothing in the common case: it states what the read would find as
 /// preconditions of the transaction (the new root has no entry, its deepest new nodes are not
 /// stored, the parent's entry holds the bytes written), writes as if they held, and the store
 /// checks them atomically with the commit (PostgreSQL: in the commit's one statement). If one
@@ -59,7 +60,7 @@ pub(crate) fn persist<W: WriteTx>(
     let root_raw = hex_to_raw(&outcome.root);
     let parent_raw = hex_to_raw(parent);
     let expected = expected.filter(|e| {
-        w.reads_are_round_trips()
+        w.prefers_preconditions()
             && e.root == parent_raw
             && outcome.root != *parent
             && duplicates(outcome).is_empty()

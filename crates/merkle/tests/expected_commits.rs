@@ -10,7 +10,7 @@ use sha2::{Digest, Sha512};
 use triebench_kv::btree::BTreeStore;
 use triebench_kv::postgres::{PgOptions, PgStore};
 use triebench_kv::redis::{RedisOptions, RedisStore};
-use triebench_kv::{KeyRange, ReadTx, Store};
+use triebench_kv::{KeyRange, ReadTx, Store, WriteTx};
 use triebench_merkle::{MerkleTrie, StateChange, TABLES};
 
 fn address(i: u32) -> String {
@@ -101,11 +101,26 @@ fn postgres_store_ends_as_the_reading_commits_leave_it() {
     same_as_reading_commits(&store, "postgres");
 }
 
+/// Through the delay proxy (at zero delay), where Redis prefers preconditions to reads, and on
+/// the managed server's local socket, where it reads.
 #[test]
 fn redis_store_ends_as_the_reading_commits_leave_it() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = RedisStore::open(dir.path(), TABLES, RedisOptions::default()).expect("open");
-    same_as_reading_commits(&store, "redis");
+    for net in [Some(triebench_kv::net_hop::rtt_micros(0)), None] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let options = RedisOptions {
+            net,
+            ..RedisOptions::default()
+        };
+        let store = RedisStore::open(dir.path(), TABLES, options).expect("open");
+        let w = store.writer().expect("writer");
+        assert_eq!(
+            w.prefers_preconditions(),
+            net.is_some(),
+            "far only through the proxy"
+        );
+        drop(w);
+        same_as_reading_commits(&store, "redis");
+    }
 }
 
 /// A commit whose expectation another view broke costs the failed attempt plus the reading

@@ -213,6 +213,11 @@ impl WriteTx for PgWriter<'_> {
         self.require(table, key, Some(value))
     }
 
+    /// Always: the commit's one statement checks them, and a read is a request of its own.
+    fn prefers_preconditions(&self) -> bool {
+        true
+    }
+
     fn commit(self) -> KvResult<()> {
         // The commit's shape (which tables have preconditions, deletes, puts) and its arrays,
         // in clause order: a precondition's keys (and values); a delete's keys; an upsert's

@@ -31,6 +31,10 @@ pub(crate) struct Shared {
     /// With a replica (`redis-replica-wait`): how long `WAIT 1` after each commit may wait for
     /// the replica's acknowledgement; a commit it does not acknowledge is an error.
     pub wait: Option<std::time::Duration>,
+    /// The server is reached by URL or through the delay proxy, not on a managed server's
+    /// local socket: a request costs more than the commit script's work (see
+    /// `RedisWriter::prefers_preconditions`).
+    pub far: bool,
 }
 
 impl Shared {

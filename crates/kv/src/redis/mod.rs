@@ -270,6 +270,7 @@ impl RedisStore {
                 scripts,
                 cache,
                 wait: None,
+                far: server.is_none() && how.shared_server.is_none() || hop.is_some(),
             },
             writer_lock: Mutex::new(()),
             dir,

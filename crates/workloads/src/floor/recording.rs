@@ -232,6 +232,18 @@ impl<W: WriteTx> WriteTx for RecordingWriter<'_, W> {
         Ok(())
     }
 
+    fn require_absent(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
+        self.inner.require_absent(table, key)
+    }
+
+    fn require_value(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        self.inner.require_value(table, key, value)
+    }
+
+    fn prefers_preconditions(&self) -> bool {
+        self.inner.prefers_preconditions()
+    }
+
     fn commit(self) -> KvResult<()> {
         self.inner.commit()?;
         self.committed
