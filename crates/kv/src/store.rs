@@ -202,10 +202,9 @@ pub trait WriteTx: ReadTx {
     /// Whether stating what the transaction expects ([`require_absent`](Self::require_absent),
     /// [`require_value`](Self::require_value)) costs this writer less than reading it first: a
     /// caller that reads keys only to decide what to write should then state them instead.
-    /// `true` where the commit checks them in its own request and reads are round trips to a
-    /// far server; `false` by default (in-process backends, where a read is cheaper, and a
-    /// managed Redis server on its local socket, where the checking script costs the server
-    /// more than the requests it saves).
+    /// `true` where the commit checks them in its own request and reads are round trips
+    /// (PostgreSQL; Redis without its node cache on a far server); `false` by default
+    /// (in-process backends, where a read is cheaper).
     fn prefers_preconditions(&self) -> bool {
         false
     }
