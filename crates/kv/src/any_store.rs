@@ -31,6 +31,9 @@ pub trait StoreVisitor {
 macro_rules! any_store {
     ($( $(#[$cfg:meta])* $variant:ident($store:ty) ),+ $(,)?) => {
         /// An open store of whichever backend was chosen at run time; see the module docs.
+        // The variants' sizes differ with the backends built in; one store is opened per job,
+        // and boxing the large ones would add an indirection to every call.
+        #[allow(clippy::large_enum_variant)]
         #[derive(Debug)]
         #[non_exhaustive]
         pub enum AnyStore {

@@ -61,6 +61,7 @@ impl DirHandle {
     }
 
     /// Whether `name` exists in the directory as a regular file (not followed if a link).
+    #[cfg(feature = "postgres-db")]
     pub(crate) fn has_file(&self, name: &str) -> bool {
         self.stat(name)
             .is_some_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG)
@@ -157,6 +158,7 @@ impl DirHandle {
 
     /// Writes `name` in the directory (replacing its contents; created 0600 if missing),
     /// refusing a link there, and hands it to `owner` (when given) through the handle.
+    #[cfg(feature = "postgres-db")]
     pub(crate) fn write_file(
         &self,
         name: &str,
@@ -182,6 +184,7 @@ impl DirHandle {
     /// Hands every regular file directly in the directory to `owner` (when given), each opened
     /// without following a link and skipped if it has other hard links: what an older version
     /// left owned by root in a directory the server's user now writes (Redis's AOF files).
+    #[cfg(feature = "redis-db")]
     pub(crate) fn hand_files_to(&self, owner: Option<ServerUser>) -> KvResult<()> {
         let Some(user) = owner else {
             return Ok(());

@@ -79,7 +79,7 @@ pub fn rtt_micros(micros: u64) -> DelaySpec {
 
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod hop {
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
 
     use triebench_netdelay::{DelayProxy, DelaySpec};
 
@@ -93,6 +93,8 @@ mod hop {
     pub(crate) struct NetHop {
         // Dropped first: the listener and connections close before the directory is removed.
         proxy: DelayProxy,
+        // Held for its drop, which removes the directory; read by the PostgreSQL fixtures.
+        #[cfg_attr(not(feature = "postgres-db"), allow(dead_code))]
         dir: PrivateDir,
     }
 
@@ -129,12 +131,14 @@ mod hop {
         }
 
         /// The private directory the proxy listens in.
+        #[cfg(feature = "postgres-db")]
         pub(crate) fn dir(&self) -> &Path {
             self.dir.path()
         }
 
         /// Where clients connect.
-        pub(crate) fn listen_path(&self) -> PathBuf {
+        #[cfg(feature = "redis-db")]
+        pub(crate) fn listen_path(&self) -> std::path::PathBuf {
             self.proxy.listen_path().to_path_buf()
         }
     }

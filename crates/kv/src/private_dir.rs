@@ -8,7 +8,7 @@
 //! server goes; one left by an owner that was SIGKILLed (its name carries the owner's pid) is
 //! removed by the next server started once that pid is gone.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::{KvError, KvResult};
 use crate::server_user::ServerUser;
@@ -47,12 +47,13 @@ impl PrivateDir {
     }
 
     /// Writes `name` in the directory, readable by its owner only (0600), handed to `owner`.
+    #[cfg(feature = "redis-db")]
     pub(crate) fn write_secret_file(
         &self,
         name: &str,
         contents: &[u8],
         owner: Option<ServerUser>,
-    ) -> KvResult<PathBuf> {
+    ) -> KvResult<std::path::PathBuf> {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
         let path = self.dir.path().join(name);

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::servers::{assert_stopped, get, private_dirs, put};
+use common::servers::{assert_stopped, get, put};
 use triebench_kv::conformance::TABLES;
 use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 
@@ -258,7 +258,8 @@ mod postgres_pairs {
         std::env::remove_var(triebench_kv::net_hop::NET_RTT_ENV);
         let stores = stores.unwrap();
         // One proxy for the stores, one for the replication link.
-        assert_eq!(private_dirs("net").len(), 2, "{:?}", private_dirs("net"));
+        let net = common::servers::private_dirs("net");
+        assert_eq!(net.len(), 2, "{net:?}");
         let primary = stores.postgres_server().unwrap();
         let standby = stores.postgres_standby().unwrap();
         let pids = [primary.pid(), standby.pid()];
