@@ -287,3 +287,51 @@ fn a_search_names_the_rate_it_sustains_and_records_its_rerun_rule() {
         assert!(runs.len() >= steps && steps > 0, "{json}");
     }
 }
+
+/// Ctrl-C at a terminal reaches the whole foreground process group: the managed server runs in
+/// a group of its own, so it keeps serving while the load run stops cleanly, keeps the runs
+/// made and exits 130 (before, PostgreSQL shut down under the run: "terminating connection due
+/// to administrator command", and nothing was written).
+#[cfg(feature = "postgres-db")]
+#[test]
+fn ctrl_c_at_a_terminal_leaves_the_managed_server_to_its_owner() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+
+    let work = tempfile::tempdir().expect("temp dir");
+    let out = work.path().join("out");
+    let dir = work.path().join("store");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_triebench"))
+        .args(["load", "--backend", "postgres", "--state-size", "300"])
+        .args(["--readers", "0", "--rate", "20,40", "--duration", "60s"])
+        .args(["--dir", dir.to_str().unwrap()])
+        .args(["--no-plots", "--out", out.to_str().unwrap()])
+        .process_group(0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("triebench starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    while !line.contains("preloaded") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).expect("stderr") > 0,
+            "exited early"
+        );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: signals the process group this test created for the child (as a terminal would).
+    assert_eq!(unsafe { libc::kill(-pid, libc::SIGINT) }, 0);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).expect("stderr");
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(rest.contains("stopped: load was stopped;"), "{rest}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("load.json")).unwrap()).unwrap();
+    assert_eq!(json["runs"].as_array().expect("runs").len(), 1);
+    assert!(json["commit"]["count"].as_u64().unwrap() > 0);
+}

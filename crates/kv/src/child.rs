@@ -11,14 +11,21 @@
 
 use std::process::{Child, Command};
 
-/// Starts `command` (a long-lived server) from a thread that lasts as long as the process.
+/// Starts `command` (a long-lived server) from a thread that lasts as long as the process, in
+/// a process group of its own.
+///
+/// A terminal sends Ctrl-C to its whole foreground process group: a server in the owner's
+/// group would get it too and shut down under the owner, which then fails where it meant to
+/// stop cleanly (a load run that keeps the runs made). In a group of its own the server is
+/// stopped by its owner, on drop, or by the death signal below.
 ///
 /// The servers are started with `PR_SET_PDEATHSIG`, so that they do not outlive a killed owner;
 /// but Linux sends that signal when the *thread* that forked the server exits, not the process.
 /// A store opened on a short-lived thread (a worker, a test, a request handler) would lose its
 /// server the moment that thread ended. So every server is forked by one launcher thread that
 /// never exits, and the signal comes only when the whole process is gone.
-pub(crate) fn spawn_lasting(command: Command) -> std::io::Result<Child> {
+pub(crate) fn spawn_lasting(mut command: Command) -> std::io::Result<Child> {
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     #[cfg(target_os = "linux")]
     {
         use std::sync::mpsc::{channel, Sender};
@@ -50,7 +57,6 @@ pub(crate) fn spawn_lasting(command: Command) -> std::io::Result<Child> {
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let mut command = command;
         command.spawn()
     }
 }
