@@ -153,21 +153,33 @@ fn bad_arguments_are_one_clear_error() {
     }
 }
 
-#[test]
-fn ctrl_c_keeps_the_runs_made_and_exits_130() {
+/// Starts `load` on `backend` (two 60 s rates, `extra` arguments), waits for its preload and
+/// 1.5 s of its first run, interrupts it with SIGINT (to its whole process group with
+/// `as_a_terminal`, as Ctrl-C at a terminal does), and returns its exit status, the rest of its
+/// standard error and its `load.json`.
+fn interrupt_load(
+    backend: &str,
+    extra: &[&str],
+    as_a_terminal: bool,
+) -> (std::process::ExitStatus, String, serde_json::Value) {
     use std::io::{BufRead, BufReader};
+    use std::os::unix::process::CommandExt;
     use std::process::Stdio;
 
     let work = tempfile::tempdir().expect("temp dir");
     let out = work.path().join("out");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_triebench"))
-        .args(["load", "--backend", "btree", "--state-size", "300"])
+    let mut command = Command::new(env!("CARGO_BIN_EXE_triebench"));
+    command
+        .args(["load", "--backend", backend, "--state-size", "300"])
         .args(["--readers", "0", "--rate", "20,40", "--duration", "60s"])
         .args(["--no-plots", "--out", out.to_str().unwrap()])
+        .args(extra)
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("triebench starts");
+        .stderr(Stdio::piped());
+    if as_a_terminal {
+        command.process_group(0);
+    }
+    let mut child = command.spawn().expect("triebench starts");
     let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
     // The preload's line comes after the signal handlers are in place; the first run follows.
     let mut line = String::new();
@@ -180,18 +192,27 @@ fn ctrl_c_keeps_the_runs_made_and_exits_130() {
     }
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let pid = i32::try_from(child.id()).expect("pid");
-    // SAFETY: `kill` only sends a signal to the child this test spawned.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let target = if as_a_terminal { -pid } else { pid };
+    // SAFETY: signals the child this test spawned, or the process group made for it.
+    assert_eq!(unsafe { libc::kill(target, libc::SIGINT) }, 0);
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).expect("stderr");
     let status = child.wait().expect("wait");
+    let json = std::fs::read_to_string(out.join("load.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(serde_json::Value::Null);
+    (status, rest, json)
+}
+
+#[test]
+fn ctrl_c_keeps_the_runs_made_and_exits_130() {
+    let (status, rest, json) = interrupt_load("btree", &[], false);
     assert_eq!(status.code(), Some(130), "{rest}");
     assert!(
         rest.contains("stopped: load was stopped;") && rest.contains("cut short"),
         "{rest}"
     );
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("load.json")).unwrap()).unwrap();
     let runs = json["runs"].as_array().expect("runs");
     assert_eq!(runs.len(), 1, "the second rate never started");
     assert_eq!(runs[0]["stopped"], true);
@@ -295,43 +316,12 @@ fn a_search_names_the_rate_it_sustains_and_records_its_rerun_rule() {
 #[cfg(feature = "postgres-db")]
 #[test]
 fn ctrl_c_at_a_terminal_leaves_the_managed_server_to_its_owner() {
-    use std::io::{BufRead, BufReader};
-    use std::os::unix::process::CommandExt;
-    use std::process::Stdio;
-
-    let work = tempfile::tempdir().expect("temp dir");
-    let out = work.path().join("out");
-    let dir = work.path().join("store");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_triebench"))
-        .args(["load", "--backend", "postgres", "--state-size", "300"])
-        .args(["--readers", "0", "--rate", "20,40", "--duration", "60s"])
-        .args(["--dir", dir.to_str().unwrap()])
-        .args(["--no-plots", "--out", out.to_str().unwrap()])
-        .process_group(0)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("triebench starts");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    while !line.contains("preloaded") {
-        line.clear();
-        assert!(
-            stderr.read_line(&mut line).expect("stderr") > 0,
-            "exited early"
-        );
-    }
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let pid = i32::try_from(child.id()).expect("pid");
-    // SAFETY: signals the process group this test created for the child (as a terminal would).
-    assert_eq!(unsafe { libc::kill(-pid, libc::SIGINT) }, 0);
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut stderr, &mut rest).expect("stderr");
-    let status = child.wait().expect("wait");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = dir.path().join("store");
+    let (status, rest, json) =
+        interrupt_load("postgres", &["--dir", store.to_str().unwrap()], true);
     assert_eq!(status.code(), Some(130), "{rest}");
     assert!(rest.contains("stopped: load was stopped;"), "{rest}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("load.json")).unwrap()).unwrap();
     assert_eq!(json["runs"].as_array().expect("runs").len(), 1);
     assert!(json["commit"]["count"].as_u64().unwrap() > 0);
 }
