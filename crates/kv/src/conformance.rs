@@ -744,7 +744,8 @@ macro_rules! conformance_tests {
             round_trip duplicate_detection overwrite delete_present_and_absent rollback_on_drop
             commit_visibility reopen_keeps_committed snapshot_under_concurrent_commit
             empty_and_large_values binary_keys counts_and_ordered_iteration
-            readers_while_writing unknown_table get_many_matches_get get_many_across_matches_get preconditions);
+            readers_while_writing unknown_table get_many_matches_get get_many_across_matches_get
+            preconditions);
     };
     (@cases $mkdir:expr, $caps:expr, $open:expr; $($case:ident)*) => {
         $(

@@ -37,13 +37,14 @@ pub(crate) struct WrittenEntry {
 ///   and the parent's entry (if it has one) gets a successor listing what the batch replaced.
 ///
 /// Where the store prefers preconditions to reads ([`WriteTx::prefers_preconditions`]:
-/// PostgreSQL, and Redis without its node cache on a far server), a commit on the root whose entry this view last
-/// wrote (`expected`) reads nothing in the common case: it states what the read would find as
-/// preconditions of the transaction (the new root has no entry, its deepest new nodes are not
-/// stored, the parent's entry holds the bytes written), writes as if they held, and the store
-/// checks them atomically with the commit (PostgreSQL: in the commit's one statement). If one
-/// fails, nothing is applied and the caller persists the batch again without `expected`. A
-/// commit whose batch adds a node twice (reference counts to read) takes the reads.
+/// PostgreSQL, and Redis without its node cache on a far server), a commit on the root whose
+/// entry this view last wrote (`expected`) reads nothing in the common case: it states what the
+/// read would find as preconditions of the transaction (the new root has no entry, its deepest
+/// new nodes are not stored, the parent's entry holds the bytes written), writes as if they
+/// held, and the store checks them atomically with the commit (PostgreSQL: in the commit's one
+/// statement). If one fails, nothing is applied and the caller persists the batch again without
+/// `expected`. A commit whose batch adds a node twice (reference counts to read) takes the
+/// reads.
 pub(crate) fn persist<W: WriteTx>(
     w: &mut W,
     tables: &Tables,

@@ -8,7 +8,8 @@
 //!   [`SCENARIOS`], [`run_scenario`]).
 //! - [`rng`]: the seeded generator the `update` scenario shares with Transact's test.
 //! - [`scalable`]: fresh key batches and preloads of any size, for the scalable benches.
-//! - [`floor`]: the storage floor of a trie commit: `update`'s recorded writes replayed without the trie.
+//! - [`floor`]: the storage floor of a trie commit: `update`'s recorded writes replayed without
+//!   the trie.
 //! - [`commit_file`]: the JSON Lines commit format of `triebench root` and its replay.
 //! - [`load`]: the load generator (`triebench load`): production-shaped state, an open-loop
 //!   writer, closed-loop readers, latency histograms and the saturation search.
