@@ -160,7 +160,9 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     /// commit returned is one request in the common case: what it would read (the new root has
     /// no change-log entry, its new nodes are not stored, the parent's entry is as that commit
     /// wrote it) goes with the writes as preconditions the store checks atomically. If another
-    /// writer changed any of it, nothing was applied, and the commit reads and writes again.
+    /// writer changed any of it, nothing was applied, and the commit reads and writes again;
+    /// if another process has pruned this view's root meanwhile (its change-log entry is gone),
+    /// the commit fails with [`MerkleError::UnknownRoot`] instead of building on its nodes.
     pub fn commit(&self, changes: &[StateChange]) -> Result<String, MerkleError> {
         phase_span!(TRIE);
         let writer = || {
@@ -190,6 +192,13 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
             Ok(persisted) => persisted,
             Err(MerkleError::Storage(KvError::PreconditionFailed { .. })) if expected.is_some() => {
                 let mut w = writer()?;
+                // This view wrote the parent's entry, and only a prune that released the parent
+                // deletes it: then the nodes this commit would build on may be gone too.
+                if !w.contains(tables.change_log, &hex_to_raw(&self.root_hash))? {
+                    return Err(MerkleError::UnknownRoot {
+                        root: self.root.clone(),
+                    });
+                }
                 let persisted =
                     write::persist(&mut w, tables, &self.root_hash, &mut outcome, None)?;
                 w.commit()?;

@@ -125,8 +125,9 @@ fn redis_store_ends_as_the_reading_commits_leave_it() {
     }
 }
 
-/// A commit whose expectation another view broke costs the failed attempt plus the reading
-/// commit, and the next one from its own root is one request again.
+/// A commit whose expectation another view broke costs the failed attempt, a check that its
+/// root is still logged, and the reading commit; the next one from its own root is one request
+/// again.
 #[test]
 fn a_broken_expectation_costs_one_request_and_then_reads() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -146,6 +147,40 @@ fn a_broken_expectation_costs_one_request_and_then_reads() {
     a.commit(&[set(6, "v6")]).expect("commit");
     let expected = store.round_trips() - before;
     println!("broken expectation: {broken} requests; then {expected}");
-    assert_eq!(broken, 3, "the refused attempt, the read, the write");
+    assert_eq!(
+        broken, 4,
+        "the refused attempt, whether the root is still logged, the read, the write"
+    );
     assert_eq!(expected, 1, "back to one request");
+}
+
+/// Another process (a second store on the same schema, with a node cache of its own) prunes the
+/// root a view just committed and follows: the view's next commit finds its expectation broken
+/// and the root's change-log entry gone, and refuses with `UnknownRoot` instead of building a
+/// root on nodes the prune deleted (the view's own cache still holds them).
+#[test]
+fn a_root_pruned_by_another_process_is_refused_not_built_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = PgStore::open(dir.path(), TABLES, PgOptions::default()).expect("open");
+    let mut a = MerkleTrie::new(&store).expect("view");
+    for i in 0..4 {
+        step(&mut a, &[set(i, &format!("v{i}"))]);
+    }
+    let head = a.root().to_string();
+
+    let other_dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(other_dir.path().join("postgres-schema"), store.schema()).expect("schema");
+    let url = store.server().expect("managed").url();
+    let options = PgOptions {
+        url: Some(url),
+        ..PgOptions::default()
+    };
+    let other = PgStore::open(other_dir.path(), TABLES, options).expect("second store");
+    assert!(!MerkleTrie::prune(&other, &head).expect("prune").is_empty());
+    drop(other);
+
+    match a.commit(&[set(100, "on a pruned root")]) {
+        Err(triebench_merkle::MerkleError::UnknownRoot { root }) => assert_eq!(root, head),
+        other => panic!("expected UnknownRoot for {head}, got {other:?}"),
+    }
 }
