@@ -271,6 +271,26 @@ pub(crate) fn check_precondition(
     }
 }
 
+/// A server backend's precondition on `key` (`expected`: `None` absent, else these bytes):
+/// checked now against the writer's own pending change of the key (`pending`: `None` when it
+/// has none), else kept in `required` for the commit's request to check.
+#[cfg(any(feature = "redis-db", feature = "postgres-db"))]
+pub(crate) fn require_on_commit(
+    table: Table,
+    key: &[u8],
+    expected: Option<&[u8]>,
+    pending: Option<Option<&[u8]>>,
+    required: &mut std::collections::BTreeMap<Vec<u8>, Option<Vec<u8>>>,
+) -> KvResult<()> {
+    match pending {
+        Some(held) => check_precondition(table, key, held, expected),
+        None => {
+            required.insert(key.to_vec(), expected.map(<[u8]>::to_vec));
+            Ok(())
+        }
+    }
+}
+
 #[cfg(test)]
 mod precondition_tests {
     use super::*;

@@ -13,7 +13,7 @@ use super::PgStore;
 use crate::error::{KvError, KvResult};
 use crate::pending_asks::Unanswered;
 use crate::range::KeyRange;
-use crate::store::{check_precondition, check_table, ReadTx, Table, WriteTx};
+use crate::store::{check_table, require_on_commit, ReadTx, Table, WriteTx};
 
 /// The single writer of a [`PgStore`]; dropping it without commit discards its changes.
 pub struct PgWriter<'s> {
@@ -44,13 +44,8 @@ impl<'s> PgWriter<'s> {
     /// writer's pending change of the key if it has one, else kept for the commit's statement.
     fn require(&mut self, table: Table, key: &[u8], expected: Option<&[u8]>) -> KvResult<()> {
         let index = self.index(table)?;
-        match self.pending[index].get(key) {
-            Some(held) => check_precondition(table, key, held.as_deref(), expected),
-            None => {
-                self.required[index].insert(key.to_vec(), expected.map(<[u8]>::to_vec));
-                Ok(())
-            }
-        }
+        let pending = self.pending[index].get(key).map(Option::as_deref);
+        require_on_commit(table, key, expected, pending, &mut self.required[index])
     }
 
     /// Which of `keys` are committed.

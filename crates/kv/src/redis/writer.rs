@@ -16,7 +16,7 @@ use super::transaction;
 use crate::error::{KvError, KvResult};
 use crate::pending_asks::Unanswered;
 use crate::range::KeyRange;
-use crate::store::{check_precondition, check_table, ReadTx, Table, WriteTx};
+use crate::store::{check_table, require_on_commit, ReadTx, Table, WriteTx};
 
 /// The write transaction on a [`RedisStore`](super::RedisStore).
 ///
@@ -45,14 +45,9 @@ impl RedisWriter<'_> {
     /// writer's pending change of the key if it has one, else sent with the commit script.
     fn require(&mut self, table: Table, key: &[u8], expected: Option<&[u8]>) -> KvResult<()> {
         let i = self.index(table)?;
-        match self.overlay[i].get(key) {
-            Some(held) => check_precondition(table, key, held, expected),
-            None => {
-                let expected = expected.map(<[u8]>::to_vec);
-                self.overlay[i].required.insert(key.to_vec(), expected);
-                Ok(())
-            }
-        }
+        let overlay = &mut self.overlay[i];
+        let pending = overlay.changes.get(key).map(Option::as_deref);
+        require_on_commit(table, key, expected, pending, &mut overlay.required)
     }
 }
 
