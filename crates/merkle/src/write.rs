@@ -20,7 +20,7 @@ pub(crate) struct WrittenEntry {
 }
 
 /// Writes the outcome of a batch applied on `parent` into the open transaction `w`, and
-/// returns the change-log entry it wrote for the new root, if it (re)wrote one.
+/// returns the change-log entry it wrote for the new root, if it (re)wrote one and [`kept`] it.
 ///
 /// * A batch that empties the trie rewrites the empty root node (overwrite) and nothing else:
 ///   the empty root is never reference-counted, logged or pruned.
@@ -133,11 +133,7 @@ pub(crate) fn persist<W: WriteTx>(
         entry.reached_again = entry.reached_again.saturating_add(1);
         let bytes = entry.to_bytes();
         w.put(tables.change_log, &root_raw, &bytes)?;
-        let entry = WrittenEntry {
-            root: root_raw,
-            bytes,
-        };
-        return Ok(Some(entry));
+        return Ok(kept(w, &root_raw, &bytes));
     }
     if outcome.root == *parent {
         return Ok(None);
@@ -159,9 +155,18 @@ pub(crate) fn persist<W: WriteTx>(
     Ok(entry)
 }
 
+/// The entry just written for `root`, kept for the view's next commit only where reads are
+/// round trips: elsewhere reading it costs less than copying it at every commit.
+fn kept<W: ReadTx>(w: &W, root: &RawHash, bytes: &[u8]) -> Option<WrittenEntry> {
+    w.reads_are_round_trips().then(|| WrittenEntry {
+        root: *root,
+        bytes: bytes.to_vec(),
+    })
+}
+
 /// Writes the new root's change-log entry and, if the parent has one (`parent_entry`: its
 /// stored bytes), the parent's with this root appended as a successor listing what the batch
-/// replaced. Returns the new root's entry where reads are round trips (see [`persist`]).
+/// replaced. Returns the new root's entry where it is [`kept`].
 fn write_entries<W: WriteTx>(
     w: &mut W,
     tables: &Tables,
@@ -176,11 +181,7 @@ fn write_entries<W: WriteTx>(
     scratch.clear();
     changelog::write_new(scratch, parent_raw, &outcome.raw_additions);
     w.put(tables.change_log, root_raw, scratch)?;
-    // Kept only where the next commit gains by not reading it.
-    let written = w.reads_are_round_trips().then(|| WrittenEntry {
-        root: *root_raw,
-        bytes: scratch.clone(),
-    });
+    let written = kept(w, root_raw, scratch);
 
     let Some(bytes) = parent_entry else {
         return Ok(written);
