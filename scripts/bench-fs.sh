@@ -6,7 +6,8 @@
 #
 # With no NAME=DIR: tmpfs=/dev/shm (when it is a tmpfs) and disk=<this checkout>/target/bench-disk;
 # the first run is the baseline the report divides by. The report goes to
-# results/<date>-<host>-<label>/, a run folder per filesystem to runs/.
+# runs/reports/<date>-<host>-<label>/ (ignored by git: results/ holds only what the docs cite),
+# a run folder per filesystem to runs/.
 # `triebench bench --help` lists the flags (--scale, --profiles, --load, --iolab, --criterion,
 # ...); each also reads the environment variable this script read before (TRIEBENCH_SCALE,
 # TRIEBENCH_PROFILES, ...; docs/bench.md maps them).

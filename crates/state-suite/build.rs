@@ -1,6 +1,6 @@
 //! Finds Transact 0.4.7's merkle-state test module (`tests/state/merkle/mod.rs`) in the source
-//! of the published crate cargo downloaded, and writes it to `OUT_DIR` for the test binary to
-//! include, without the `mod` lines of Transact's own backends (their tests exercise Transact's
+//! of the published crate cargo downloaded (its registry's unpacked copy), and writes it to
+//! `OUT_DIR` for the test binary to include, without the `mod` lines of Transact's own backends (their tests exercise Transact's
 //! databases, not ours). Nothing of the suite is copied into this repository.
 
 use std::env;
@@ -71,8 +71,61 @@ fn is_mod_decl(line: &str) -> bool {
     t.starts_with("mod ") && t.ends_with(';')
 }
 
-/// The directory of the transact package cargo resolved for this one, from `cargo metadata`.
+/// The directory of the transact-0.4.7 source cargo unpacked for this build.
+///
+/// Cargo unpacks every registry package it builds under `$CARGO_HOME/registry/src/<registry>/
+/// <name>-<version>/` before any build script runs, so that is looked at first. `cargo metadata`
+/// is only the fallback (a vendored or otherwise replaced source): it needs the packages of
+/// *every* platform in the lock file (Windows-only crates included), which a Linux build never
+/// downloads, so on a fresh cargo home it fails offline and would download them online.
 fn transact_source(manifest_dir: &Path) -> Result<PathBuf, String> {
+    let unpacked = format!("transact-{TRANSACT_VERSION}");
+    let mut searched = Vec::new();
+    for cargo_home in cargo_homes() {
+        let registries = cargo_home.join("registry").join("src");
+        searched.push(registries.display().to_string());
+        let Ok(entries) = fs::read_dir(&registries) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|registry| registry.path().join(&unpacked))
+            .filter(|dir| dir.join(SUITE).is_file())
+            .collect();
+        // Several registries' directories (cargo renamed them across versions) hold the same
+        // checksummed package; any one will do, the same one every time.
+        found.sort();
+        if let Some(dir) = found.into_iter().next() {
+            return Ok(dir);
+        }
+    }
+    metadata_source(manifest_dir).map_err(|e| {
+        format!(
+            "not unpacked under {} ({e})",
+            if searched.is_empty() {
+                "any cargo home".to_string()
+            } else {
+                searched.join(", ")
+            }
+        )
+    })
+}
+
+/// Where cargo keeps its registry: `CARGO_HOME` (rustup sets it for every build), else
+/// `~/.cargo`.
+fn cargo_homes() -> Vec<PathBuf> {
+    println!("cargo:rerun-if-env-changed=CARGO_HOME");
+    match env::var_os("CARGO_HOME") {
+        Some(home) if !home.is_empty() => vec![PathBuf::from(home)],
+        _ => env::var_os("HOME")
+            .map(|home| vec![PathBuf::from(home).join(".cargo")])
+            .unwrap_or_default(),
+    }
+}
+
+/// The transact package's directory from `cargo metadata --offline` (works where every
+/// platform's packages are present, e.g. a vendored source).
+fn metadata_source(manifest_dir: &Path) -> Result<PathBuf, String> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
         .args([

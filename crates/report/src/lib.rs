@@ -19,7 +19,7 @@
 //! leaves an existing folder as it was), and writes the folder:
 //!
 //! ```text
-//! results/<date>-<host>-<label>/
+//! runs/reports/<date>-<host>-<label>/   (DEFAULT_REPORTS_ROOT, or --out)
 //!   report.md  report.html  ratios.csv  ratios.json  SCHEMA.md  env.json  slowdown.{svg,png}  time-<run>.{svg,png}
 //!   io-profile.{json,csv}  predictions.json      (when `triebench io-profile` was run)
 //!   sustained.{svg,png}                          (when bench-fs.sh ran `triebench load`)
@@ -108,9 +108,15 @@ pub struct ReportArgs {
     pub criterion_dir: Option<PathBuf>,
     /// Folder label; default the run names joined with `-`.
     pub label: Option<String>,
-    /// Where result folders go when `out` is not given (the CLI passes `results`).
+    /// Where result folders go when `out` is not given (the CLI passes [`DEFAULT_REPORTS_ROOT`]).
     pub results_root: PathBuf,
 }
+
+/// Where the CLI writes a report when no `--out` is given: `runs/reports/<date>-<host>-<label>/`,
+/// beside the run folders and ignored by git, so a user's runs never land in the checkout's
+/// `results/` (which holds only the folders the docs cite, and which the docs check refuses to
+/// find anything else in).
+pub const DEFAULT_REPORTS_ROOT: &str = "runs/reports";
 
 /// Criterion's output directory, found as criterion finds it ([`read::criterion_home`]):
 /// `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`, else the workspace's target directory

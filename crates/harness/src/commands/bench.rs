@@ -100,7 +100,7 @@ pub struct BenchArgs {
     /// `scripts/fs-lab.sh iolab` names when the lab is up].
     #[arg(long, value_name = "DIR|none", env = "TRIEBENCH_IOLAB")]
     pub iolab: Option<String>,
-    /// Report folder [default: results/DATE-HOST-LABEL].
+    /// Report folder [default: runs/reports/DATE-HOST-LABEL].
     #[arg(long, value_name = "DIR", env = "TRIEBENCH_OUT")]
     pub out: Option<String>,
     /// Where the run folders go, one per filesystem (`report --runs` merges them, from any

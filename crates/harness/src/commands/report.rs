@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use triebench_report::merged::{run_merged_report, MergedArgs};
 use triebench_report::read::run_folders::is_run_folder;
-use triebench_report::{run_report as write_report, ReportArgs};
+use triebench_report::{run_report as write_report, ReportArgs, DEFAULT_REPORTS_ROOT};
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
@@ -22,7 +22,7 @@ pub struct ReportCliArgs {
     /// report whose columns are `<host>.<filesystem>`.
     #[arg(long = "runs", value_name = "NAME|DIR", num_args = 1..)]
     pub runs: Vec<String>,
-    /// Output folder [default: results/DATE-HOST-LABEL]. Written fresh beside it and renamed
+    /// Output folder [default: runs/reports/DATE-HOST-LABEL]. Written fresh beside it and renamed
     /// into place; never one of the inputs (or inside or around one), and an existing folder
     /// is replaced only if a report wrote it (what else it holds is kept).
     #[arg(long, value_name = "DIR")]
@@ -53,7 +53,7 @@ pub fn run_report(args: ReportCliArgs) -> Result<(), CliError> {
             baseline: args.baseline,
             out: args.out,
             label: args.label,
-            results_root: PathBuf::from("results"),
+            results_root: PathBuf::from(DEFAULT_REPORTS_ROOT),
         })?
     } else {
         let Some(baseline) = args.baseline else {
@@ -68,7 +68,7 @@ pub fn run_report(args: ReportCliArgs) -> Result<(), CliError> {
             out: args.out,
             criterion_dir: args.criterion.criterion_dir,
             label: args.label,
-            results_root: PathBuf::from("results"),
+            results_root: PathBuf::from(DEFAULT_REPORTS_ROOT),
         })?
     };
     println!("report written to {}", folder.display());

@@ -92,7 +92,7 @@ pub fn report_label(report: &ReportStep) -> String {
         report
             .out
             .as_ref()
-            .map_or("results/DATE-HOST-LABEL".to_string(), |o| o
+            .map_or("runs/reports/DATE-HOST-LABEL".to_string(), |o| o
                 .display()
                 .to_string())
     )

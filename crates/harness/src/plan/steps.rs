@@ -181,7 +181,7 @@ pub struct ReportStep {
     pub baseline: String,
     /// Every run, the baseline first.
     pub runs: Vec<String>,
-    /// The report folder (`None`: `results/DATE-HOST-LABEL`).
+    /// The report folder (`None`: `runs/reports/DATE-HOST-LABEL`).
     pub out: Option<PathBuf>,
 }
 
