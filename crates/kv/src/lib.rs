@@ -85,3 +85,8 @@ pub use spec::BackendSpec;
 pub use store::{ReadTx, Store, Table, WriteTx};
 pub use traced::Traced;
 pub use triebench_netdelay::DelaySpec;
+
+/// The README's examples, compiled and run by `cargo test --doc` so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -166,3 +166,8 @@ pub enum StateChange {
         address: String,
     },
 }
+
+/// The README's examples, compiled and run by `cargo test --doc` so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

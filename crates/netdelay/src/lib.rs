@@ -21,3 +21,8 @@ mod pump;
 pub use delay::{DelaySpec, DelaySpecError};
 pub use probe::{probe, ProbeResult};
 pub use proxy::DelayProxy;
+
+/// The README's examples, compiled and run by `cargo test --doc` so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

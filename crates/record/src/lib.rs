@@ -56,3 +56,8 @@ pub use env::{HostInfo, Versions};
 pub use error::RecordError;
 pub use fs::{FsInfo, StatFs};
 pub use run_record::{Benchmark, Environment, RunRecord, Sample, Throughput, ThroughputUnit, Unit};
+
+/// The README's examples, compiled and run by `cargo test --doc` so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -60,3 +60,8 @@ mod state;
 pub use error::OpenError;
 pub use open::open;
 pub use state::TransactState;
+
+/// The README's examples, compiled and run by `cargo test --doc` so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
