@@ -4,7 +4,10 @@
 #     results/README.md;
 #   - every results/<folder> path that README.md or docs/ cites exists;
 #   - every relative link in README.md, docs/ and results/README.md points at a file or folder
-#     that exists, and every #anchor at a heading of that page.
+#     that exists, and every #anchor at a heading of that page;
+#   - every result folder's RUNS.md (the record of how a cited folder was made) names only
+#     folders that exist: its relative links, and the `../<folder>` and `results/<folder>` paths
+#     it mentions (a removed folder is named by its bare name and the commit that removed it).
 # Exit status 1, with one line per problem, when any check fails.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,5 +56,19 @@ for f in "${docs[@]}" results/README.md; do
   done
 done 2>&1 | { grep . >&2 && exit 1 || true; } || fail=1
 
+# 4. A result folder's RUNS.md names no folder that is gone.
+for runs in results/*/RUNS.md; do
+  [[ -e $runs ]] || continue
+  base=$(dirname "$runs")
+  {
+    { grep -oE '\]\([^) ]+\)' "$runs" || true; } | sed -E 's/^\]\(//; s/\)$//; s/#.*$//' |
+      grep -vE '^(https?|mailto):|^$' | sed "s|^|$base/|"
+    { grep -oE '\.\./[0-9][A-Za-z0-9._-]*' "$runs" || true; } | sed "s|^|$base/|"
+    { grep -oE 'results/[0-9][A-Za-z0-9._/-]*' "$runs" || true; } | sed -E 's/[.,)]+$//'
+  } | sort -u | while read -r path; do
+    [[ -e $path ]] || echo "check-docs: $runs names $path, which does not exist" >&2
+  done
+done 2>&1 | { grep . >&2 && exit 1 || true; } || fail=1
+
 if ((fail)); then exit 1; fi
-echo "check-docs: $(ls -d results/*/ | wc -l) result folders, each cited and indexed; every cited path and link resolves"
+echo "check-docs: $(ls -d results/*/ | wc -l) result folders, each cited and indexed; every cited path and link resolves, and every folder a RUNS.md names exists"
