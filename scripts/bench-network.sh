@@ -4,12 +4,14 @@
 # the suite's phases, and the writer under load, with the stores reaching their managed server
 # straight (`direct`) and through the delay proxy at each round trip asked (default 0, 250us,
 # 1ms); then `triebench net-report` turns the run records into net-report.md and its plot, and
-# env.json says what machine and software ran it. Everything goes into one results folder.
+# env.json says what machine and software ran it. Everything goes into one folder.
 #
 #   scripts/bench-network.sh [--out DIR] [--rtts "direct 0 250us 1ms"] [--store-dir DIR]
 #                            [--no-load] [--no-phases] [PROFILE ...]
 #
-# --out       the results folder (default results/<UTC date>-vm-network); it may exist, but
+# --out       the output folder (default runs/network/<UTC date>, ignored by git: results/ holds
+#             only the folders the docs cite, and a folder of yours there fails the docs check;
+#             move it there yourself when a page cites it); it may exist, but
 #             not with a matrix in it already (headline/, load/, phases/, net-report.md).
 # --rtts      the distances, space-separated: `direct` (no proxy) or a --net-rtt value.
 # --store-dir where stores live (default /dev/shm, tmpfs; else target/bench-network).
@@ -24,7 +26,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 start=$(date +%s)
 
-out="results/$(date -u +%F)-vm-network"
+out="runs/network/$(date -u +%F)"
 rtts="direct 0 250us 1ms"
 store_base=""
 do_load=1
