@@ -1,14 +1,15 @@
 //! Where a fresh store's one-time costs go: for each profile named on the command line, opens
-//! fresh stores under a directory (as `triebench headline` does) and prints, per store, the time
-//! to open it (untimed in the headline) and of its first three write transactions (one small
-//! `put` each; the first lands inside the first timed scenario). Run it on tmpfs and on a disk:
+//! fresh stores under a directory as `triebench headline` does ([`FreshStores`]: the store
+//! opened and first-touched before the visit) and prints, per store, the time outside the
+//! visit (making, opening, touching and removing it) and, inside it, a read, an empty write
+//! transaction and three one-`put` transactions. Run it on tmpfs and on a disk:
 //!
 //! `cargo run -p triebench-measure --all-features --example first_touch -- /dev/shm lmdb-async`
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use triebench_kv::{FreshStores, KvResult, Profile, Store, StoreVisitor, WriteTx};
+use triebench_kv::{FreshStores, KvResult, Profile, ReadTx, Store, StoreVisitor, WriteTx};
 
 /// Times three one-put write transactions on the store it visits.
 struct Commits;
@@ -18,11 +19,17 @@ impl StoreVisitor for Commits {
 
     fn visit<S: Store>(self, store: S) -> Self::Output {
         let table = store.table(triebench_merkle::TABLES[0])?;
-        (0u8..4)
+        (0u8..5)
             .map(|i| {
                 let start = Instant::now();
+                if i == 0 {
+                    let r = store.reader()?;
+                    r.get(table, b"k")?;
+                    drop(r);
+                    return Ok(start.elapsed().as_micros());
+                }
                 let mut w = store.writer()?;
-                if i > 0 {
+                if i > 1 {
                     w.put(table, &[b'k', i], &[i; 100])?;
                 }
                 w.commit()?;
@@ -44,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let whole = start.elapsed().as_micros();
             let sum: u128 = commits.iter().sum();
             println!(
-                "{name:16} {} open+discard {:>7} µs  empty commit, then commits 1,2,3: {:?} µs",
+                "{name:16} {} open+discard {:>7} µs  a read, an empty commit, then commits 1,2,3: {:?} µs",
                 dir.display(),
                 whole - sum,
                 commits
