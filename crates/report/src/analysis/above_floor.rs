@@ -15,6 +15,11 @@
 //! Without two samples on each side the interval comes from the two means' own intervals
 //! (half-widths added in quadrature).
 //!
+//! What the paired interval covers: the ten samples of a round share that round's conditions
+//! (one floor block, one `update` run), so the interval sees the storage's drift between rounds
+//! only as far as the rounds taken show it; a run of one round shows none, and its interval is
+//! the dispersion within that round. More rounds (`--max-rounds`, `--budget`) widen it honestly.
+//!
 //! A floor bounds what it floors: an "above" whose point is below zero (and so any interval
 //! wholly below zero) is not a figure but a failure of the method ([`AboveFloor::below_floor`]).
 
