@@ -488,3 +488,42 @@ mod tests {
         assert_eq!(entries, vec![0, 0, 0]);
     }
 }
+
+#[cfg(all(test, feature = "lmdb", target_os = "linux"))]
+mod reservation_tests {
+    use std::os::unix::fs::MetadataExt;
+
+    use super::*;
+
+    /// Bytes with blocks of the `lmdb-async` data file under the one store directory in `parent`.
+    struct Allocated<'a>(&'a Path);
+
+    impl StoreVisitor for Allocated<'_> {
+        type Output = u64;
+        fn visit<S: Store>(self, _store: S) -> u64 {
+            let dirs: Vec<PathBuf> = std::fs::read_dir(self.0)
+                .expect("parent")
+                .map(|e| e.expect("entry").path())
+                .collect();
+            assert_eq!(dirs.len(), 1, "{dirs:?}");
+            std::fs::metadata(dirs[0].join("triebench.lmdb"))
+                .expect("data file")
+                .blocks()
+                * 512
+        }
+    }
+
+    /// An `lmdb-async` fresh store reaches its visitor with its first writer's blocks reserved.
+    #[test]
+    fn a_fresh_lmdb_async_store_has_its_blocks_reserved_before_its_visitor_runs() {
+        let parent = tempfile::tempdir().expect("temp dir");
+        let stores = FreshStores::new(Profile::LmdbAsync, parent.path()).expect("stores");
+        let allocated = stores
+            .run(&["main", "change_log"], Allocated(parent.path()))
+            .expect("fresh store");
+        assert!(
+            allocated >= crate::lmdb::space::HEADROOM,
+            "{allocated} bytes allocated"
+        );
+    }
+}
