@@ -16,6 +16,15 @@
 //! profiles open a store of their own per run (a managed `redis-server` starts in
 //! milliseconds). A failed run keeps what its error names (a server's log) to be read, and a
 //! shared server that died is named: [`FreshStores::try_run`].
+//!
+//! Everything a fresh store pays once is paid before the visitor gets it, so that a caller
+//! timing inside the visit (`triebench headline`, the benches) times the store's work and not
+//! its set-up: the directory, the open (files, schema, an `lmdb-async` store's first space
+//! reservation, a server's connection; a shared server started with the stores), then
+//! [`first_touch`](crate::first_touch::first_touch): one entry written into every table,
+//! read and deleted again, so the tables' files and pages, the WAL and the prepared
+//! statements exist and the store still holds nothing. A caller that wants the set-up's cost
+//! times the whole [`FreshStores::run`] call around its visit.
 
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
@@ -26,8 +35,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::any_store::AnyStore;
 use crate::any_store::StoreVisitor;
 use crate::error::{KvError, KvResult};
+use crate::first_touch::first_touch;
 use crate::profile::Profile;
 use crate::spec::BackendSpec;
+use crate::store::Store;
 
 /// A source of fresh, empty stores of one profile under one directory.
 pub struct FreshStores {
@@ -50,6 +61,18 @@ pub struct FreshStores {
     /// server had died: the directory is then kept when the stores are dropped.
     #[cfg(any(feature = "postgres-db", feature = "redis-db"))]
     keep_server_dir: AtomicBool,
+}
+
+/// A visitor that first touches the store ([`first_touch`]) and then hands it to its own.
+struct Touched<V>(V);
+
+impl<V: StoreVisitor> StoreVisitor for Touched<V> {
+    type Output = KvResult<V::Output>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        first_touch(&store)?;
+        Ok(self.0.visit(store))
+    }
 }
 
 /// A server the stores share, as [`FreshStores::try_run`] reports it.
@@ -144,7 +167,8 @@ impl FreshStores {
         self.profile
     }
 
-    /// Opens a fresh store with `tables` in a new directory, runs `visitor` on it, then removes
+    /// Opens a fresh store with `tables` in a new directory, touches it first
+    /// ([`first_touch`](crate::first_touch::first_touch)), runs `visitor` on it, then removes
     /// the store (its directory, and its schema or keys on a shared server).
     pub fn run<V: StoreVisitor>(&self, tables: &[&str], visitor: V) -> KvResult<V::Output> {
         let (dir, spec) = self.fresh_spec()?;
@@ -202,7 +226,8 @@ impl FreshStores {
         output
     }
 
-    /// Opens the store of `spec` in `dir` (on the shared pair, if there is one) and visits it.
+    /// Opens the store of `spec` in `dir` (on the shared pair, if there is one), touches it
+    /// first and visits it.
     fn open<V: StoreVisitor>(
         &self,
         dir: &Path,
@@ -210,16 +235,17 @@ impl FreshStores {
         tables: &[&str],
         visitor: V,
     ) -> KvResult<V::Output> {
+        let visitor = Touched(visitor);
         #[cfg(feature = "postgres-db")]
         if let Some((pair, _)) = &self.pg_pair {
-            return Ok(AnyStore::from(pair.open(dir, tables)?).visit(visitor));
+            return AnyStore::from(pair.open(dir, tables)?).visit(visitor);
         }
         #[cfg(feature = "redis-db")]
         if let Some((pair, _)) = &self.redis_pair {
-            return Ok(AnyStore::from(pair.open(dir, tables)?).visit(visitor));
+            return AnyStore::from(pair.open(dir, tables)?).visit(visitor);
         }
         let _ = dir;
-        spec.open(tables, visitor)
+        spec.open(tables, visitor)?
     }
 
     /// Removes what the store of `spec` in `dir` kept outside its directory (its schema or
@@ -403,4 +429,101 @@ fn names(message: &str, dir: &Path) -> bool {
     std::iter::once(dir)
         .chain(canonical.as_deref())
         .any(|d| message.contains(&d.display().to_string()))
+}
+
+#[cfg(all(test, feature = "lmdb"))]
+mod tests {
+    use super::*;
+    use crate::store::ReadTx;
+
+    /// The length of the `lmdb` profile's data file under the one store directory in `parent`,
+    /// and the number of entries in each table of `store`.
+    fn data_len(parent: &Path) -> u64 {
+        let dirs: Vec<PathBuf> = std::fs::read_dir(parent)
+            .expect("parent")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        assert_eq!(dirs.len(), 1, "{dirs:?}");
+        std::fs::metadata(dirs[0].join("lmdb").join("data.mdb"))
+            .expect("data file")
+            .len()
+    }
+
+    fn counts<S: Store>(store: &S) -> Vec<u64> {
+        let r = store.reader().expect("reader");
+        store
+            .table_names()
+            .iter()
+            .map(|n| r.count(store.table(n).expect("table")).expect("count"))
+            .collect()
+    }
+
+    /// What a visitor finds: the data file's length and each table's entries.
+    struct Look<'a>(&'a Path);
+
+    impl StoreVisitor for Look<'_> {
+        type Output = (u64, Vec<u64>);
+        fn visit<S: Store>(self, store: S) -> Self::Output {
+            (data_len(self.0), counts(&store))
+        }
+    }
+
+    /// A fresh store reaches its visitor with its tables' pages written once (the data file
+    /// longer than a store just opened) and every table still empty.
+    #[test]
+    fn a_fresh_store_is_touched_before_its_visitor_runs_and_stays_empty() {
+        let tables = ["main", "change_log", "duplicate_log"];
+        let opened = tempfile::tempdir().expect("temp dir");
+        let spec = BackendSpec::new(Profile::Lmdb, Some(opened.path().join("s"))).expect("spec");
+        let (untouched, _) = spec.open(&tables, Look(opened.path())).expect("open");
+        let parent = tempfile::tempdir().expect("temp dir");
+        let stores = FreshStores::new(Profile::Lmdb, parent.path()).expect("stores");
+        let (touched, entries) = stores
+            .run(&tables, Look(parent.path()))
+            .expect("fresh store");
+        assert!(
+            touched > untouched,
+            "data file {touched} bytes after the first touch, {untouched} when just opened"
+        );
+        assert_eq!(entries, vec![0, 0, 0]);
+    }
+}
+
+#[cfg(all(test, feature = "lmdb", target_os = "linux"))]
+mod reservation_tests {
+    use std::os::unix::fs::MetadataExt;
+
+    use super::*;
+
+    /// Bytes with blocks of the `lmdb-async` data file under the one store directory in `parent`.
+    struct Allocated<'a>(&'a Path);
+
+    impl StoreVisitor for Allocated<'_> {
+        type Output = u64;
+        fn visit<S: Store>(self, _store: S) -> u64 {
+            let dirs: Vec<PathBuf> = std::fs::read_dir(self.0)
+                .expect("parent")
+                .map(|e| e.expect("entry").path())
+                .collect();
+            assert_eq!(dirs.len(), 1, "{dirs:?}");
+            std::fs::metadata(dirs[0].join("triebench.lmdb"))
+                .expect("data file")
+                .blocks()
+                * 512
+        }
+    }
+
+    /// An `lmdb-async` fresh store reaches its visitor with its first writer's blocks reserved.
+    #[test]
+    fn a_fresh_lmdb_async_store_has_its_blocks_reserved_before_its_visitor_runs() {
+        let parent = tempfile::tempdir().expect("temp dir");
+        let stores = FreshStores::new(Profile::LmdbAsync, parent.path()).expect("stores");
+        let allocated = stores
+            .run(&["main", "change_log"], Allocated(parent.path()))
+            .expect("fresh store");
+        assert!(
+            allocated >= crate::lmdb::space::HEADROOM,
+            "{allocated} bytes allocated"
+        );
+    }
 }

@@ -4,7 +4,8 @@
 //!
 //! - `spec`: a profile name plus a directory, opened into a concrete store ([`BackendSpec`]), so
 //!   the CLI, the benches and the tests pick a backend at run time; `fresh`: [`FreshStores`],
-//!   one new empty store per run, sharing a managed PostgreSQL server among them.
+//!   one new empty store per run, sharing a managed PostgreSQL server among them, each touched
+//!   first ([`first_touch`]) so that its one-time costs stay out of what is timed on it.
 //! - `profile`: the profile names and what each promises per commit ([`Profile`],
 //!   [`Durability`]), so every tool accepts the same names.
 //! - `store`: the trait generic code calls ([`Store`], [`ReadTx`], [`WriteTx`], [`Table`]),
@@ -44,6 +45,7 @@ pub mod content_cache;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod dir_handle;
 mod error;
+pub mod first_touch;
 mod fresh;
 pub mod net_hop;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]

@@ -26,6 +26,17 @@
 //! `iterations` runs of it measured together, `total` their time in `unit`; the time per
 //! iteration is `total / iterations`, and a benchmark's mean is the mean of that over samples.
 //!
+//! **Paired benchmarks.** In a headline record, `floor/commit/<profile>` (the storage floor of
+//! one of `update`'s commits; per-iteration time one floor commit, each sample 30 commits) and
+//! `scenario/update/<profile>` (one iteration per sample) have the same number of samples, and
+//! sample *i* of each was taken in the same round, round *i* / 10 (a round: a floor block of
+//! 300 commits dealt into ten samples, then one `update` run dealt into ten): a reader pairs them
+//! by index. Records taken before the floor was measured in rounds hold 300 one-commit floor
+//! samples, taken before every round; their counts differ from `update`'s, and a reader then
+//! compares the two unpaired. `setup/open/<profile>` is one sample per measured run of a
+//! scenario: making, opening and touching its fresh store, which the scenario's own time leaves
+//! out.
+//!
 //! Versioning: [`VERSION`] grows by one whenever a field is removed or its meaning changes; a
 //! reader reads every version up to its own and refuses newer ones ([`RecordError::Version`]).
 //! Fields added with a default keep the version. See `docs/run-record.md`.

@@ -225,6 +225,25 @@ mod tests {
         assert_eq!(allocated(&path), limit);
     }
 
+    /// Opening a fresh `lmdb-async` store reserves the first writer's blocks, so a first
+    /// commit (the first timed one in a measurement) finds them reserved.
+    #[test]
+    fn opening_a_fresh_store_reserves_the_first_writers_blocks() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let options = crate::lmdb::LmdbOptions {
+            map_size: 64 << 20,
+            transact_flags: true,
+        };
+        let store = crate::lmdb::LmdbStore::open(dir.path(), &["t"], options).expect("open");
+        let data = dir.path().join("triebench.lmdb");
+        assert!(
+            allocated(&data) >= HEADROOM,
+            "{} bytes allocated after open",
+            allocated(&data)
+        );
+        drop(store);
+    }
+
     /// A few writes are charged their pages each; a large batch is capped at twice the
     /// committed pages plus twice its bytes, not 16 KiB a put.
     #[test]

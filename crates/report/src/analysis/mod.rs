@@ -1,5 +1,7 @@
 //! Analysis of the [model](crate::model): statistics, ratios, what is missing, predictions.
 //!
+//! - [`above_floor`]: what each profile pays above its storage floor per commit, with its
+//!   interval (paired by round where the run record pairs the samples).
 //! - [`stats`]: bootstrap confidence intervals of ratios of means.
 //! - [`ratios`]: slowdowns (vs the baseline filesystem) and overheads (vs `btree`).
 //! - [`missing`]: runs, cells and floors that are absent.
@@ -12,6 +14,7 @@
 //! - [`grow`]: a growth curve summed up at its largest state.
 //! - [`transact`]: triebench vs Transact's own implementations, per run (feature `transact`).
 
+pub mod above_floor;
 pub mod compare;
 pub mod crash_models;
 pub mod grow;

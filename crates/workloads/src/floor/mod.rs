@@ -36,8 +36,9 @@ use triebench_merkle::MerkleError;
 pub use recording::{RecordingStore, Write};
 pub use update_writes::UpdateWrites;
 
-// Commits a floor measurement times, one sample each: written in the record's vocabulary, as
-// the report names it as the number a floor is the mean of (rustdoc shows the record's doc).
+// Commits one floor block times (the headline takes one block per round, dealt into ten
+// samples like `update`'s): written in the record's vocabulary, as the report names it (rustdoc
+// shows the record's doc).
 pub use triebench_record::vocabulary::FLOOR_COMMITS;
 
 /// `update`'s commits [`FloorCommits::preload`] writes before the timed ones: with
