@@ -84,8 +84,9 @@ enum Command {
     /// The headline on one filesystem: every scenario and the suite on every profile, each run
     /// on a fresh store, with ten samples per run of a scenario that repeats a step (`update`'s
     /// commits and reads), so a slow profile needs one run where criterion needs eleven, and
-    /// each profile's storage floor (300 of `update`'s commits replayed without the trie),
-    /// and first the fsync and SHA-512 floors and a phase span's cost; saved as criterion
+    /// each profile's storage floor (300 of `update`'s commits per round, replayed without the
+    /// trie, taken in the same rounds as `update`), and each fresh store's set-up time
+    /// (`setup/open`, outside the scenarios' timings), and first the fsync and SHA-512 floors and a phase span's cost; saved as criterion
     /// baselines named by --run (scripts/bench-fs.sh calls this per filesystem).
     Headline(headline::HeadlineArgs),
     /// The main job, per filesystem NAME=DIR: capture-fs, the headline (or criterion's benches),

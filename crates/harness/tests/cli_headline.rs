@@ -50,8 +50,9 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
         ],
         &[&criterion, Path::new("--dir"), &stores],
     );
-    // Per profile ten scenarios, the suite and the storage floor; then four small benchmarks.
-    assert!(stdout.contains("28 benchmarks saved"), "{stdout}");
+    // Per profile ten scenarios, the suite, the storage floor and the fresh store's set-up
+    // (`setup/open`); then four small benchmarks.
+    assert!(stdout.contains("30 benchmarks saved"), "{stdout}");
     assert!(stderr.contains("headline: btree"), "{stderr}");
     // What idle CPUs did (held polling as root, else why not) is recorded for the report.
     let record = std::fs::read_to_string(criterion.join("triebench-runs/headline/fast.json"))
@@ -68,7 +69,7 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
         (record.run.as_str(), record.command.as_str()),
         ("fast", "headline")
     );
-    assert_eq!(record.benchmarks.len(), 28);
+    assert_eq!(record.benchmarks.len(), 30);
     assert!(record.cpu_idle.is_some() && record.filesystem.is_some());
 
     // Two rounds: twenty samples for every scenario, `update` (ten per run) and the small ones
@@ -88,13 +89,10 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
         for (a, b) in suite.iter().zip(&sum) {
             assert!((a - b).abs() <= 1e-6 * b, "{profile}: suite {a} vs sum {b}");
         }
-        // The floor: one sample per commit, each a real commit's time.
+        // The floor: ten samples per round (30 commits each), paired with `update`'s ten of the
+        // same round; each a real commit's time.
         let floor = samples(&record, &format!("floor/commit/{profile}"));
-        assert_eq!(
-            floor.len(),
-            triebench_workloads::floor::FLOOR_COMMITS,
-            "floor on {profile}"
-        );
+        assert_eq!(floor.len(), 20, "floor on {profile}");
         assert!(
             floor.iter().all(|&t| t > 0.0),
             "floor on {profile}: {floor:?}"

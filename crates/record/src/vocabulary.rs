@@ -189,8 +189,8 @@ pub const SPAN_COLLECTED: &str = "collector";
 /// Group of each profile's storage floor (`floor/commit/<profile>`).
 pub const FLOOR_COMMIT_GROUP: &str = "floor/commit";
 
-/// Commits a storage floor measurement times, one sample each
-/// (`triebench_workloads::floor::FLOOR_COMMITS`): enough to span several of SQLite's WAL
+/// Commits one floor block times (`triebench_workloads::floor::FLOOR_COMMITS`): the headline
+/// takes one block per round, dealt into ten samples of 30 commits like `update`'s. Enough to span several of SQLite's WAL
 /// checkpoints (one per ~18 such commits), which a floor of 100 caught a varying number of. The
 /// report gives it as the number a floor is the mean of.
 pub const FLOOR_COMMITS: usize = 300;
