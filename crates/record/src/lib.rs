@@ -55,7 +55,7 @@ pub mod vocabulary;
 pub use class::{OpClass, PerClass};
 pub use cpu_idle::{CpuIdle, CpuIdleRecord};
 pub use env::{HostInfo, Versions};
-pub use host_load::{HostLoad, LoadSpan};
 pub use error::RecordError;
 pub use fs::{FsInfo, StatFs};
+pub use host_load::{HostLoad, LoadSpan};
 pub use run_record::{Benchmark, Environment, RunRecord, Sample, Throughput, ThroughputUnit, Unit};
