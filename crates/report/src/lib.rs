@@ -163,7 +163,8 @@ pub fn load_results(index: &CriterionIndex, runs: &[String]) -> Result<ResultSet
             name: name.clone(),
             present,
             fs,
-            cpu_idle,
+            // The sidecar, else what the run record says (a run folder may carry only that).
+            cpu_idle: cpu_idle.or_else(|| index.cpu_idle(name).cloned()),
             host: index.host(name).cloned(),
             host_load: index.host_load(name).cloned(),
             benches: index.load_all(name)?,

@@ -330,7 +330,7 @@ impl Rerun<'_> {
             .iter()
             .find(|r| r.name == run)
             .and_then(|r| r.fs.as_ref())
-            .map(|f| shell_word(&f.dir))
+            .map(|f| shell_word(user_dir(&f.dir)))
             .unwrap_or_else(|| format!("<a directory on {run}'s filesystem>"))
     }
 
@@ -363,6 +363,15 @@ impl Rerun<'_> {
             self.headline(run, Some(profile)),
             shell_word(self.criterion_dir)
         )
+    }
+}
+
+/// The directory a user named for a run: `triebench bench` measures in a temporary
+/// `triebench-run.*` folder inside it, gone once the run ends, so a rerun names its parent.
+fn user_dir(dir: &str) -> &str {
+    match dir.rsplit_once('/') {
+        Some((parent, last)) if last.starts_with("triebench-run.") && !parent.is_empty() => parent,
+        _ => dir,
     }
 }
 
@@ -627,6 +636,13 @@ mod tests {
         let f = flags(&r);
         assert_eq!(f.len(), 1, "{f:?}");
         assert!(matches!(&f[0].anomaly, Anomaly::BusyHost { what, .. } if what == "lmdb"));
+    }
+
+    #[test]
+    fn a_bench_run_s_temporary_folder_is_rerun_in_the_folder_the_user_named() {
+        assert_eq!(user_dir("/mnt/efs/triebench-run.fa2NoP"), "/mnt/efs");
+        assert_eq!(user_dir("/mnt/efs/mine"), "/mnt/efs/mine");
+        assert_eq!(user_dir("/triebench-run.x"), "/triebench-run.x");
     }
 
     #[test]

@@ -219,6 +219,11 @@ impl CriterionIndex {
         self.recorded.get(run).and_then(RecordedRun::host)
     }
 
+    /// What idle CPUs did while run `run` measured, as its records say.
+    pub fn cpu_idle(&self, run: &str) -> Option<&triebench_record::CpuIdleRecord> {
+        self.recorded.get(run).and_then(RecordedRun::cpu_idle)
+    }
+
     /// How busy the machine was while run `run` measured, when its records sampled it.
     pub fn host_load(&self, run: &str) -> Option<&HostLoad> {
         self.recorded.get(run).and_then(RecordedRun::host_load)

@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use triebench_record::layout::{RECORDS_DIR, SIDECAR_DIR};
-use triebench_record::{Benchmark, HostInfo, HostLoad, RunRecord, Versions};
+use triebench_record::{Benchmark, CpuIdleRecord, HostInfo, HostLoad, RunRecord, Versions};
 
 use crate::error::ReportError;
 use crate::model::bench_id::BenchKey;
@@ -52,6 +52,11 @@ impl RecordedRun {
     /// (`None` when no record did: older records, criterion's).
     pub fn host_load(&self) -> Option<&HostLoad> {
         self.by_age().rev().find_map(|(_, r)| r.host_load.as_ref())
+    }
+
+    /// What idle CPUs did while the run's newest record that says so measured.
+    pub fn cpu_idle(&self) -> Option<&CpuIdleRecord> {
+        self.by_age().rev().find_map(|(_, r)| r.cpu_idle.as_ref())
     }
 
     /// The newest record (by `taken_at`, the file name breaking a tie).

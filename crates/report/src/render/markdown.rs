@@ -203,7 +203,8 @@ impl ReportInput<'_> {
         }
         let _ = writeln!(
             out,
-            "\nOverhead vs `{REFERENCE_PROFILE}` on the same filesystem ({}% CI):\n",
+            "\nOverhead vs `{REFERENCE_PROFILE}` on the same filesystem ({}% CI); it moves with \
+             the host's hash speed, see the summary for the figure that does not:\n",
             CONFIDENCE * 100.0
         );
         out.push_str(&header(&self.run_headers(&["profile", "durable"])));

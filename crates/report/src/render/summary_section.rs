@@ -100,8 +100,10 @@ pub fn render(out: &mut String, results: &ResultSet, ratios: &Ratios) {
         "## {HEADING}\n\n\
          **above floor ÷ `btree`'s** leads: what a profile's `update` commit costs above its \
          own storage floor (the same writes straight on the store), ÷ what `btree`'s costs \
-         above its floor — the backend's cost to the trie once the storage's own writes and \
-         the trie's hashing are taken out of both sides, with its 95% interval (the two \
+         above its floor (the trie's own work: hashing, reads). Each side has the storage's own \
+         writes taken out and both pay the same hashing, so the ratio is the backend's access \
+         pattern's cost to the trie, which moved little between two hosts (below); with its 95% \
+         interval (the two \
          above-floors' Welch intervals combined on the log scale). **suite ÷ `btree`** follows: \
          the whole ten-scenario suite against the in-memory `btree` on the same filesystem, \
          which moves with the host.\n"
