@@ -348,7 +348,8 @@ impl Rerun<'_> {
     /// Retakes `profiles` (comma-separated; `None`: the floors only) on `run` and reports it.
     fn one(&self, run: &str, profiles: Option<&str>) -> String {
         format!(
-            "{} && triebench report --baseline {run}{RECHECK} --criterion-dir {}",
+            "{} && triebench report --baseline {run}{RECHECK} --runs {run}{RECHECK} \
+             --criterion-dir {}",
             self.headline(run, profiles),
             shell_word(self.criterion_dir)
         )
