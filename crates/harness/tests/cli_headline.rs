@@ -71,6 +71,18 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
     );
     assert_eq!(record.benchmarks.len(), 30);
     assert!(record.cpu_idle.is_some() && record.filesystem.is_some());
+    // How busy the machine was, per stretch: the small benchmarks, then each profile.
+    let load = record
+        .host_load
+        .as_ref()
+        .expect("the machine's load is recorded");
+    let stretches: Vec<&str> = load.spans.iter().map(|s| s.what.as_str()).collect();
+    assert_eq!(stretches, ["floors", "btree", "lmdb"]);
+    assert!(load.spans.iter().all(|s| s.seconds > 0.0
+        && (0.0..=1.0).contains(&s.busy)
+        && (0.0..=1.0).contains(&s.own)
+        && (0.0..=1.0).contains(&s.steal)));
+    assert!(load.cores >= 1);
 
     // Two rounds: twenty samples for every scenario, `update` (ten per run) and the small ones
     // (one per run) alike; the suite's sample j sums the scenarios' sample j.
@@ -116,6 +128,16 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
         report.contains("triebench headline"),
         "methods note missing"
     );
+    // The report opens by questioning itself, with this run's host and recorded load.
+    let trust = report
+        .split("## Can these figures be trusted?")
+        .nth(1)
+        .expect("the opening section");
+    let fast = trust
+        .lines()
+        .find(|l| l.starts_with("| `fast` |"))
+        .expect("the run's host row");
+    assert!(fast.contains("load average up to"), "{fast}");
     let section = report
         .split("## Each backend against its storage floor")
         .nth(1)

@@ -6,6 +6,8 @@
 //! # Modules, in data order
 //!
 //! - [`cpu_idle`]: holds idle CPUs polling while a command measures, and saves what it got.
+//! - [`host_load`]: samples how busy the machine is (load average, stolen CPU, other
+//!   processes' CPU) stretch by stretch while a command measures.
 //! - [`versions`]: the library, server and triebench versions a run record records.
 //! - [`fs_capture`]: which filesystem a directory is on, captured as the run's sidecar;
 //!   [`latency`]: its cost per operation class, measured.
@@ -40,6 +42,7 @@ pub mod grow_whatif;
 pub mod headline_record;
 pub mod headline_run;
 pub mod headline_samples;
+pub mod host_load;
 pub mod io_profile_run;
 pub mod latency;
 pub mod load_env;

@@ -9,7 +9,8 @@
 //! - [`fs`]: the filesystem a run was on ([`FsInfo`]).
 //! - [`cpu_idle`]: what idle CPUs did while a run measured ([`CpuIdleRecord`]).
 //! - [`env`](mod@env): the machine and software versions ([`HostInfo`], [`Versions`]);
-//!   [`host`]: the machine this process runs on, read from `/proc`.
+//!   [`host`]: the machine this process runs on, read from `/proc`; [`host_load`]: how busy
+//!   it was while a run measured ([`HostLoad`]).
 //! - [`vocabulary`]: profile, scenario, phase and benchmark names both sides use, with the
 //!   workload sizes the report divides by.
 //! - [`time`]: UTC dates and timestamps.
@@ -41,6 +42,7 @@ pub mod file;
 pub mod fs;
 pub mod grow;
 pub mod host;
+pub mod host_load;
 pub mod io_profile;
 pub mod layout;
 pub mod load;
@@ -55,6 +57,7 @@ pub use cpu_idle::{CpuIdle, CpuIdleRecord};
 pub use env::{HostInfo, Versions};
 pub use error::RecordError;
 pub use fs::{FsInfo, StatFs};
+pub use host_load::{HostLoad, LoadSpan};
 pub use run_record::{Benchmark, Environment, RunRecord, Sample, Throughput, ThroughputUnit, Unit};
 
 /// The README's examples, compiled and run by `cargo test --doc` so that they cannot rot.

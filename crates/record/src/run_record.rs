@@ -11,6 +11,8 @@
 //!   "environment": { "host": { "hostname": "...", ... }, "versions": { "sqlite": "3.50.2", ... } },
 //!   "filesystem": { "name": "tmpfs", "fs_type": "tmpfs", ... },
 //!   "cpu_idle": { "requested": "poll", "held": "os", "detail": "..." },
+//!   "host_load": { "cores": 2, "spans": [ { "what": "btree", "seconds": 4.1, "load_1m": 1.2,
+//!                  "steal": 0.0, "busy": 0.52, "own": 0.5 } ] },
 //!   "benchmarks": [
 //!     { "group": "scenario/update", "function": "btree", "profile": "btree", "unit": "ns",
 //!       "samples": [ { "iterations": 1, "total": 51234567.0 }, ... ], "throughput": null },
@@ -83,6 +85,10 @@ pub struct RunRecord {
     /// The emulated network to managed servers (`--net-rtt`), when the run had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub net: Option<crate::net::NetRecord>,
+    /// How busy the machine was while it measured (load average, stolen CPU, other
+    /// processes' CPU per stretch), when the command sampled it; `None` in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_load: Option<crate::host_load::HostLoad>,
     /// The benchmarks, in the order they were taken.
     pub benchmarks: Vec<Benchmark>,
 }
@@ -205,6 +211,7 @@ impl RunRecord {
             filesystem: None,
             cpu_idle: None,
             net: None,
+            host_load: None,
             benchmarks: Vec::new(),
         }
     }
@@ -389,6 +396,31 @@ mod tests {
         let mut r = record();
         r.run = "../x".into();
         assert!(matches!(r.validate(path), Err(RecordError::InvalidName(_))));
+    }
+
+    #[test]
+    fn a_record_without_host_load_reads_as_not_recorded_and_one_with_it_keeps_it() {
+        let dir = tempdir();
+        let r = record();
+        let path = r.write(&dir).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("host_load"), "{text}");
+        assert_eq!(RunRecord::read(&path).unwrap().unwrap().host_load, None);
+        let mut r = record();
+        r.host_load = Some(crate::host_load::HostLoad {
+            cores: 2,
+            spans: vec![crate::host_load::LoadSpan {
+                what: "btree".into(),
+                seconds: 2.0,
+                load_1m: 1.5,
+                steal: 0.01,
+                busy: 0.6,
+                own: 0.5,
+            }],
+        });
+        let path = r.write(&dir).unwrap();
+        assert_eq!(RunRecord::read(&path).unwrap(), Some(r));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -163,7 +163,10 @@ pub fn load_results(index: &CriterionIndex, runs: &[String]) -> Result<ResultSet
             name: name.clone(),
             present,
             fs,
-            cpu_idle,
+            // The sidecar, else what the run record says (a run folder may carry only that).
+            cpu_idle: cpu_idle.or_else(|| index.cpu_idle(name).cloned()),
+            host: index.host(name).cloned(),
+            host_load: index.host_load(name).cloned(),
             benches: index.load_all(name)?,
         });
     }
@@ -356,6 +359,7 @@ fn write_report(
     render::load_section::write_plot(&load, out_dir)?;
     render::phase_section::write_plots(&phases, out_dir)?;
     let span_cost = analysis::phases::span_cost(&results);
+    let flags = analysis::trust::find(&results, &ratios, &criterion_dir.display().to_string());
 
     let mut report = render::report_md(&markdown::ReportInput {
         results: &results,
@@ -372,6 +376,7 @@ fn write_report(
         crash_models: crash_models.as_ref(),
         phases: &phases,
         span_cost: span_cost.as_ref(),
+        flags: &flags,
     });
     if !grow.is_empty() {
         report.push('\n');

@@ -100,8 +100,11 @@ fn the_full_report_is_written_and_consistent() {
     let md = read(&dir.join("report.md"));
     for profile in PROFILES {
         let rows = rows_starting(&md, &format!("`{profile}`"));
-        // per scenario: time/slowdown table + overhead table; plus the profiles table.
-        assert_eq!(rows.len(), SCENARIOS.len() * 2 + 1, "{profile}: {rows:?}");
+        // per scenario: time/slowdown table + overhead table; plus the profiles table and the
+        // summary's row (its above-floor and suite ÷ btree, one column each per present run).
+        assert_eq!(rows.len(), SCENARIOS.len() * 2 + 2, "{profile}: {rows:?}");
+        let summary: Vec<_> = rows.iter().filter(|c| c.len() == 6).collect();
+        assert_eq!(summary.len(), 1, "{profile}: {rows:?}");
         for cells in rows.iter().filter(|c| c.len() == 5) {
             let durable = if profile == "lmdb" { DURABLE_YES } else { "no" };
             assert_eq!(cells[1], durable, "{cells:?}");
@@ -127,6 +130,19 @@ fn the_full_report_is_written_and_consistent() {
             "{scenario}"
         );
     }
+    // It opens by questioning itself, then leads with the figures that hold across hosts.
+    let headings: Vec<&str> = md.lines().filter(|l| l.starts_with("## ")).collect();
+    assert_eq!(
+        headings[..3],
+        [
+            "## Can these figures be trusted?",
+            "## Summary: figures that hold across hosts first",
+            "## About this report"
+        ],
+        "{headings:?}"
+    );
+    assert!(md.contains("SHA-512 of 8 KiB"));
+    assert!(md.contains("7.12 → 5.28"), "the two-host evidence is cited");
     assert!(md.contains("## Whole suite (`scenario/suite`"));
     assert!(md.contains("_floor: 4 KiB write + fdatasync_"));
     assert!(md.contains("fsync latency (`floor/fsync_4k`)"));

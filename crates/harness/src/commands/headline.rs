@@ -10,6 +10,7 @@ use clap::Args;
 use triebench_measure::cpu_idle::{self, CpuIdleGuard};
 use triebench_measure::headline_run::{self, Plan, ProfileHeadline};
 use triebench_measure::headline_samples::mean_and_half_width;
+use triebench_measure::host_load::HostLoadSampler;
 use triebench_measure::trie_warm_up::warm_trie;
 use triebench_measure::{headline_record, micro_run};
 use triebench_record::{Benchmark, CpuIdle, RunRecord};
@@ -125,14 +126,21 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
     cpu_idle::save(&criterion_dir, &args.run, idle.record())?;
     let mut record = headline_record::new_record(&args.run, &args.dir, idle.record());
     record.net = crate::commands::net_arg::net_record(net);
+    // How busy the machine is, stretch by stretch (the small benchmarks, then each profile),
+    // saved in the record with each stretch's results, for the report to state beside them.
+    let mut load = HostLoadSampler::start();
     // First, before anything in this process listens to the phase spans.
     for benchmark in micro_run::collect(&args.dir)? {
         save_small(benchmark, &mut record, &criterion_dir)?;
     }
     let warm = warm_trie(&args.dir)?;
+    load.mark("floors");
+    record.host_load = Some(load.load().clone());
     let mut failure = None;
     headline_run::collect(&warm, &args.dir, &profiles, plan, |h| {
         eprintln!("{}", describe(h));
+        load.mark(h.profile.name());
+        record.host_load = Some(load.load().clone());
         record.benchmarks.extend(h.benchmarks.iter().cloned());
         if let Err(e) = headline_record::write(&record, &criterion_dir) {
             failure = failure.take().or(Some(e));

@@ -12,12 +12,17 @@
 //!   benchmark, with bootstrap intervals and a verdict against a noise threshold.
 //! - [`crash_models`]: crash-state explorations per profile and model, ordered, with reruns.
 //! - [`grow`]: a growth curve summed up at its largest state.
+//! - [`above_floor`]: a profile's `update` commit above its own storage floor, with an interval.
+//! - [`host_free`]: that above-floor ÷ `btree`'s, the figure that holds across hosts.
+//! - [`trust`]: what in the report's own data does not hold up (inversions, negative
+//!   above-floors, wide intervals, few samples, a busy machine), each with its rerun command.
 //! - [`transact`]: triebench vs Transact's own implementations, per run (feature `transact`).
 
 pub mod above_floor;
 pub mod compare;
 pub mod crash_models;
 pub mod grow;
+pub mod host_free;
 pub mod lab;
 pub mod missing;
 pub mod net;
@@ -26,3 +31,4 @@ pub mod predict;
 pub mod ratios;
 pub mod stats;
 pub mod transact;
+pub mod trust;

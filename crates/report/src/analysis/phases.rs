@@ -126,6 +126,8 @@ mod tests {
             present: true,
             fs: None,
             cpu_idle: None,
+            host: None,
+            host_load: None,
             benches: benches
                 .iter()
                 .map(|(f, ns)| (BenchKey::new(SPAN_GROUP, Some(f), None), measured(*ns)))

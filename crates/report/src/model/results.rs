@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::bench_id::{profile_rank, scenario_rank, BenchKey, BenchKind};
 use crate::model::cpu_idle::CpuIdleRecord;
 use crate::model::fs::FsInfo;
+use triebench_record::{HostInfo, HostLoad};
 
 /// A point estimate with its confidence interval, in nanoseconds per iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -76,6 +77,12 @@ pub struct RunResults {
     /// `None` for runs without a headline or from before it was recorded.
     #[serde(default)]
     pub cpu_idle: Option<CpuIdleRecord>,
+    /// The machine the run's newest run record was taken on (`None`: criterion's runs).
+    #[serde(default)]
+    pub host: Option<HostInfo>,
+    /// How busy the machine was while the run measured (`None`: not recorded, older records).
+    #[serde(default)]
+    pub host_load: Option<HostLoad>,
     /// Every benchmark measured in this run.
     pub benches: BTreeMap<BenchKey, Measurement>,
 }

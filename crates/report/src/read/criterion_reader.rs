@@ -20,7 +20,7 @@ use crate::error::ReportError;
 use crate::model::bench_id::BenchKey;
 use crate::model::results::{Estimate, Measurement, Throughput, ThroughputUnit};
 use crate::read::run_records::{self, RecordedRun};
-use triebench_record::Versions;
+use triebench_record::{HostInfo, HostLoad, Versions};
 
 /// Directories under the criterion dir that never hold benchmarks.
 const SKIPPED_DIRS: [&str; 2] = ["report", crate::read::fs_info::SIDECAR_DIR];
@@ -212,6 +212,21 @@ impl CriterionIndex {
     /// The versions run `run`'s records name, `None` for a run without records.
     pub fn versions(&self, run: &str) -> Option<&Versions> {
         self.recorded.get(run).and_then(RecordedRun::versions)
+    }
+
+    /// The machine run `run`'s newest record was taken on, `None` for a run without records.
+    pub fn host(&self, run: &str) -> Option<&HostInfo> {
+        self.recorded.get(run).and_then(RecordedRun::host)
+    }
+
+    /// What idle CPUs did while run `run` measured, as its records say.
+    pub fn cpu_idle(&self, run: &str) -> Option<&triebench_record::CpuIdleRecord> {
+        self.recorded.get(run).and_then(RecordedRun::cpu_idle)
+    }
+
+    /// How busy the machine was while run `run` measured, when its records sampled it.
+    pub fn host_load(&self, run: &str) -> Option<&HostLoad> {
+        self.recorded.get(run).and_then(RecordedRun::host_load)
     }
 
     /// The directory indexed.

@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use triebench_record::layout::{RECORDS_DIR, SIDECAR_DIR};
-use triebench_record::{Benchmark, RunRecord, Versions};
+use triebench_record::{Benchmark, CpuIdleRecord, HostInfo, HostLoad, RunRecord, Versions};
 
 use crate::error::ReportError;
 use crate::model::bench_id::BenchKey;
@@ -40,10 +40,35 @@ impl RecordedRun {
     /// tie): what its latest numbers were measured with, whichever command took them (the
     /// headline, or `cargo bench`'s record beside criterion's baseline).
     pub fn versions(&self) -> Option<&Versions> {
-        self.records
-            .iter()
-            .max_by(|(pa, a), (pb, b)| a.taken_at.cmp(&b.taken_at).then_with(|| pa.cmp(pb)))
-            .map(|(_, r)| &r.environment.versions)
+        self.newest().map(|r| &r.environment.versions)
+    }
+
+    /// The machine the run's newest record was taken on.
+    pub fn host(&self) -> Option<&HostInfo> {
+        self.newest().map(|r| &r.environment.host)
+    }
+
+    /// How busy the machine was while the run's newest record that sampled it measured
+    /// (`None` when no record did: older records, criterion's).
+    pub fn host_load(&self) -> Option<&HostLoad> {
+        self.by_age().rev().find_map(|(_, r)| r.host_load.as_ref())
+    }
+
+    /// What idle CPUs did while the run's newest record that says so measured.
+    pub fn cpu_idle(&self) -> Option<&CpuIdleRecord> {
+        self.by_age().rev().find_map(|(_, r)| r.cpu_idle.as_ref())
+    }
+
+    /// The newest record (by `taken_at`, the file name breaking a tie).
+    fn newest(&self) -> Option<&RunRecord> {
+        self.by_age().next_back().map(|(_, r)| r)
+    }
+
+    /// The records, oldest first.
+    fn by_age(&self) -> std::vec::IntoIter<&(PathBuf, RunRecord)> {
+        let mut v: Vec<&(PathBuf, RunRecord)> = self.records.iter().collect();
+        v.sort_by(|(pa, a), (pb, b)| a.taken_at.cmp(&b.taken_at).then_with(|| pa.cmp(pb)));
+        v.into_iter()
     }
 }
 

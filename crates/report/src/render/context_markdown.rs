@@ -10,10 +10,20 @@ use crate::render::table::{esc, header, row};
 use triebench_record::vocabulary::PROFILES;
 
 impl ReportInput<'_> {
+    /// The report's title line.
+    pub fn title(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "# triebench report: {}\n",
+            self.results.run_names().join(" vs ")
+        );
+    }
+
+    /// "About this report": where it came from, how to regenerate it, how to read it.
     pub fn intro(&self, out: &mut String) {
         let runs = self.results.run_names();
         let env = self.env;
-        let _ = writeln!(out, "# triebench report: {}\n", runs.join(" vs "));
+        out.push_str("## About this report\n\n");
         let _ = writeln!(
             out,
             "Generated {} on `{}` by triebench {} (commit `{}`{}) from the measurements in `{}`.\n",

@@ -49,6 +49,8 @@ pub struct ReportInput<'a> {
     pub phases: &'a [crate::model::phases::PhaseRunFile],
     /// What one phase span costs, when the `phases` bench ran.
     pub span_cost: Option<&'a crate::analysis::phases::SpanCost>,
+    /// What in the data does not hold up ([`crate::analysis::trust::find`]).
+    pub flags: &'a [crate::analysis::trust::Flag],
 }
 
 /// The cell text for a missing measurement.
@@ -201,7 +203,8 @@ impl ReportInput<'_> {
         }
         let _ = writeln!(
             out,
-            "\nOverhead vs `{REFERENCE_PROFILE}` on the same filesystem ({}% CI):\n",
+            "\nOverhead vs `{REFERENCE_PROFILE}` on the same filesystem ({}% CI); it moves with \
+             the host's hash speed, see the summary for the figure that does not:\n",
             CONFIDENCE * 100.0
         );
         out.push_str(&header(&self.run_headers(&["profile", "durable"])));

@@ -1,5 +1,8 @@
 //! Writers of a result folder, from the model and its analysis.
 //!
+//! - [`trust_section`]: the report's opening, "Can these figures be trusted?" (hosts, load,
+//!   idle CPUs, every anomaly with its rerun); [`summary_section`]: the figures that hold across
+//!   hosts (above-floor ÷ `btree`'s) before the host-dependent suite ÷ `btree`.
 //! - [`report_md`] assembles `report.md` from renderers over the same model: [`markdown`] (the
 //!   measurement tables), [`context_markdown`] (what the run was: intro, filesystems, profiles,
 //!   missing, environment) and [`lab_markdown`] (the filesystem lab). All use [`table`] and [`fmt`].
@@ -47,15 +50,21 @@ pub mod net_section;
 pub mod phase_chart;
 pub mod phase_section;
 pub mod plots;
+pub mod summary_section;
 pub mod table;
 pub mod transact_section;
+pub mod trust_section;
 
-/// The whole of `report.md`, section by section: what the run was, the headline measurements
+/// The whole of `report.md`, section by section: whether its figures can be trusted, the
+/// summary (figures that hold across hosts first), what the run was, the headline measurements
 /// (each backend against its storage floor after the floors, then the scenarios),
 /// the filesystem lab's sections (from [`lab_markdown`], a renderer of its own), the other
 /// groups, then what is missing, the environment and the files.
 pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
     let mut out = String::new();
+    input.title(&mut out);
+    trust_section::render(&mut out, input.results, &input.env.host, input.flags);
+    summary_section::render(&mut out, input.results, input.ratios);
     input.intro(&mut out);
     input.filesystems(&mut out);
     input.profiles(&mut out);

@@ -9,6 +9,7 @@ h2{font-size:1.3em;margin:1.6em 0 .5em;border-bottom:1px solid #d8dde6;padding-b
 h3{font-size:1.1em;margin:1.2em 0 .4em}
 code{font:12.5px ui-monospace,SFMono-Regular,Menlo,monospace;background:#eef1f5;padding:0 3px;border-radius:3px}
 .table-wrap{overflow-x:auto}
+code.long{white-space:normal;overflow-wrap:anywhere;display:inline-block;min-width:28em}
 table{border-collapse:collapse;margin:.5em 0 1em;font-size:13px}
 th,td{border:1px solid #d8dde6;padding:3px 8px;text-align:left;vertical-align:top;white-space:nowrap}
 th{background:#eef1f5;cursor:pointer;user-select:none;position:relative;padding-right:18px}

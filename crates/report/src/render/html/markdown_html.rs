@@ -15,6 +15,10 @@ pub struct Context<'a> {
     pub image: &'a dyn Fn(&str, &str) -> String,
 }
 
+/// Code spans longer than this (in characters) are marked `class="long"`, which the page lets
+/// wrap inside a table cell (a command line; every other cell stays on one line).
+pub const LONG_CODE: usize = 80;
+
 /// Escapes text for HTML content and attribute values.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -64,7 +68,17 @@ pub fn inline(text: &str) -> String {
         } else if c == '`' {
             if let Some(end) = find(i + 1, '`') {
                 let code: String = chars[i + 1..end].iter().collect();
-                let _ = write!(out, "<code>{}</code>", esc(&code.replace("\\|", "|")));
+                // A long one (a command to run) may wrap inside its table cell.
+                let class = if code.chars().count() > LONG_CODE {
+                    " class=\"long\""
+                } else {
+                    ""
+                };
+                let _ = write!(
+                    out,
+                    "<code{class}>{}</code>",
+                    esc(&code.replace("\\|", "|"))
+                );
                 i = end + 1;
             } else {
                 out.push('`');
@@ -317,6 +331,8 @@ mod tests {
         );
         assert_eq!(inline("scenario/empty_changes"), "scenario/empty_changes");
         assert_eq!(inline("WRITEMAP\\|MAPASYNC"), "WRITEMAP|MAPASYNC");
+        let long = format!("`{}`", "x ".repeat(LONG_CODE));
+        assert!(inline(&long).starts_with("<code class=\"long\">"));
     }
 
     #[test]
