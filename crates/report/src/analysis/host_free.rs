@@ -6,8 +6,8 @@
 //! whose SHA-512 is 3.3x slower), while this ratio of above-floors hardly moved (2.89 and 2.74):
 //! both sides pay the trie's hashing, and the storage's own writes are taken out of each.
 //!
-//! The interval comes from the two above-floors' own intervals (paired or Welch, [`above_floor`]) by the
-//! delta method on the log scale: `ln r ± z·√((se_a/a)² + (se_b/b)²)`; it exists only when both
+//! The interval comes from the two above-floors' own intervals (paired or Welch,
+//! [`above_floor`]) by the delta method on the log scale: `ln r ± z·√((se_a/a)² + (se_b/b)²)`; it exists only when both
 //! above-floors are positive with intervals clear of zero, since otherwise the ratio is not a
 //! figure.
 
