@@ -7,9 +7,9 @@
 //! both sides pay the trie's hashing, and the storage's own writes are taken out of each.
 //!
 //! The interval comes from the two above-floors' own intervals (paired or Welch,
-//! [`above_floor`]) by the delta method on the log scale: `ln r ± z·√((se_a/a)² + (se_b/b)²)`; it exists only when both
-//! above-floors are positive with intervals clear of zero, since otherwise the ratio is not a
-//! figure.
+//! [`above_floor`]) by the delta method on the log scale: `ln r ± z·√((se_a/a)² + (se_b/b)²)`;
+//! it exists only when both above-floors are positive with intervals clear of zero, since
+//! otherwise the ratio is not a figure.
 
 use crate::analysis::above_floor::{above_floor, AboveFloor};
 use crate::model::bench_id::REFERENCE_PROFILE;
