@@ -86,8 +86,9 @@ enum Command {
     /// commits and reads), so a slow profile needs one run where criterion needs eleven, and
     /// each profile's storage floor (300 of `update`'s commits per round, replayed without the
     /// trie, taken in the same rounds as `update`), and each fresh store's set-up time
-    /// (`setup/open`, outside the scenarios' timings), and first the fsync and SHA-512 floors and a phase span's cost; saved as criterion
-    /// baselines named by --run (scripts/bench-fs.sh calls this per filesystem).
+    /// (`setup/open`, outside the scenarios' timings), and first the fsync and SHA-512 floors
+    /// and a phase span's cost; saved as criterion baselines named by --run
+    /// (scripts/bench-fs.sh calls this per filesystem).
     Headline(headline::HeadlineArgs),
     /// The main job, per filesystem NAME=DIR: capture-fs, the headline (or criterion's benches),
     /// the phase breakdown, optionally the load search, then the I/O profile on the lab's slowfs

@@ -13,8 +13,8 @@
 //! - [`phase`]: the phases of a commit ([`Phase`]) and the span macro the trie and `traced`
 //!   open them with; [`traced`]: [`Traced`], a transaction timed per storage phase.
 //! - `range`: [`KeyRange`], the bounds of an ordered scan, shared by every backend.
-//! - [`btree`], `lmdb`, `sqlite`, `redis`, `postgres`: the backends, one module each (the last four behind
-//!   their features, so a build pulls in only the libraries it uses).
+//! - [`btree`], `lmdb`, `sqlite`, `redis`, `postgres`: the backends, one module each (the last
+//!   four behind their features, so a build pulls in only the libraries it uses).
 //! - `server_user`, `private_dir`, `dir_handle`, `secret`: what the managed servers (Redis,
 //!   PostgreSQL) are locked with: the unprivileged user they run as, the private directory of
 //!   their socket, the directory handle their files under `--dir` are opened through (links not

@@ -190,9 +190,9 @@ pub const SPAN_COLLECTED: &str = "collector";
 pub const FLOOR_COMMIT_GROUP: &str = "floor/commit";
 
 /// Commits one floor block times (`triebench_workloads::floor::FLOOR_COMMITS`): the headline
-/// takes one block per round, dealt into ten samples of 30 commits like `update`'s. Enough to span several of SQLite's WAL
-/// checkpoints (one per ~18 such commits), which a floor of 100 caught a varying number of. The
-/// report gives it as the number a floor is the mean of.
+/// takes one block per round, dealt into ten samples of 30 commits like `update`'s. Enough to
+/// span several of SQLite's WAL checkpoints (one per ~18 such commits), which a floor of 100
+/// caught a varying number of. The report gives it as the number a floor is the mean of.
 pub const FLOOR_COMMITS: usize = 300;
 /// How many single-key commits the `update` scenario makes before its batch
 /// (`triebench_workloads::UPDATE_KEYS`); the report divides `update`'s time by it for a time
