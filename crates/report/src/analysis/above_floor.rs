@@ -212,6 +212,8 @@ mod tests {
                 present: true,
                 fs: None,
                 cpu_idle: None,
+                host: None,
+                host_load: None,
                 benches,
             }],
             available: Vec::new(),

@@ -146,6 +146,8 @@ mod tests {
             present: true,
             fs: None,
             cpu_idle: None,
+            host: None,
+            host_load: None,
             benches,
         }
     }
