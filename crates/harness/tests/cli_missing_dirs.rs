@@ -144,7 +144,6 @@ fn a_directory_under_a_regular_file_is_one_clear_error() {
         vec!["grow", "--backend", "lmdb", "--dir", under],
         vec!["crash-test", "--backend", "lmdb", "--dir", under],
         vec!["crash-test", "--backend", "lmdb", "--out", under],
-        vec!["export-run", "r", "--out", under],
         vec!["bench", &disk, "--scale", "quick", "--iolab", "none"],
         vec![
             "bench", "--export", under, "--scale", "quick", "--iolab", "none",

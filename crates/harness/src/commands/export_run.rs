@@ -35,7 +35,6 @@ pub fn run_export_run(args: ExportRunArgs) -> Result<(), CliError> {
         .host
         .filter(|h| !h.is_empty())
         .unwrap_or_else(triebench_record::host::hostname);
-    crate::commands::make_dir::make_dir("--out", &args.out)?;
     let folder = export_run(&ExportRun {
         run: &args.name,
         criterion_dir: &criterion_dir,
