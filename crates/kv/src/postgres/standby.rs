@@ -330,6 +330,9 @@ fn promote(server: &PgServer) -> KvResult<()> {
                 Err(e) => break super::describe(&e),
             }
         }
+        if !server.is_running() {
+            break format!("its server (pid {}) exited", server.pid());
+        }
         if Instant::now() >= deadline {
             break format!(
                 "not promoted within {} s ({})",
@@ -370,7 +373,6 @@ fn retry(e: &postgres::Error) -> bool {
             e.code(),
             Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE
                 || *c == SqlState::T_R_DEADLOCK_DETECTED
-                || *c == SqlState::ADMIN_SHUTDOWN
         )
 }
 
