@@ -12,6 +12,7 @@ use triebench_kv::Profile;
 use triebench_record::CpuIdle;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
+use crate::commands::make_dir::make_dir;
 use crate::commands::outputs::writable_dir;
 use crate::commands::profile_choice::chosen_profiles;
 use crate::error::CliError;
@@ -282,8 +283,8 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
 }
 
 /// Everything that can be refused, refused before minutes of measuring: the counting mount, the
-/// checkout criterion's benches need, the criterion directory, each run's directory (created)
-/// and the profiles on it.
+/// checkout criterion's benches need, the criterion directory, the run folders' parent
+/// (created), each run's directory (created) and the profiles on it.
 fn preflight(plan: &Plan, checkout: Option<&Path>, criterion_dir: &Path) -> Result<(), CliError> {
     if let Some(dir) = &plan.io_profile {
         triebench_measure::slowfs_stats::read_snapshot(dir).map_err(|e| {
@@ -298,7 +299,12 @@ fn preflight(plan: &Plan, checkout: Option<&Path>, criterion_dir: &Path) -> Resu
         return Err(PlanError::NoCheckout(built_from()).into());
     }
     writable_dir("--criterion-dir", criterion_dir)?;
+    // The run folders' parent, made and written to now rather than after the runs.
+    if let Some(step) = plan.exports.first() {
+        writable_dir("--export", &step.parent)?;
+    }
     for run in &plan.runs {
+        make_dir(&format!("filesystem `{}`", run.run.name), &run.run.dir)?;
         prepare_dir(&run.run)?;
         chosen_profiles(&plan.profiles, &run.run.dir)?;
         for step in &run.steps {

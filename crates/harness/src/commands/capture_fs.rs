@@ -22,6 +22,9 @@ pub struct CaptureFsArgs {
 }
 
 pub fn run_capture_fs(args: CaptureFsArgs) -> Result<(), CliError> {
+    // The run's directory, made as `headline` and `phases` make it, so that the filesystem
+    // recorded is the one they will measure.
+    crate::commands::make_dir::make_dir("DIR", &args.dir)?;
     let (sidecar, info) = triebench_measure::capture_fs(
         &args.name,
         &args.dir,

@@ -83,10 +83,7 @@ pub fn run_compare(args: CompareArgs) -> Result<(), CliError> {
             source,
         })?;
     if let Some(out) = &args.out {
-        std::fs::create_dir_all(out).map_err(|e| ReportError::Write {
-            path: out.clone(),
-            source: e,
-        })?;
+        crate::commands::make_dir::make_dir("--out", out)?;
         write_text(&out.join("compare.md"), &markdown)?;
         write_text(&out.join("compare.json"), &json)?;
     }

@@ -246,7 +246,7 @@ fn read_file(path: &Path) -> Result<FailoverFile, CliError> {
 fn write_out(out: &Option<PathBuf>, run: &FailoverRun) -> Result<(), CliError> {
     let Some(dir) = out else { return Ok(()) };
     let fail = |e: String| CliError::CrashTest(format!("cannot write {}: {e}", dir.display()));
-    std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    crate::commands::make_dir::make_dir("--out", dir)?;
     let path = dir.join(FAILOVER_FILE);
     let mut file = read_file(&path)?;
     file.merge(run.clone());

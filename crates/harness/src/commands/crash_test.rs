@@ -362,7 +362,7 @@ fn read_crash_file(path: &Path) -> Result<CrashFile, CliError> {
 fn write_out(out: &Option<PathBuf>, run: &CrashRun) -> Result<(), CliError> {
     let Some(dir) = out else { return Ok(()) };
     let fail = |e: String| CliError::CrashTest(format!("cannot write {}: {e}", dir.display()));
-    std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    crate::commands::make_dir::make_dir("--out", dir)?;
     let path = dir.join(CRASH_FILE);
     let mut file = read_crash_file(&path)?;
     file.merge(run.clone());
@@ -406,9 +406,7 @@ pub(crate) fn work_dir(
 ) -> Result<(std::path::PathBuf, Option<tempfile::TempDir>), CliError> {
     match dir {
         Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                CliError::CrashTest(format!("cannot create {}: {e}", dir.display()))
-            })?;
+            crate::commands::make_dir::make_dir("--dir", dir)?;
             Ok((dir.to_path_buf(), None))
         }
         None => {

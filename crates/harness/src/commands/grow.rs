@@ -72,10 +72,7 @@ fn fresh_dir(dir: &Path) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Err(_) => std::fs::create_dir_all(dir).map_err(|source| CliError::Input {
-            path: dir.to_path_buf(),
-            source,
-        }),
+        Err(_) => crate::commands::make_dir::make_dir("--dir", dir),
     }
 }
 
@@ -160,10 +157,7 @@ pub fn run_grow(args: GrowArgs) -> Result<(), CliError> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("grow-{profile}")));
-    std::fs::create_dir_all(&out).map_err(|source| CliError::Input {
-        path: out.clone(),
-        source,
-    })?;
+    crate::commands::outputs::writable_dir("--out", &out)?;
     let spec = BackendSpec::new(profile, dir.clone())?;
     let fs_type = match &dir {
         Some(d) => triebench_measure::fs_info_for_dir("grow", d)?.fs_type,

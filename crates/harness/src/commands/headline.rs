@@ -104,6 +104,9 @@ pub fn run_headline(args: HeadlineArgs) -> Result<(), CliError> {
             args.budget
         )));
     };
+    // Made before the profiles are checked against it (as root, a store directory's parent is
+    // inspected) and before the first probe writes in it.
+    crate::commands::make_dir::make_dir("--dir", &args.dir)?;
     let profiles = chosen_profiles(&args.profiles, &args.dir)?;
     let criterion_dir = args.criterion.resolve();
     let plan = Plan {

@@ -36,6 +36,11 @@ pub fn run_io_profile(args: IoProfileArgs) -> Result<(), CliError> {
     let out = args
         .out
         .unwrap_or_else(|| io_profile_path(&args.criterion.resolve()));
+    // Before the counting starts, not after: the file's folder is made, the SVG's too.
+    crate::commands::outputs::writable_file("--out", &out)?;
+    if let Some(svg) = &args.flamegraph {
+        crate::commands::outputs::writable_file("--flamegraph", svg)?;
+    }
     let file = profiled(args.flamegraph.as_deref(), || {
         Ok(io_profile_run::collect(&args.dir, &profiles, |row| {
             let c = &row.counts;

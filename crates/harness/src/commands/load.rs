@@ -247,10 +247,7 @@ fn load_command(args: LoadArgs) -> Result<(), CliError> {
         None => None,
     };
     if let Some(d) = &dir {
-        std::fs::create_dir_all(d).map_err(|source| CliError::Input {
-            path: d.clone(),
-            source,
-        })?;
+        crate::commands::make_dir::make_dir("--dir", d)?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     // A second Ctrl-C exits at once; the first sets the flag and the run ends cleanly.

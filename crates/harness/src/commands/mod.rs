@@ -21,6 +21,7 @@ pub mod headline;
 pub mod io_profile;
 pub mod load;
 pub mod load_temp;
+pub mod make_dir;
 pub mod net_arg;
 pub mod net_report;
 pub mod outputs;

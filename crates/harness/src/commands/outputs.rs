@@ -3,19 +3,14 @@
 
 use std::path::Path;
 
+use crate::commands::make_dir::make_dir;
 use crate::error::CliError;
 
-/// Creates `dir` if needed and writes (then removes) a temporary file in it; `flag` names the
-/// option in the error.
+/// Creates `dir` if needed ([`make_dir`]) and writes (then removes) a temporary file in it;
+/// `flag` names the option in the error.
 pub fn writable_dir(flag: &str, dir: &Path) -> Result<(), CliError> {
-    if dir.exists() && !dir.is_dir() {
-        return Err(CliError::Usage(format!(
-            "{flag} {}: is a file, not a directory",
-            dir.display()
-        )));
-    }
-    std::fs::create_dir_all(dir)
-        .and_then(|()| tempfile::tempfile_in(dir))
+    make_dir(flag, dir)?;
+    tempfile::tempfile_in(dir)
         .map(drop)
         .map_err(|e| CliError::Usage(format!("{flag} {}: cannot write there: {e}", dir.display())))
 }

@@ -81,6 +81,7 @@ pub fn describe(row: &PhaseRow) -> String {
 pub fn run_phases(args: PhasesArgs) -> Result<(), CliError> {
     args.net.apply()?;
     triebench_record::layout::validate_run_name(&args.run)?;
+    crate::commands::make_dir::make_dir("--dir", &args.dir)?;
     let profiles = chosen_profiles(&args.profiles, &args.dir)?;
     let out = args
         .out

@@ -12,6 +12,8 @@ use triebench_record::phases::{save_json, PhaseRow};
 use triebench_workloads::commit_file::{read_checked, replay};
 
 use crate::commands::flamegraph::profiled;
+use crate::commands::make_dir::make_dir;
+use crate::commands::outputs::writable_file;
 use crate::commands::phases::describe;
 use crate::error::CliError;
 
@@ -92,9 +94,18 @@ pub fn run_root(args: RootArgs) -> Result<(), CliError> {
     };
     // Keeps a temporary directory alive until the store is closed.
     let mut _temp = None;
+    // Outputs, checked (their folders made) before the store is.
+    if let Some(path) = &args.phases {
+        writable_file("--phases", path)?;
+    }
+    if let Some(path) = &args.flamegraph {
+        writable_file("--flamegraph", path)?;
+    }
     let dir = match args.dir {
         Some(dir) => {
-            if !profile.needs_dir() {
+            if profile.needs_dir() {
+                make_dir("--dir", &dir)?;
+            } else {
                 eprintln!("note: backend `{profile}` keeps nothing on disk; --dir is ignored");
             }
             Some(dir)

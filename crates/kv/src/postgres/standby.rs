@@ -43,8 +43,10 @@ pub const STANDBY_NAME: &str = "triebench_standby";
 pub const STANDBY_DIR: &str = "standby";
 /// How long the standby may take to stream (and become synchronous).
 const STREAM_TIMEOUT: Duration = Duration::from_secs(60);
-/// How long a promotion may take.
-const PROMOTE_TIMEOUT_S: u32 = 60;
+/// How long a promotion may take (replaying what the standby had received included).
+const PROMOTE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How often a promotion in progress is looked at.
+const PROMOTE_POLL: Duration = Duration::from_millis(20);
 
 /// How the standby takes part in a commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,7 +155,7 @@ impl PgStore {
 
     /// Fails over: drops this store's connection and primary (stopped cleanly if it still
     /// runs; [`kill_primary`](Self::kill_primary) first for a crash), promotes the standby
-    /// (`pg_promote`, waiting for it to leave recovery) and returns a store on it, reached
+    /// (`pg_promote`, then polled until it has left recovery) and returns a store on it, reached
     /// through a new delay proxy when this one had one. The returned store has no standby.
     pub fn fail_over(self) -> KvResult<PgStore> {
         let PgStore {
@@ -287,47 +289,109 @@ pub(super) fn start_pair(
     Ok((primary, standby))
 }
 
-/// Promotes the standby `server` (`pg_promote`, which waits until it has left recovery).
+/// Promotes the standby `server` and waits until it has left recovery.
 ///
-/// The call is a query on a hot standby, which replay may cancel (`40001`, a conflict with
-/// recovery, as when replay removes rows the query's snapshot could see) before or after it
-/// signalled the promotion; it is then asked again, and a standby found out of recovery counts
-/// as promoted.
+/// The promotion is asked for with `pg_promote(false)`, which returns once it has signalled
+/// it, and the wait is a poll of `pg_is_in_recovery()` in short queries, each its own
+/// transaction. It used to be `pg_promote(true, 60)`, waiting inside one query for up to 60 s:
+/// a query on a hot standby holds a snapshot while it runs, and the primary's pruning records
+/// that replay meets after it was taken conflict with it. With streamed WAL and
+/// `max_standby_streaming_delay = -1` replay then waits for the query to end, while the query
+/// waited for replay to end: no promotion until `pg_promote` gave up ("server did not promote
+/// within 60 seconds" in the standby's log, no "received promote request"), whenever the
+/// primary was lost while the standby's replay lagged behind what it had received (issue 46;
+/// `tests/standby_promote.rs`). A short query delays replay by its own length at most.
+///
+/// Replay may still cancel one of these queries (`40001`, a conflict with recovery) or end
+/// the session; the query is then asked again, on a new connection if needed. A standby found
+/// out of recovery counts as promoted.
 fn promote(server: &PgServer) -> KvResult<()> {
-    let deadline = Instant::now() + Duration::from_secs(u64::from(PROMOTE_TIMEOUT_S));
+    let deadline = Instant::now() + PROMOTE_TIMEOUT;
     let mut admin = admin(server.socket_dir())?;
-    loop {
-        let outcome = admin.query_one(
-            &format!("SELECT pg_promote(true, {PROMOTE_TIMEOUT_S})"),
-            &[],
-        );
-        let failure = match outcome {
-            Ok(row) if row.get::<_, bool>(0) => return Ok(()),
-            Ok(_) => format!("not promoted within {PROMOTE_TIMEOUT_S} s"),
-            Err(e) => {
-                let in_recovery = admin
-                    .query_one("SELECT pg_is_in_recovery()", &[])
-                    .map(|row| row.get::<_, bool>(0));
-                if let Ok(false) = in_recovery {
-                    return Ok(());
-                }
-                let conflict =
-                    e.code() == Some(&postgres::error::SqlState::T_R_SERIALIZATION_FAILURE);
-                if conflict && Instant::now() < deadline {
-                    std::thread::sleep(Duration::from_millis(20));
-                    continue;
-                }
-                super::describe(&e)
+    let mut asked = false;
+    let failure = loop {
+        if !asked {
+            match admin.query_one("SELECT pg_promote(false)", &[]) {
+                Ok(row) if row.get::<_, bool>(0) => asked = true,
+                Ok(_) => break "the server could not signal the promotion".to_string(),
+                Err(e) if retry(&e) => {}
+                // `recovery is not in progress`: promoted already (checked below).
+                Err(e) => match in_recovery(&mut admin) {
+                    Ok(false) => return Ok(()),
+                    _ => break super::describe(&e),
+                },
             }
-        };
-        return Err(KvError::backend(
-            "postgres",
+        }
+        if asked {
+            match in_recovery(&mut admin) {
+                Ok(false) => return Ok(()),
+                Ok(true) => {}
+                Err(e) if retry(&e) => {}
+                Err(e) => break super::describe(&e),
+            }
+        }
+        if !server.is_running() {
+            break format!("its server (pid {}) exited", server.pid());
+        }
+        if Instant::now() >= deadline {
+            break format!(
+                "not promoted within {} s ({})",
+                PROMOTE_TIMEOUT.as_secs(),
+                replay_position(&mut admin)
+            );
+        }
+        if admin.is_closed() {
+            // A failed connection is tried again at the next turn, until the deadline.
+            if let Ok(client) = self::admin(server.socket_dir()) {
+                admin = client;
+            }
+        }
+        std::thread::sleep(PROMOTE_POLL);
+    };
+    Err(KvError::backend(
+        "postgres",
+        format!(
+            "cannot promote the standby: {failure} (see its log {})",
+            server.log_path().display()
+        ),
+    ))
+}
+
+/// Whether the server is still in recovery (a standby).
+fn in_recovery(admin: &mut postgres::Client) -> Result<bool, postgres::Error> {
+    admin
+        .query_one("SELECT pg_is_in_recovery()", &[])
+        .map(|row| row.get::<_, bool>(0))
+}
+
+/// Whether a failed query on the standby is worth asking again: replay cancelled it (a
+/// conflict with recovery) or ended the session.
+fn retry(e: &postgres::Error) -> bool {
+    use postgres::error::SqlState;
+    e.is_closed()
+        || matches!(
+            e.code(),
+            Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE
+                || *c == SqlState::T_R_DEADLOCK_DETECTED
+        )
+}
+
+/// Where replay stands against what was received, for a promotion that did not end.
+fn replay_position(admin: &mut postgres::Client) -> String {
+    admin
+        .query_one(
+            "SELECT pg_last_wal_replay_lsn()::text, pg_last_wal_receive_lsn()::text",
+            &[],
+        )
+        .map(|row| {
+            let (replayed, received): (Option<String>, Option<String>) = (row.get(0), row.get(1));
             format!(
-                "cannot promote the standby: {failure} (see its log {})",
-                server.log_path().display()
-            ),
-        ));
-    }
+                "replayed up to {}, received up to {}",
+                replayed.as_deref().unwrap_or("-"),
+                received.as_deref().unwrap_or("-")
+            )
+        })
+        .unwrap_or_else(|e| format!("replay position unknown: {}", super::describe(&e)))
 }
 
 /// The store's connection to `server`, through a new delay proxy when `net` asks for one.
