@@ -1,6 +1,6 @@
 //! The report's summary, right after "Can these figures be trusted?": the figures that hold
 //! across hosts first (each profile's commit above its own storage floor ÷ `btree`'s, from
-//! [`host_free`]), then the suite ÷ `btree` that moves with the host, and what moves how much,
+//! [`host_free`](crate::analysis::host_free)), then the suite ÷ `btree` that moves with the host, and what moves how much,
 //! with the two-host evidence.
 
 use std::fmt::Write as _;

@@ -1,7 +1,7 @@
 //! "Can these figures be trusted?", the report's opening section (in `report.md`, and so in
 //! `report.html`, which is converted from it): the host of each run (CPU, cores, SHA-512
 //! speed), how busy it was while the run measured, what idle CPUs did, and every anomaly
-//! [`trust::find`] found in the report's own data, each kind with why it matters and each row
+//! [`trust::find`](crate::analysis::trust::find) found in the report's own data, each kind with why it matters and each row
 //! with the command that measures it again.
 
 use std::fmt::Write as _;
