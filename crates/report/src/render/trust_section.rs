@@ -33,7 +33,11 @@ const KINDS: [(&str, &str, &str); 5] = [
         "the same work cannot take less time where every write costs more; a ratio wholly on the \
          wrong side of 1 means something other than the filesystem differs between the runs \
          (one-time set-up inside the timed work, a store's state, the machine's load), and the \
-         profile's slowdown on this filesystem is not its cost there.",
+         profile's slowdown on this filesystem is not its cost there. Where the filesystem is \
+         off the commit's path (a server keeping its data in memory: `redis`, \
+         `redis-uncached`, `redis-replica-wait`; or one writing without waiting: \
+         `postgres-async`), the ratio should be 1 and its distance from 1 is run-to-run drift: \
+         no ratio in this report can show a smaller difference.",
     ),
     (
         "negative",
