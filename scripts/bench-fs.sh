@@ -26,10 +26,11 @@ fi
 # included), exported so the CLI, criterion's benches and the report agree on it.
 target_dir=$(scripts/target-dir.sh)
 export CARGO_TARGET_DIR=$target_dir
-# `transact` is a feature of the root package only (benches/transact.rs), not of the CLI.
+# `transact` is a feature of the bench crate only (crates/bench/benches/transact.rs), not of
+# the CLI.
 cli_features=$(tr ',' '\n' <<<"$features" | grep -vx transact | paste -sd, -)
 echo "bench-fs: building the CLI (features: $cli_features)"
 build_start=$(date +%s)
-cargo build --release --features "$cli_features" -p triebench-harness --bin triebench
+cargo build --release --features "$cli_features" -p triebench-cli --bin triebench
 echo "bench-fs: build took $(($(date +%s) - build_start)) s"
 exec "$target_dir/release/triebench" bench "$@"

@@ -65,7 +65,7 @@ if [[ -z ${TRIEBENCH:-} ]]; then
   scripts/setup.sh
   target_dir=$(scripts/target-dir.sh)
   echo "bench-network: building the release CLI"
-  CARGO_TARGET_DIR=$target_dir cargo build --release -p triebench-harness --bin triebench \
+  CARGO_TARGET_DIR=$target_dir cargo build --release -p triebench-cli --bin triebench \
     --features redis-db,postgres-db
   TRIEBENCH=$target_dir/release/triebench
 fi

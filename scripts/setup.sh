@@ -28,7 +28,7 @@ declare -A NEEDS=(
   [protobuf-compiler]="protoc"
   [libsqlite3-dev]="/usr/include/sqlite3.h"
   [libpq-dev]="/usr/include/postgresql/libpq-fe.h"
-  # The report.html test (crates/harness/tests/report_html_browser.rs) opens the page in a
+  # The report.html test (crates/cli/tests/report_html_browser.rs) opens the page in a
   # headless Chromium.
   [chromium]="chromium"
 )

@@ -19,7 +19,7 @@ scripts/check-module-cycles.py
 echo "== [${SECONDS}s] docs (every results/ folder cited and indexed, every link and anchor resolves)"
 scripts/check-docs.sh
 echo "== [${SECONDS}s] cargo package (the library crates are ready for crates.io: metadata, READMEs, versions)"
-cargo package --no-verify --allow-dirty --quiet -p triebench-record -p triebench-netdelay -p triebench-kv -p triebench-merkle -p triebench-state
+cargo package --no-verify --allow-dirty --quiet -p triebench-record -p triebench-netdelay -p triebench-kv -p triebench-merkle -p triebench-transact-state
 echo "== [${SECONDS}s] cargo doc (no broken links or HTML in the docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quiet
 # Where cargo builds (a build.target-dir in a cargo config file included): the debug slowfs the
@@ -68,13 +68,13 @@ echo "== [${SECONDS}s] cargo nextest (workspace, all features; .config/nextest.t
   cargo nextest run --workspace --all-features --no-tests=fail
 echo "== [${SECONDS}s] doctests (nextest does not run them)"
 "${test_env[@]}" timeout --kill-after=30 600 cargo test --workspace --all-features --doc -q
-echo "== [${SECONDS}s] the ledger example (crates/state/examples/ledger.rs) on a profile of each backend"
+echo "== [${SECONDS}s] the ledger example (crates/transact-state/examples/ledger.rs) on a profile of each backend"
 # What a Splinter-like project would copy: blocks committed through Transact's traits, the
 # previous root pruned after each, blocks that change nothing included. The example checks
 # itself (supply conserved, head readable) and exits non-zero otherwise.
 ledger_dir=$(mktemp -d "${TMPDIR:-/tmp}/triebench-ledger.XXXXXX")
 for profile in btree lmdb sqlite-wal-full redis-aof postgres; do
-  "${test_env[@]}" timeout --kill-after=30 600 cargo run -q -p triebench-state --all-features \
+  "${test_env[@]}" timeout --kill-after=30 600 cargo run -q -p triebench-transact-state --all-features \
     --example ledger -- --profile "$profile" --dir "$ledger_dir/$profile" --blocks 120 | tail -n 1
 done
 rm -rf "$ledger_dir"
@@ -114,7 +114,7 @@ echo "== [${SECONDS}s] criterion benches in test mode (each benchmark once, quic
 suite_profiles='btree|lmdb|sqlite-wal-full|redis-aof|postgres'
 TRIEBENCH_SCALE=quick TRIEBENCH_FILTER="^scenario/suite/($suite_profiles)\$|^scenario/[a-z_]+/btree\$|^floor/" \
   "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --benches --features all-backends
-echo "== [${SECONDS}s] a measuring bench records what idle CPUs did, and its run's versions, beside its baseline (benches/support)"
+echo "== [${SECONDS}s] a measuring bench records what idle CPUs did, and its run's versions, beside its baseline (crates/bench/benches/support)"
 # Test mode holds nothing, so this measures one cheap benchmark (`--bench`): the record must land
 # where criterion saved the baseline (here CRITERION_HOME), and an unknown mode must stop the
 # bench with the valid ones named.
@@ -143,7 +143,7 @@ TRIEBENCH_TRANSACT_RUNNER="$transact_target/release/transact-runner" TRIEBENCH_S
 echo "== [${SECONDS}s] criterion's HTML plots: one benchmark of each bench target measured with plots on"
 # Test mode draws nothing, and scripts/bench-fs.sh passes --noplot, so a bench that cannot draw
 # (criterion's plotters shares our ab_glyph text renderer, which needs a registered font:
-# benches/support/mod.rs, begin) would break `cargo bench` unseen. Each target measures one
+# crates/bench/benches/support/mod.rs, begin) would break `cargo bench` unseen. Each target measures one
 # cheap benchmark (`--bench`, the test profile's build) and must leave an SVG with text in it.
 plot_home=$(mktemp -d)
 plot_check() { # BENCH FEATURES FILTER

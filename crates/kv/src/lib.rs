@@ -22,7 +22,7 @@
 //! - `store_dir`: the directory an LMDB or SQLite store opens its files in by name, refused as
 //!   root when another user can write to it.
 //! - `error`: [`KvError`], what every backend maps its native failures onto, with what to do.
-//! - [`conformance`]: the suite every backend passes, so all backends mean the same thing.
+//! - [`versions`]: the versions of the storage libraries this build links, for run records.
 //!
 //! Inside the crate, modules import an item from the module that defines it, never through the
 //! crate root's re-exports, so no module imports one that imports it back.
@@ -34,13 +34,13 @@
 //!
 //! Backends (one module each) and the profiles that select them are listed in [`Profile`];
 //! [`BackendSpec`] turns a profile name plus a directory into an open store for the CLI, the
-//! benches and the tests alike. [`conformance`] is the suite every backend passes.
+//! benches and the tests alike. The suite every backend passes is
+//! `triebench-kv-conformance`, a crate of its own.
 
 mod any_store;
 pub mod btree;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod child;
-pub mod conformance;
 pub mod content_cache;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod dir_handle;
@@ -64,6 +64,7 @@ mod store;
 #[cfg(any(feature = "lmdb", feature = "sqlite-db"))]
 mod store_dir;
 pub mod traced;
+pub mod versions;
 
 #[cfg(feature = "lmdb")]
 pub mod lmdb;

@@ -1,8 +1,8 @@
 //! The conformance suite through [`AnyStore`], the run-time choice of backend: every call goes
 //! through its enum readers and writers, so a forwarding mistake there fails here.
 
-use triebench_kv::conformance::{Capabilities, TABLES};
 use triebench_kv::{AnyStore, BackendSpec};
+use triebench_kv_conformance::{Capabilities, TABLES};
 
 fn open(profile: &str, dir: &std::path::Path) -> triebench_kv::KvResult<AnyStore> {
     BackendSpec::parse(profile, Some(dir.to_path_buf()))?.open_any(TABLES)
@@ -10,7 +10,7 @@ fn open(profile: &str, dir: &std::path::Path) -> triebench_kv::KvResult<AnyStore
 
 mod btree {
     use super::*;
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         Capabilities {
             persistent: false,
             snapshot_reads: true,
@@ -23,7 +23,7 @@ mod btree {
 #[cfg(feature = "lmdb")]
 mod lmdb {
     use super::*;
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         Capabilities {
             persistent: true,
             snapshot_reads: true,
@@ -36,7 +36,7 @@ mod lmdb {
 #[cfg(feature = "sqlite-db")]
 mod sqlite {
     use super::*;
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         Capabilities {
             persistent: true,
             snapshot_reads: true,

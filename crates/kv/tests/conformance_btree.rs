@@ -1,9 +1,9 @@
 //! The conformance suite on the `btree` profile.
 
 use triebench_kv::btree::BTreeStore;
-use triebench_kv::conformance::{Capabilities, TABLES};
+use triebench_kv_conformance::{Capabilities, TABLES};
 
-triebench_kv::conformance_tests!(
+triebench_kv_conformance::conformance_tests!(
     Capabilities {
         persistent: false,
         snapshot_reads: true,

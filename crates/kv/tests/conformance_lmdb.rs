@@ -1,8 +1,8 @@
 //! The conformance suite on the `lmdb` and `lmdb-async` profiles.
 #![cfg(feature = "lmdb")]
 
-use triebench_kv::conformance::{Capabilities, TABLES};
 use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
+use triebench_kv_conformance::{Capabilities, TABLES};
 
 const CAPS: Capabilities = Capabilities {
     persistent: true,
@@ -12,7 +12,7 @@ const CAPS: Capabilities = Capabilities {
 
 mod lmdb_default {
     use super::*;
-    triebench_kv::conformance_tests!(CAPS, |dir: &std::path::Path| {
+    triebench_kv_conformance::conformance_tests!(CAPS, |dir: &std::path::Path| {
         LmdbStore::open(
             dir,
             TABLES,
@@ -26,7 +26,7 @@ mod lmdb_default {
 
 mod lmdb_async {
     use super::*;
-    triebench_kv::conformance_tests!(CAPS, |dir: &std::path::Path| {
+    triebench_kv_conformance::conformance_tests!(CAPS, |dir: &std::path::Path| {
         LmdbStore::open(
             dir,
             TABLES,

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use triebench_kv::conformance::{self, Capabilities, TABLES};
 use triebench_kv::postgres::{PgOptions, PgServer, PgStore};
 use triebench_kv::{KvResult, ReadTx, Store, WriteTx};
+use triebench_kv_conformance::{self as conformance, Capabilities, TABLES};
 
 const CAPS: Capabilities = Capabilities {
     persistent: true,
@@ -42,21 +42,23 @@ fn proxied(dir: &Path) -> KvResult<PgStore> {
 
 /// `postgres --net-rtt 200us`: every case through the delay proxy.
 mod through_proxy {
-    triebench_kv::conformance_tests!(super::CAPS, |dir: &std::path::Path| super::proxied(dir));
+    triebench_kv_conformance::conformance_tests!(super::CAPS, |dir: &std::path::Path| {
+        super::proxied(dir)
+    });
 }
 
 /// `postgres`: synchronous_commit=on.
 mod durable {
-    triebench_kv::conformance_tests!(super::CAPS, |dir: &std::path::Path| super::managed(
-        dir, false
-    ));
+    triebench_kv_conformance::conformance_tests!(super::CAPS, |dir: &std::path::Path| {
+        super::managed(dir, false)
+    });
 }
 
 /// `postgres-async`: synchronous_commit=off.
 mod asynchronous {
-    triebench_kv::conformance_tests!(super::CAPS, |dir: &std::path::Path| super::managed(
-        dir, true
-    ));
+    triebench_kv_conformance::conformance_tests!(super::CAPS, |dir: &std::path::Path| {
+        super::managed(dir, true)
+    });
 }
 
 /// Stores sharing one server by URL live in separate schemas; a reopened directory finds its

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use triebench_kv::conformance::{self, Capabilities, TABLES};
 use triebench_kv::redis::{RedisOptions, RedisServer, RedisStore};
 use triebench_kv::{KvResult, ReadTx, Store, WriteTx};
+use triebench_kv_conformance::{self as conformance, Capabilities, TABLES};
 
 fn managed(dir: &Path, append_only: bool) -> KvResult<RedisStore> {
     RedisStore::open(
@@ -36,8 +36,8 @@ fn proxied(dir: &Path) -> KvResult<RedisStore> {
 
 /// `redis --net-rtt 200us`: every case through the delay proxy.
 mod through_proxy {
-    triebench_kv::conformance_tests!(
-        triebench_kv::conformance::Capabilities {
+    triebench_kv_conformance::conformance_tests!(
+        triebench_kv_conformance::Capabilities {
             persistent: false,
             snapshot_reads: false,
             deferred_duplicate_check: true,
@@ -48,8 +48,8 @@ mod through_proxy {
 
 /// `redis`: nothing survives the server.
 mod plain {
-    triebench_kv::conformance_tests!(
-        triebench_kv::conformance::Capabilities {
+    triebench_kv_conformance::conformance_tests!(
+        triebench_kv_conformance::Capabilities {
             persistent: false,
             snapshot_reads: false,
             deferred_duplicate_check: true,
@@ -85,8 +85,8 @@ mod plain {
 
 /// `redis-aof`: reopening starts a new server that replays the AOF in the directory.
 mod aof {
-    triebench_kv::conformance_tests!(
-        triebench_kv::conformance::Capabilities {
+    triebench_kv_conformance::conformance_tests!(
+        triebench_kv_conformance::Capabilities {
             persistent: true,
             snapshot_reads: false,
             deferred_duplicate_check: true,

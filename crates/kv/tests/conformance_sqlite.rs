@@ -3,10 +3,10 @@
 #![cfg(feature = "sqlite-db")]
 
 mod wal {
-    use triebench_kv::conformance::{Capabilities, TABLES};
     use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+    use triebench_kv_conformance::{Capabilities, TABLES};
 
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         Capabilities {
             persistent: true,
             snapshot_reads: true,
@@ -17,10 +17,10 @@ mod wal {
 }
 
 mod wal_full {
-    use triebench_kv::conformance::{Capabilities, TABLES};
     use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+    use triebench_kv_conformance::{Capabilities, TABLES};
 
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         Capabilities {
             persistent: true,
             snapshot_reads: true,
@@ -31,10 +31,10 @@ mod wal_full {
 }
 
 mod wal_mmap {
-    use triebench_kv::conformance::{Capabilities, TABLES};
     use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+    use triebench_kv_conformance::{Capabilities, TABLES};
 
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         Capabilities {
             persistent: true,
             snapshot_reads: true,
@@ -45,10 +45,10 @@ mod wal_mmap {
 }
 
 mod wal_full_mmap {
-    use triebench_kv::conformance::{Capabilities, TABLES};
     use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+    use triebench_kv_conformance::{Capabilities, TABLES};
 
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         Capabilities {
             persistent: true,
             snapshot_reads: true,
@@ -60,10 +60,10 @@ mod wal_full_mmap {
 
 /// Rollback-mode readers read per statement (no snapshot): see the `sqlite` module docs.
 mod rollback {
-    use triebench_kv::conformance::{Capabilities, TABLES};
     use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+    use triebench_kv_conformance::{Capabilities, TABLES};
 
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         Capabilities {
             persistent: true,
             snapshot_reads: false,

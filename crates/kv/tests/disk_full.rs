@@ -12,8 +12,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use triebench_kv::conformance::TABLES;
 use triebench_kv::{BackendSpec, KvError, Profile, ReadTx, Store, StoreVisitor, WriteTx};
+use triebench_kv_conformance::TABLES;
 
 /// A tmpfs of `size` mounted on a fresh temporary directory, unmounted on drop.
 struct SmallDisk {

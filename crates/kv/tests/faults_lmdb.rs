@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use triebench_kv::conformance::TABLES;
 use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
 use triebench_kv::{KvError, ReadTx, Store, WriteTx};
+use triebench_kv_conformance::TABLES;
 
 fn open(dir: &Path, transact_flags: bool, map_size: usize) -> Result<LmdbStore, KvError> {
     LmdbStore::open(

@@ -3,9 +3,9 @@
 //! says why (no test bounds how long that takes: a hang is the test command's timeout to catch).
 #![cfg(feature = "postgres-db")]
 
-use triebench_kv::conformance::TABLES;
 use triebench_kv::postgres::{PgOptions, PgServer, PgStore};
 use triebench_kv::{KvError, ReadTx, Store, WriteTx};
+use triebench_kv_conformance::TABLES;
 
 #[test]
 fn missing_postgres_names_the_package_and_postgres_url() {

@@ -8,9 +8,9 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::time::Duration;
 
-use triebench_kv::conformance::TABLES;
 use triebench_kv::redis::{RedisOptions, RedisServer, RedisStore};
 use triebench_kv::{KvError, KvResult, ReadTx, Store, WriteTx};
+use triebench_kv_conformance::TABLES;
 
 /// Set in the child process that runs `open_without_redis_server_on_path_child`.
 const CHILD_ENV: &str = "TRIEBENCH_REDIS_FAULT_CHILD";

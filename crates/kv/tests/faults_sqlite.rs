@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use triebench_kv::conformance::TABLES;
 use triebench_kv::sqlite::{SqliteMode, SqliteStore, DB_FILE};
 use triebench_kv::{KvError, KvResult, ReadTx, Store, WriteTx};
+use triebench_kv_conformance::TABLES;
 
 const MODES: [SqliteMode; 5] = [
     SqliteMode::Wal,

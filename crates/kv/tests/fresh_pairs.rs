@@ -13,8 +13,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::servers::{assert_stopped, get, put};
-use triebench_kv::conformance::TABLES;
 use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
+use triebench_kv_conformance::TABLES;
 
 /// The tests count this process's servers and directories: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());

@@ -19,10 +19,10 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use triebench_kv::conformance::TABLES;
 use triebench_kv::lmdb::meta::CHECKED_FIELDS;
 use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
 use triebench_kv::{KvError, ReadTx, Store, WriteTx};
+use triebench_kv_conformance::TABLES;
 
 /// Set in the child: the damaged store's directory.
 const CHILD_DIR: &str = "TRIEBENCH_LMDB_CORRUPT_DIR";

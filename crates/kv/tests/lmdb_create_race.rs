@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use triebench_kv::conformance::TABLES;
 use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
+use triebench_kv_conformance::TABLES;
 
 /// Set in the children: the store directory to open.
 const CHILD_ENV: &str = "TRIEBENCH_LMDB_RACE_DIR";

@@ -8,11 +8,11 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 
 use common::servers::{get, private_dirs, put};
-use triebench_kv::conformance::TABLES;
 use triebench_kv::net_hop::rtt_micros;
 use triebench_kv::postgres::{PgOptions, PgStore};
 use triebench_kv::redis::{RedisOptions, RedisStore};
 use triebench_kv::Store;
+use triebench_kv_conformance::TABLES;
 
 fn round_trip<S: Store>(store: &S) {
     put(store, b"k", b"v").unwrap();

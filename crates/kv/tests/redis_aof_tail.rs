@@ -11,8 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use triebench_kv::conformance::TABLES;
 use triebench_kv::{BackendSpec, KvError, Profile, ReadTx, Store, StoreVisitor, WriteTx};
+use triebench_kv_conformance::TABLES;
 
 const MULTI: &[u8] = b"*1\r\n$5\r\nMULTI\r\n";
 

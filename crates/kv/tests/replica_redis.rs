@@ -7,10 +7,10 @@ mod common;
 
 use common::alive;
 use common::servers::{assert_stopped, put};
-use triebench_kv::conformance::TABLES;
 use triebench_kv::net_hop::rtt_micros;
 use triebench_kv::redis::{RedisOptions, RedisStore};
 use triebench_kv::{ReadTx, Store};
+use triebench_kv_conformance::TABLES;
 
 #[test]
 fn commits_wait_for_the_replica_and_fail_without_it() {

@@ -12,9 +12,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{child_arg, kill_owner_of_a_server, long_dir, mode, Stranger};
-use triebench_kv::conformance::TABLES;
 use triebench_kv::postgres::{redact, PgOptions, PgServer, PgStore};
 use triebench_kv::KvError;
+use triebench_kv_conformance::TABLES;
 
 /// The stranger's half: tries the socket directory in its argument as the cluster's roles and
 /// as itself, printing `reached <role>` for each login that worked.

@@ -10,9 +10,9 @@ use std::os::unix::fs::MetadataExt;
 use std::time::Duration;
 
 use common::{child_arg, kill_owner_of_a_server, listening_tcp_ports, mode, Stranger};
-use triebench_kv::conformance::TABLES;
 use triebench_kv::redis::{redact, RedisOptions, RedisServer, RedisStore};
 use triebench_kv::KvError;
+use triebench_kv_conformance::TABLES;
 
 /// The stranger's half: tries every address in its argument (`unix:<path>` or `tcp:<port>`)
 /// without a password and prints `reached <address>` for each that let it connect.

@@ -10,9 +10,9 @@ use std::path::Path;
 
 use common::alive;
 use common::servers::{assert_stopped, get, private_dirs, put};
-use triebench_kv::conformance::TABLES;
 use triebench_kv::net_hop::rtt_micros;
 use triebench_kv::postgres::{PgOptions, PgStore, StandbyMode};
+use triebench_kv_conformance::TABLES;
 
 /// Reads `key` on the standby itself, as the cluster's store role, from the store's schema.
 fn read_on_standby(store: &PgStore, key: &[u8]) -> Option<Vec<u8>> {

@@ -18,8 +18,8 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::servers::{get, put};
-use triebench_kv::conformance::TABLES;
 use triebench_kv::postgres::{PgOptions, PgServer, PgStore, StandbyMode, STANDBY_DIR};
+use triebench_kv_conformance::TABLES;
 
 /// The cluster's bootstrap superuser (peer authentication, this OS user).
 const SUPERUSER: &str = "triebench";

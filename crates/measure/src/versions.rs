@@ -3,40 +3,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use triebench_kv::versions::{lmdb, sqlite};
 pub use triebench_record::Versions;
-
-#[cfg(feature = "sqlite-db")]
-fn sqlite() -> String {
-    rusqlite::version().to_string()
-}
-
-#[cfg(not(feature = "sqlite-db"))]
-fn sqlite() -> String {
-    "not built".to_string()
-}
-
-#[cfg(feature = "lmdb")]
-fn lmdb() -> String {
-    // SAFETY: mdb_version accepts null out-pointers and returns a pointer to a static,
-    // NUL-terminated string owned by the library.
-    let text = unsafe {
-        let p = lmdb_sys::mdb_version(
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        );
-        if p.is_null() {
-            return "unknown".to_string();
-        }
-        std::ffi::CStr::from_ptr(p)
-    };
-    text.to_string_lossy().into_owned()
-}
-
-#[cfg(not(feature = "lmdb"))]
-fn lmdb() -> String {
-    "not built".to_string()
-}
 
 fn command_output(program: &str, args: &[&str], dir: Option<&Path>) -> Option<String> {
     let mut cmd = Command::new(program);
@@ -85,12 +53,12 @@ mod tests {
     #[test]
     fn the_libraries_built_in_report_their_versions() {
         let v = capture();
-        if cfg!(feature = "lmdb") {
+        if triebench_kv::Profile::Lmdb.is_enabled() {
             assert!(v.lmdb.starts_with("LMDB 0."), "{}", v.lmdb);
         } else {
             assert_eq!(v.lmdb, "not built");
         }
-        if cfg!(feature = "sqlite-db") {
+        if triebench_kv::Profile::SqliteWal.is_enabled() {
             assert!(v.sqlite.starts_with("3."), "{}", v.sqlite);
         } else {
             assert_eq!(v.sqlite, "not built");

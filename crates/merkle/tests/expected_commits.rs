@@ -4,7 +4,6 @@
 //! expected in between (a fork from the same root, a prune, a commit reaching a live root
 //! again): then the precondition fails, nothing of that attempt is applied, and the commit reads
 //! and writes again. The reference is the same script on a `BTreeStore`, which always reads.
-#![cfg(all(feature = "postgres-db", feature = "redis-db"))]
 
 use sha2::{Digest, Sha512};
 use triebench_kv::btree::BTreeStore;

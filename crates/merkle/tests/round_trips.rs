@@ -7,7 +7,6 @@
 //! Following the root a view just committed (`set_root`) asks nothing; any other root, or one
 //! this process pruned since, is asked of the store. A batch of many addresses costs the same,
 //! not one request per address.
-#![cfg(feature = "postgres-db")]
 
 use sha2::{Digest, Sha512};
 use triebench_kv::postgres::{PgOptions, PgStore};

@@ -12,9 +12,9 @@ use fuser::{BackgroundSession, Session};
 
 use crate::error::SlowfsError;
 use crate::fs::SlowFs;
+use crate::latency_profile::{Latency, LatencyProfile};
 use crate::mount::{check_backing, check_fuse_device, check_mountpoint, fuse_config};
 use crate::power::PowerLoss;
-use crate::profile::{Latency, Profile};
 use crate::stats::Stats;
 use crate::PerClass;
 
@@ -42,7 +42,7 @@ impl PowerLossMount {
         let backing = check_backing(backing)?;
         let mountpoint = check_mountpoint(mountpoint, &backing)?;
         check_fuse_device()?;
-        let latency = Latency::new(Profile::None, PerClass::default())?;
+        let latency = Latency::new(LatencyProfile::None, PerClass::default())?;
         let power = Arc::new(PowerLoss::new());
         let fs = SlowFs::new(backing, Arc::new(Stats::new(latency))).with_power_loss(power.clone());
         let session = Session::new(fs, &mountpoint, &fuse_config(4))

@@ -17,13 +17,13 @@
 //! - [`op`]: the FUSE request types counted, each with its JSON name and its class.
 //! - [`class`]: the four classes (metadata, read, write, sync) with their own delay and counters
 //!   (`triebench-record`'s types, shared with the files the report reads).
-//! - [`profile`]: the per-class delays, named after the storage they emulate.
+//! - [`latency_profile`]: the per-class delays, named after the storage they emulate.
 //! - [`stats`]: the live, lock-free counters a request is recorded in.
 //! - [`snapshot`]: the counters frozen as the stats JSON that `.slowfs-stats` and `--stats-out`
 //!   show, and that `triebench` reads back.
 //! - [`error`]: what can go wrong setting a mount up or running it.
 //!
-//! The stats model ([`class`], [`op`], [`profile`], [`stats`], [`snapshot`]) works without FUSE;
+//! The stats model ([`class`], [`op`], [`latency_profile`], [`stats`], [`snapshot`]) works without FUSE;
 //! `fs` is the FUSE filesystem, [`inodes`] its inode table, and `mount` mounts and serves it
 //! (both with the `mount` feature).
 //! The `slowfs` binary is the command line over `mount::run`. Without the default `mount`
@@ -43,6 +43,7 @@ pub mod error;
 #[cfg(all(feature = "mount", target_os = "linux"))]
 pub mod fs;
 pub mod inodes;
+pub mod latency_profile;
 pub mod model;
 #[cfg(all(feature = "mount", target_os = "linux"))]
 pub mod mount;
@@ -50,7 +51,6 @@ pub mod mountinfo;
 pub mod op;
 #[cfg(all(feature = "mount", target_os = "linux"))]
 pub mod power;
-pub mod profile;
 pub mod snapshot;
 pub mod stats;
 
@@ -58,9 +58,9 @@ pub mod stats;
 pub use background::PowerLossMount;
 pub use class::{OpClass, PerClass};
 pub use error::SlowfsError;
+pub use latency_profile::{Latency, LatencyProfile};
 #[cfg(all(feature = "mount", target_os = "linux"))]
 pub use mount::{run, MountConfig};
-pub use profile::{Latency, Profile};
 pub use snapshot::{ClassCounts, StatsSnapshot};
 pub use stats::Stats;
 

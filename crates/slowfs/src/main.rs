@@ -14,7 +14,7 @@ use triebench_slowfs::fs::STATS_FILE;
 #[cfg(target_os = "linux")]
 use triebench_slowfs::model::FaultSpec;
 #[cfg(target_os = "linux")]
-use triebench_slowfs::{run, Latency, MountConfig, OpClass, PerClass, Profile, SlowfsError};
+use triebench_slowfs::{run, Latency, LatencyProfile, MountConfig, OpClass, PerClass, SlowfsError};
 
 #[cfg(target_os = "linux")]
 /// Mount BACKING on MOUNTPOINT through FUSE, delaying and counting every operation.
@@ -87,7 +87,7 @@ struct Cli {
 #[cfg(target_os = "linux")]
 fn profile_lines() -> String {
     let mut out = String::new();
-    for p in Profile::ALL {
+    for p in LatencyProfile::ALL {
         let d = p.delays_us();
         out.push_str(&format!(
             "  {:<8} metadata {} us, read {} us, write {} us, sync {} us\n           source: {}\n",
@@ -146,7 +146,7 @@ fn main() -> ExitCode {
 
 #[cfg(target_os = "linux")]
 fn start(cli: Cli) -> Result<(), SlowfsError> {
-    let profile = Profile::from_name(&cli.profile)?;
+    let profile = LatencyProfile::from_name(&cli.profile)?;
     let latency = Latency::new(
         profile,
         PerClass {

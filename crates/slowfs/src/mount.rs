@@ -9,9 +9,9 @@ use fuser::{Config, MountOption, Session, SessionACL};
 
 use crate::error::SlowfsError;
 use crate::fs::SlowFs;
+use crate::latency_profile::Latency;
 use crate::model::{FaultPlan, FaultSpec, OpLog};
 use crate::power::PowerLoss;
-use crate::profile::Latency;
 use crate::snapshot::StatsSnapshot;
 use crate::stats::Stats;
 

@@ -6,8 +6,8 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::class::{OpClass, PerClass};
+use crate::latency_profile::Latency;
 use crate::op::Op;
-use crate::profile::Latency;
 use crate::snapshot::{ClassCounts, StatsSnapshot, SCHEMA};
 
 /// Counters shared by all FUSE worker threads; [`Stats::snapshot`] reads them for the JSON.
@@ -99,11 +99,11 @@ impl Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::Profile;
+    use crate::latency_profile::LatencyProfile;
 
     #[test]
     fn contiguous_writes_to_a_file_are_one_extent() {
-        let stats = Stats::new(Latency::new(Profile::None, PerClass::default()).unwrap());
+        let stats = Stats::new(Latency::new(LatencyProfile::None, PerClass::default()).unwrap());
         stats.record_write_extent(7, 0, 4096);
         stats.record_write_extent(7, 4096, 4096);
         stats.record_write_extent(8, 8192, 4096);
@@ -114,7 +114,7 @@ mod tests {
 
     #[test]
     fn counts_land_in_class_op_and_fsyncs() {
-        let stats = Stats::new(Latency::new(Profile::Efs, PerClass::default()).unwrap());
+        let stats = Stats::new(Latency::new(LatencyProfile::Efs, PerClass::default()).unwrap());
         stats.record(Op::Write, 4096);
         stats.record(Op::Write, 100);
         stats.record(Op::Read, 8192);
@@ -139,7 +139,7 @@ mod tests {
 
     #[test]
     fn concurrent_records_are_not_lost() {
-        let stats = Stats::new(Latency::new(Profile::None, PerClass::default()).unwrap());
+        let stats = Stats::new(Latency::new(LatencyProfile::None, PerClass::default()).unwrap());
         std::thread::scope(|s| {
             for _ in 0..4 {
                 s.spawn(|| {

@@ -16,7 +16,7 @@ use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::Duration;
 
 use tempfile::TempDir;
-use triebench_kv::conformance::Capabilities;
+use triebench_kv_conformance::Capabilities;
 
 /// LMDB and the SQLite WAL modes: persistent, snapshot readers, duplicates refused at insert.
 const SNAPSHOTS: Capabilities = Capabilities {
@@ -112,10 +112,10 @@ fn the_shared_mount_is_slowfs() {
 }
 
 mod lmdb_default {
-    use triebench_kv::conformance::TABLES;
     use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
+    use triebench_kv_conformance::TABLES;
 
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         in match super::base() { Some(p) => p, None => return };
         super::SNAPSHOTS,
         |dir: &std::path::Path| {
@@ -125,10 +125,10 @@ mod lmdb_default {
 }
 
 mod lmdb_async {
-    use triebench_kv::conformance::TABLES;
     use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
+    use triebench_kv_conformance::TABLES;
 
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         in match super::base() { Some(p) => p, None => return };
         super::SNAPSHOTS,
         |dir: &std::path::Path| {
@@ -138,10 +138,10 @@ mod lmdb_async {
 }
 
 mod sqlite_wal {
-    use triebench_kv::conformance::TABLES;
     use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+    use triebench_kv_conformance::TABLES;
 
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         in match super::base() { Some(p) => p, None => return };
         super::SNAPSHOTS,
         |dir: &std::path::Path| SqliteStore::open(dir, TABLES, SqliteMode::Wal)
@@ -149,10 +149,10 @@ mod sqlite_wal {
 }
 
 mod sqlite_wal_full {
-    use triebench_kv::conformance::TABLES;
     use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+    use triebench_kv_conformance::TABLES;
 
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         in match super::base() { Some(p) => p, None => return };
         super::SNAPSHOTS,
         |dir: &std::path::Path| SqliteStore::open(dir, TABLES, SqliteMode::WalFull)
@@ -161,10 +161,10 @@ mod sqlite_wal_full {
 
 /// Rollback-mode readers read per statement (no snapshot), as in kv's own suite.
 mod sqlite_rollback {
-    use triebench_kv::conformance::{Capabilities, TABLES};
     use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+    use triebench_kv_conformance::{Capabilities, TABLES};
 
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         in match super::base() { Some(p) => p, None => return };
         Capabilities { persistent: true, snapshot_reads: false, deferred_duplicate_check: false },
         |dir: &std::path::Path| SqliteStore::open(dir, TABLES, SqliteMode::Rollback)
@@ -174,10 +174,10 @@ mod sqlite_rollback {
 /// `redis-aof`: a managed redis-server per case with `--dir` on the mount and
 /// `appendfsync always`.
 mod redis_aof {
-    use triebench_kv::conformance::{Capabilities, TABLES};
     use triebench_kv::redis::{RedisOptions, RedisStore};
+    use triebench_kv_conformance::{Capabilities, TABLES};
 
-    triebench_kv::conformance_tests!(
+    triebench_kv_conformance::conformance_tests!(
         in match super::base() { Some(p) => p, None => return };
         Capabilities { persistent: true, snapshot_reads: false, deferred_duplicate_check: true },
         |dir: &std::path::Path| {

@@ -1,4 +1,4 @@
-//! Hyperledger Transact 0.4.7's own merkle-state test suite, run against `triebench-state` on
+//! Hyperledger Transact 0.4.7's own merkle-state test suite, run against `triebench-transact-state` on
 //! every backend compiled in.
 //!
 //! The suite's module comes from the published crate's source (see `build.rs`). Its fourteen
@@ -13,7 +13,7 @@ mod suite {
     include!(concat!(env!("OUT_DIR"), "/transact_merkle_suite.rs"));
 
     /// Transact's SQL states delete pruned rows in a second step; ours delete in the prune.
-    impl<S: triebench_kv::Store> AutoCleanPrunedData for triebench_state::TransactState<S> {
+    impl<S: triebench_kv::Store> AutoCleanPrunedData for triebench_transact_state::TransactState<S> {
         fn remove_pruned_entries(&self) -> Result<(), InternalError> {
             Ok(())
         }
@@ -25,7 +25,7 @@ mod suite {
             mod $name {
                 use super::*;
                 use triebench_kv::AnyStore;
-                use triebench_state::TransactState;
+                use triebench_transact_state::TransactState;
 
                 fn state() -> (Option<tempfile::TempDir>, TransactState<AnyStore>, String) {
                     let (dir, state) = $open();
@@ -117,17 +117,17 @@ mod suite {
         profile: &str,
     ) -> (
         Option<tempfile::TempDir>,
-        triebench_state::TransactState<triebench_kv::AnyStore>,
+        triebench_transact_state::TransactState<triebench_kv::AnyStore>,
     ) {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let state = triebench_state::open(profile, Some(dir.path()))
+        let state = triebench_transact_state::open(profile, Some(dir.path()))
             .unwrap_or_else(|e| panic!("open {profile}: {e}"));
         (Some(dir), state)
     }
 
     suite_on!(btree, || (
         None,
-        triebench_state::open("btree", None).unwrap()
+        triebench_transact_state::open("btree", None).unwrap()
     ));
     #[cfg(feature = "lmdb")]
     suite_on!(lmdb, || in_dir("lmdb"));
@@ -157,7 +157,7 @@ mod suite {
 
         use triebench_kv::postgres::{PgOptions, PgServer, PgStore};
         use triebench_kv::AnyStore;
-        use triebench_state::TransactState;
+        use triebench_transact_state::TransactState;
 
         static SERVER: OnceLock<(PgServer, tempfile::TempDir)> = OnceLock::new();
 

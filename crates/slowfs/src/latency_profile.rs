@@ -10,7 +10,7 @@ use crate::error::SlowfsError;
 /// The delays are floors per request, added once per FUSE request of the class; the mount is
 /// write-through (no FUSE write-back cache), so each `write(2)` pays the write delay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Profile {
+pub enum LatencyProfile {
     /// No delay at all: slowfs only counts.
     None,
     /// Amazon EFS, General Purpose mode, from AWS's published latency floor: "as low as 250
@@ -29,16 +29,20 @@ pub enum Profile {
     NfsLan,
 }
 
-impl Profile {
+impl LatencyProfile {
     /// Every profile, in `--list-profiles` order.
-    pub const ALL: [Profile; 3] = [Profile::None, Profile::Efs, Profile::NfsLan];
+    pub const ALL: [LatencyProfile; 3] = [
+        LatencyProfile::None,
+        LatencyProfile::Efs,
+        LatencyProfile::NfsLan,
+    ];
 
     /// The name used on the command line and in the stats JSON.
     pub fn name(self) -> &'static str {
         match self {
-            Profile::None => "none",
-            Profile::Efs => "efs",
-            Profile::NfsLan => "nfs-lan",
+            LatencyProfile::None => "none",
+            LatencyProfile::Efs => "efs",
+            LatencyProfile::NfsLan => "nfs-lan",
         }
     }
 
@@ -46,27 +50,27 @@ impl Profile {
     ///
     /// # Errors
     /// [`SlowfsError::UnknownProfile`] listing the known names.
-    pub fn from_name(name: &str) -> Result<Profile, SlowfsError> {
-        Profile::ALL
+    pub fn from_name(name: &str) -> Result<LatencyProfile, SlowfsError> {
+        LatencyProfile::ALL
             .into_iter()
             .find(|p| p.name() == name)
             .ok_or_else(|| SlowfsError::UnknownProfile {
                 name: name.to_string(),
-                known: Profile::ALL.map(Profile::name).join(", "),
+                known: LatencyProfile::ALL.map(LatencyProfile::name).join(", "),
             })
     }
 
     /// Delays in microseconds per class.
     pub fn delays_us(self) -> PerClass<f64> {
         match self {
-            Profile::None => PerClass::default(),
-            Profile::Efs => PerClass {
+            LatencyProfile::None => PerClass::default(),
+            LatencyProfile::Efs => PerClass {
                 metadata: 250.0,
                 read: 250.0,
                 write: 2700.0,
                 sync: 2700.0,
             },
-            Profile::NfsLan => PerClass {
+            LatencyProfile::NfsLan => PerClass {
                 metadata: 100.0,
                 read: 100.0,
                 write: 200.0,
@@ -78,14 +82,14 @@ impl Profile {
     /// One line on where the numbers come from, for `--list-profiles`.
     pub fn source(self) -> &'static str {
         match self {
-            Profile::None => "no delay; counting only",
-            Profile::Efs => {
+            LatencyProfile::None => "no delay; counting only",
+            LatencyProfile::Efs => {
                 "AWS, Amazon EFS User Guide, performance summary: latency \"as low as 250 \
                  microseconds\" for reads, \"as low as 2.7 milliseconds\" for writes \
                  (docs.aws.amazon.com/efs/latest/ug/performance.html); metadata as a read, \
                  sync as a write; floors, per operation, write-through"
             }
-            Profile::NfsLan => {
+            LatencyProfile::NfsLan => {
                 "illustrative, not cited: typical LAN round trip ~0.1 ms (metadata, read), \
                  0.2 ms per write, 1 ms per commit (sync)"
             }
@@ -107,7 +111,10 @@ impl Latency {
     ///
     /// # Errors
     /// [`SlowfsError::BadDelay`] for a negative, infinite or NaN override.
-    pub fn new(profile: Profile, overrides: PerClass<Option<f64>>) -> Result<Latency, SlowfsError> {
+    pub fn new(
+        profile: LatencyProfile,
+        overrides: PerClass<Option<f64>>,
+    ) -> Result<Latency, SlowfsError> {
         let mut delays_us = profile.delays_us();
         let mut custom = false;
         for class in OpClass::ALL {
@@ -144,27 +151,27 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for p in Profile::ALL {
-            assert_eq!(Profile::from_name(p.name()).unwrap(), p);
+        for p in LatencyProfile::ALL {
+            assert_eq!(LatencyProfile::from_name(p.name()).unwrap(), p);
         }
-        let err = Profile::from_name("s3").unwrap_err().to_string();
+        let err = LatencyProfile::from_name("s3").unwrap_err().to_string();
         assert!(err.contains("s3") && err.contains("nfs-lan"), "{err}");
     }
 
     #[test]
     fn efs_matches_the_published_floor() {
-        let d = Profile::Efs.delays_us();
+        let d = LatencyProfile::Efs.delays_us();
         assert_eq!(
             (d.metadata, d.read, d.write, d.sync),
             (250.0, 250.0, 2700.0, 2700.0)
         );
-        assert_eq!(Profile::None.delays_us(), PerClass::default());
+        assert_eq!(LatencyProfile::None.delays_us(), PerClass::default());
     }
 
     #[test]
     fn overrides_replace_single_classes() {
         let l = Latency::new(
-            Profile::Efs,
+            LatencyProfile::Efs,
             PerClass {
                 sync: Some(20_000.0),
                 ..PerClass::default()
@@ -177,7 +184,7 @@ mod tests {
         assert_eq!(l.delay(OpClass::Sync), Duration::from_millis(20));
         // An override equal to the profile's value is not custom.
         let same = Latency::new(
-            Profile::Efs,
+            LatencyProfile::Efs,
             PerClass {
                 read: Some(250.0),
                 ..PerClass::default()
@@ -191,7 +198,7 @@ mod tests {
     fn bad_overrides_are_refused() {
         for bad in [-1.0, f64::NAN, f64::INFINITY] {
             let err = Latency::new(
-                Profile::None,
+                LatencyProfile::None,
                 PerClass {
                     write: Some(bad),
                     ..PerClass::default()

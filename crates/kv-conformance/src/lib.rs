@@ -1,4 +1,6 @@
-//! The conformance suite every backend passes, generic over [`Store`].
+//! `triebench-kv-conformance`: the suite every triebench-kv backend passes, generic over
+//! [`Store`], kept out of the kv library so no build of it carries the suite (as parity-common
+//! keeps `kvdb-shared-tests` beside `kvdb`).
 //!
 //! Each case opens its store through an opener that, called again, reopens the same files, so
 //! persistence can be checked. Cases panic on failure, like test assertions: call them from
@@ -10,9 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Barrier;
 use std::time::Duration;
 
-use crate::error::{KvError, KvResult};
-use crate::range::KeyRange;
-use crate::store::{ReadTx, Store, Table, WriteTx};
+use triebench_kv::{KeyRange, KvError, KvResult, ReadTx, Store, Table, WriteTx};
 
 /// Tables every case opens its store with.
 pub const TABLES: &[&str] = &["main", "change_log", "duplicate_log"];
@@ -754,7 +754,7 @@ macro_rules! conformance_tests {
                 let dir = $mkdir.expect("temp dir");
                 let path = dir.path().to_path_buf();
                 let opener = $open;
-                $crate::conformance::$case(&|| opener(&path), $caps);
+                $crate::$case(&|| opener(&path), $caps);
             }
         )*
     };

@@ -39,12 +39,12 @@ pub struct CrashMountArgs {
 #[cfg(target_os = "linux")]
 pub fn run_crash_mount(args: CrashMountArgs) -> Result<(), CliError> {
     use std::io::Write;
-    use triebench_slowfs::{Latency, MountConfig, PerClass, Profile};
+    use triebench_slowfs::{Latency, LatencyProfile, MountConfig, PerClass};
     let fail = |e: triebench_slowfs::SlowfsError| CliError::CrashTest(e.to_string());
     let config = MountConfig {
         backing: args.backing,
         mountpoint: args.mountpoint,
-        latency: Latency::new(Profile::None, PerClass::default()).map_err(fail)?,
+        latency: Latency::new(LatencyProfile::None, PerClass::default()).map_err(fail)?,
         stats_out: None,
         threads: 4,
         power_loss: true,

@@ -10,10 +10,10 @@ pub fn built_from() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The checkout, when it is still there (a `Cargo.toml` and `benches/`).
+/// The checkout, when it is still there (a `Cargo.toml` and the bench crate's `benches/`).
 pub fn checkout() -> Option<PathBuf> {
     let root = built_from();
-    (root.join("Cargo.toml").is_file() && root.join("benches").is_dir())
+    (root.join("Cargo.toml").is_file() && root.join("crates/bench/benches").is_dir())
         .then(|| root.canonicalize().unwrap_or(root))
 }
 

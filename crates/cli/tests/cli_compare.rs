@@ -229,7 +229,7 @@ fn a_missing_side_is_one_clear_error() {
 
 fn fixture(name: &str) -> Value {
     let p: PathBuf = repo()
-        .join("crates/harness/tests/fixtures/dashboards")
+        .join("crates/cli/tests/fixtures/dashboards")
         .join(name);
     serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap()
 }

@@ -1,4 +1,4 @@
-//! Two ways Transact 0.4.7's `MerkleState` goes wrong that `triebench-state` does not, found by
+//! Two ways Transact 0.4.7's `MerkleState` goes wrong that `triebench-transact-state` does not, found by
 //! the differential test (`differential.rs`) and reduced by hand to a few commits. Each test
 //! asserts what Transact does today, so a Transact release that fixes it fails here and says
 //! so, and asserts that ours gives the mapping's root and keeps every head readable.
@@ -54,7 +54,7 @@ fn pruning_deletes_a_leaf_the_head_still_holds_at_another_address() {
     ];
 
     let (theirs, genesis) = transact();
-    let ours = triebench_state::open("btree", None).unwrap();
+    let ours = triebench_transact_state::open("btree", None).unwrap();
     let mut head = genesis;
     for batch in &blocks {
         let root = theirs.commit(&head, batch).unwrap();
@@ -92,7 +92,7 @@ fn pruning_deletes_a_leaf_the_head_still_holds_at_another_address() {
 #[test]
 fn setting_and_deleting_an_only_child_in_one_batch_leaves_an_empty_node() {
     let (theirs, genesis) = transact();
-    let ours = triebench_state::open("btree", None).unwrap();
+    let ours = triebench_transact_state::open("btree", None).unwrap();
     let base = [set("aa0000", b"a"), set("bb0000", b"b")];
     let parent = theirs.commit(&genesis, &base).unwrap();
     assert_eq!(ours.commit(&genesis, &base).unwrap(), parent);

@@ -1,4 +1,4 @@
-//! Differential test: triebench-state against Transact 0.4.7's own `MerkleState` (over its
+//! Differential test: triebench-transact-state against Transact 0.4.7's own `MerkleState` (over its
 //! in-memory `BTreeDatabase`), commit by commit, on seeded random chains.
 //!
 //! Each block is a random batch: sets (new values, and values set again to what they hold),
@@ -25,7 +25,7 @@ use transact::database::btree::BTreeDatabase;
 use transact::state::merkle::{MerkleRadixLeafReader, MerkleRadixTree, MerkleState, INDEXES};
 use transact::state::{Prune, Read, StateChange, Write};
 use triebench_kv::AnyStore;
-use triebench_state::TransactState;
+use triebench_transact_state::TransactState;
 
 /// Heads kept: after each block, the root of `LAG` blocks ago is pruned.
 const LAG: usize = 3;
@@ -432,7 +432,7 @@ fn run_chains(profile: &str, chain: Chain, chains: u64, blocks: usize) {
     for seed in 0..chains {
         let dir = tempfile::tempdir().unwrap();
         let dir_arg = (profile != "btree").then_some(dir.path());
-        let ours = triebench_state::open(profile, dir_arg)
+        let ours = triebench_transact_state::open(profile, dir_arg)
             .unwrap_or_else(|e| panic!("open {profile}: {e}"));
         let mut pair = Pair::new(ours, chain);
         let mut rng = SmallRng::seed_from_u64(seed);
@@ -466,19 +466,16 @@ fn same_as_transact_on_btree() {
     differential("btree", 20, 150);
 }
 
-#[cfg(feature = "lmdb")]
 #[test]
 fn same_as_transact_on_lmdb() {
     differential("lmdb", 5, 150);
 }
 
-#[cfg(feature = "sqlite-db")]
 #[test]
 fn same_as_transact_on_sqlite() {
     differential("sqlite-wal-full", 5, 150);
 }
 
-#[cfg(feature = "postgres-db")]
 #[test]
 fn same_as_transact_on_postgres() {
     differential("postgres", 2, 100);

@@ -3,12 +3,12 @@
 //! node prunes the previous block's root, blocks that change nothing included.
 //!
 //! ```sh
-//! cargo run -p triebench-state --features all-backends --example ledger -- \
+//! cargo run -p triebench-transact-state --features all-backends --example ledger -- \
 //!     --profile lmdb --dir /tmp/ledger --blocks 200
 //! ```
 //!
 //! The node code (`Node`) is generic over Transact's traits only, so it runs unchanged on
-//! Transact's own `MerkleState`; here it runs on `triebench_state::open(profile, dir)`. After
+//! Transact's own `MerkleState`; here it runs on `triebench_transact_state::open(profile, dir)`. After
 //! every block it checks that money was neither made nor lost (the sum of all balances, read
 //! back through a leaf listing of the ledger's namespace) and that the head reads back.
 
@@ -228,7 +228,7 @@ fn args() -> Result<Args, String> {
 
 fn run() -> Result<(), Box<dyn Error>> {
     let args = args()?;
-    let state = triebench_state::open(&args.profile, args.dir.as_deref())?;
+    let state = triebench_transact_state::open(&args.profile, args.dir.as_deref())?;
     let mut node = Node {
         head: state.initial_root(),
         state,

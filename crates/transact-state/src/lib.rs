@@ -1,4 +1,4 @@
-//! `triebench-state`: Hyperledger Transact 0.4.7's state traits over the triebench
+//! `triebench-transact-state`: Hyperledger Transact 0.4.7's state traits over the triebench
 //! Merkle-Radix trie, so a Transact-based project (a Splinter-like node, a Sawtooth-style
 //! ledger) can swap `MerkleState` / `SqlMerkleState` for a trie on LMDB, SQLite, PostgreSQL,
 //! Redis or memory, with the same state roots.
@@ -28,7 +28,7 @@
 //! use transact::state::merkle::MerkleRadixLeafReader;
 //!
 //! // Any profile: "lmdb", "sqlite-wal-full", "postgres", ... with a directory.
-//! let state = triebench_state::open("btree", None)?;
+//! let state = triebench_transact_state::open("btree", None)?;
 //! let genesis = state.initial_root();
 //!
 //! let block1 = state.commit(&genesis, &[StateChange::Set {
