@@ -40,7 +40,7 @@ pub enum CliError {
     CrashTest(String),
     /// A measurement could not be taken or saved.
     #[error(transparent)]
-    Measure(#[from] MeasureError),
+    Measure(MeasureError),
     /// A run record or sidecar could not be written, or a run name is unusable.
     #[error(transparent)]
     Record(#[from] RecordError),
@@ -59,13 +59,28 @@ pub enum CliError {
     Interrupted(String),
     /// `triebench bench`'s plan could not be made or carried out, or a run folder written.
     #[error(transparent)]
-    Plan(#[from] crate::plan::error::PlanError),
-    /// A flamegraph could not be taken or written.
-    #[error("cannot write the flamegraph {}: {reason}", path.display())]
-    Flamegraph {
-        /// The SVG file asked for.
-        path: PathBuf,
-        /// What went wrong.
-        reason: String,
-    },
+    Plan(triebench_plan::PlanError),
+}
+
+impl From<MeasureError> for CliError {
+    /// A measurement's usage and interruption errors are the command's own (Ctrl-C exits 130).
+    fn from(e: MeasureError) -> Self {
+        match e {
+            MeasureError::Usage(msg) => CliError::Usage(msg),
+            MeasureError::Interrupted(msg) => CliError::Interrupted(msg),
+            other => CliError::Measure(other),
+        }
+    }
+}
+
+impl From<triebench_plan::PlanError> for CliError {
+    /// A step's usage and interruption errors are the command's own (Ctrl-C exits 130).
+    fn from(e: triebench_plan::PlanError) -> Self {
+        use triebench_plan::PlanError;
+        match e {
+            PlanError::Usage(msg) => CliError::Usage(msg),
+            PlanError::Interrupted(msg) => CliError::Interrupted(msg),
+            other => CliError::Plan(other),
+        }
+    }
 }

@@ -10,7 +10,6 @@
 
 mod commands;
 mod error;
-mod plan;
 
 use std::process::ExitCode;
 

@@ -143,3 +143,13 @@ mod hop {
         }
     }
 }
+
+/// The record of a network setting, for run records, `load.json` and `crash.json` (`None`:
+/// stores reached their server straight).
+pub fn net_record(spec: Option<DelaySpec>) -> Option<triebench_record::net::NetRecord> {
+    spec.map(|s| triebench_record::net::NetRecord {
+        rtt_us: s.rtt().as_secs_f64() * 1e6,
+        jitter_us: s.jitter.as_secs_f64() * 1e6,
+        bandwidth_bytes_per_s: s.bandwidth,
+    })
+}

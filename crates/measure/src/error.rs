@@ -66,6 +66,13 @@ pub enum MeasureError {
     #[error(transparent)]
     Cgroup(#[from] crate::mem_cgroup::CgroupError),
     /// A result file could not be read or written.
+    /// An option the caller gave cannot be used (a directory that cannot be made or written,
+    /// an unknown profile, a value out of range): the message names the option.
+    #[error("{0}")]
+    Usage(String),
+    /// The user stopped the measurement (Ctrl-C, SIGTERM); the message says what was kept.
+    #[error("{0}")]
+    Interrupted(String),
     #[error("{}: {reason}", path.display())]
     File {
         /// The file.

@@ -5,6 +5,9 @@
 //!
 //! # Modules, in data order
 //!
+//! - [`make_dir`]: the directories a measurement is given, made safely; [`outputs`]: its output
+//!   files and folders checked writable before it measures; [`profile_choice`]: the `--profiles`
+//!   a measurement runs, parsed and checked against its directory.
 //! - [`cpu_idle`]: holds idle CPUs polling while a command measures, and saves what it got.
 //! - [`host_load`]: samples how busy the machine is (load average, stolen CPU, other
 //!   processes' CPU) stretch by stretch while a command measures.
@@ -48,13 +51,16 @@ pub mod latency;
 pub mod load_env;
 pub mod load_run;
 pub mod load_summary;
+pub mod make_dir;
 pub mod mem_cgroup;
 pub mod micro_run;
+pub mod outputs;
 pub mod page_evict;
 pub mod phase_tally;
 pub mod phases;
 pub mod phases_run;
 pub mod proc_monitor;
+pub mod profile_choice;
 pub mod slowfs_stats;
 pub mod trie_warm_up;
 pub mod versions;

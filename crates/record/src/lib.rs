@@ -23,6 +23,8 @@
 //!   (`failover.json`).
 //! - [`run_record`]: the run record, one versioned file per run and command: environment,
 //!   filesystem, CPU idle state and every benchmark's samples with their unit ([`RunRecord`]).
+//! - [`run_folder`]: a run folder's manifest and machine (`export-run`, `bench`), the format
+//!   `report --runs` merges.
 //! - [`layout`]: where each file lives under `<criterion-dir>/triebench-runs/`, and the rule for
 //!   run names.
 //! - [`file`](mod@file): pretty JSON written atomically, read as `None` when absent.
@@ -48,6 +50,7 @@ pub mod layout;
 pub mod load;
 pub mod net;
 pub mod phases;
+pub mod run_folder;
 pub mod run_record;
 pub mod time;
 pub mod vocabulary;

@@ -14,8 +14,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::ReportError;
+use crate::model::merged_run::MergedRun;
 use crate::model::naming;
-use crate::model::run_folder::MergedRun;
 use crate::out_folder::OutFolder;
 use crate::read::{env, run_folders};
 use crate::{render, report_into, ReportArgs};
@@ -52,7 +52,7 @@ pub fn run_merged_report(args: &MergedArgs) -> Result<PathBuf, ReportError> {
     let runs = run_folders::read(&args.folders)?;
     for run in &runs {
         crate::check_run(
-            &run.folder.join(run_folders::CRITERION),
+            &run.folder.join(triebench_record::run_folder::CRITERION),
             &run.manifest.filesystem,
         )?;
     }
@@ -71,7 +71,7 @@ fn merge_and_report(
     out: &OutFolder,
     args: &MergedArgs,
 ) -> Result<(), ReportError> {
-    let criterion_dir = out.path().join(run_folders::CRITERION);
+    let criterion_dir = out.path().join(triebench_record::run_folder::CRITERION);
     run_folders::merge(runs, &criterion_dir)?;
     report_into(
         &ReportArgs {
@@ -82,7 +82,7 @@ fn merge_and_report(
             label: Some(label),
             results_root: args.results_root.clone(),
         },
-        &out.target().join(run_folders::CRITERION),
+        &out.target().join(triebench_record::run_folder::CRITERION),
         out.path(),
         &render::machines_section::render(runs),
     )

@@ -1,10 +1,10 @@
 //! `triebench bench [NAME=DIR ...]`: the main job. Its arguments, resolved into the options of
-//! [`crate::plan`], which makes the plan and runs it; the report and the run folders at the end.
+//! `triebench_plan`, which makes the plan and runs it; the report and the run folders at the end.
 //!
 //! Each flag may also come from the environment variable `scripts/bench-fs.sh` read before
 //! (`TRIEBENCH_SCALE`, ...), named in its help; a flag on the command line wins.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
@@ -12,20 +12,15 @@ use triebench_kv::Profile;
 use triebench_record::CpuIdle;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
-use crate::commands::make_dir::make_dir;
-use crate::commands::outputs::writable_dir;
-use crate::commands::profile_choice::chosen_profiles;
 use crate::error::CliError;
-use crate::plan::checkout::{built_from, checkout, default_disk_dir};
-use crate::plan::describe::describe;
-use crate::plan::error::PlanError;
-use crate::plan::execute::{execute, times_table, Context};
-use crate::plan::iolab::IoLabChoice;
-use crate::plan::run_spec::{default_runs, parse_runs, prepare_dir, shm_is_tmpfs};
-use crate::plan::scale::Scale;
-use crate::plan::steps::{
-    plan, CriterionOptions, Groups, GrowChoice, LoadOptions, Options, Plan, RunStep,
-};
+use triebench_plan::checkout::{checkout, default_disk_dir};
+use triebench_plan::describe::describe;
+use triebench_plan::execute::{execute, times_table, Context};
+use triebench_plan::iolab::IoLabChoice;
+use triebench_plan::preflight::preflight;
+use triebench_plan::run_spec::{default_runs, parse_runs, shm_is_tmpfs};
+use triebench_plan::scale::Scale;
+use triebench_plan::steps::{plan, CriterionOptions, Groups, GrowChoice, LoadOptions, Options};
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -38,7 +33,7 @@ pub struct BenchArgs {
     /// rounds per profile, phases), `full` (up to 30 s, phases, criterion's scalable and raw
     /// groups).
     #[arg(long, value_enum, default_value = "standard", env = "TRIEBENCH_SCALE")]
-    pub scale: Scale,
+    pub scale: ScaleArg,
     /// Backend profiles, comma-separated [default: every profile built in].
     #[arg(
         long,
@@ -146,7 +141,7 @@ pub struct BenchArgs {
     /// Criterion's groups beside the headline's: `all` adds the scalable (`scale/`) and raw
     /// backend (`kv/`) groups [default: all at full scale, else headline].
     #[arg(long, value_enum, env = "TRIEBENCH_GROUPS")]
-    pub groups: Option<Groups>,
+    pub groups: Option<GroupsArg>,
     /// Criterion's bench targets, when criterion runs.
     #[arg(
         long,
@@ -179,6 +174,48 @@ pub struct BenchArgs {
     pub dry_run: bool,
 }
 
+/// `--scale`, as clap parses it: the plan's [`Scale`], with its help per value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScaleArg {
+    /// A first look: one round of the headline per profile, no phase breakdown, no growth
+    /// curve.
+    Quick,
+    /// The default: up to 5 s per profile of headline rounds, the phase breakdown, growth
+    /// curves to 10^5 leaves.
+    Standard,
+    /// Up to 30 s per profile, the phase breakdown, criterion's scalable and raw groups,
+    /// growth curves to 10^6 leaves.
+    Full,
+}
+
+impl From<ScaleArg> for Scale {
+    fn from(a: ScaleArg) -> Scale {
+        match a {
+            ScaleArg::Quick => Scale::Quick,
+            ScaleArg::Standard => Scale::Standard,
+            ScaleArg::Full => Scale::Full,
+        }
+    }
+}
+
+/// `--groups`, as clap parses it: the plan's [`Groups`], with its help per value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GroupsArg {
+    /// The headline's groups only (`scenario/`, `floor/`).
+    Headline,
+    /// Also the scalable groups (`scale/`) and raw backend operations (`kv/`).
+    All,
+}
+
+impl From<GroupsArg> for Groups {
+    fn from(a: GroupsArg) -> Groups {
+        match a {
+            GroupsArg::Headline => Groups::Headline,
+            GroupsArg::All => Groups::All,
+        }
+    }
+}
+
 /// Where run folders go by default.
 const DEFAULT_EXPORT: &str = "runs";
 
@@ -209,7 +246,7 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
         dir => Some(PathBuf::from(dir)),
     };
     let options = Options {
-        scale: args.scale,
+        scale: args.scale.into(),
         runs,
         profiles: args
             .profiles
@@ -232,7 +269,7 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
                 .map(String::from)
                 .collect(),
             filter: args.filter.filter(|f| !f.is_empty()),
-            groups: args.groups,
+            groups: args.groups.map(Groups::from),
             samples: args.samples,
             plots: args.plots,
         },
@@ -279,54 +316,5 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
         "bench: all steps took {:.0} s",
         start.elapsed().as_secs_f64()
     );
-    Ok(())
-}
-
-/// Everything that can be refused, refused before minutes of measuring: the counting mount, the
-/// checkout criterion's benches need, the criterion directory, the run folders' parent
-/// (created), each run's directory (created) and the profiles on it.
-fn preflight(plan: &Plan, checkout: Option<&Path>, criterion_dir: &Path) -> Result<(), CliError> {
-    if let Some(dir) = &plan.io_profile {
-        triebench_measure::slowfs_stats::read_snapshot(dir).map_err(|e| {
-            CliError::Usage(format!(
-                "--iolab {}: not a slowfs counting mount ({e}); `scripts/fs-lab.sh up` mounts \
-                 the lab's, --iolab none skips the I/O profile",
-                dir.display()
-            ))
-        })?;
-    }
-    if plan.criterion.is_some() && checkout.is_none() {
-        return Err(PlanError::NoCheckout(built_from()).into());
-    }
-    writable_dir("--criterion-dir", criterion_dir)?;
-    // The run folders' parent, made and written to now rather than after the runs.
-    if let Some(step) = plan.exports.first() {
-        writable_dir("--export", &step.parent)?;
-    }
-    for run in &plan.runs {
-        make_dir(&format!("filesystem `{}`", run.run.name), &run.run.dir)?;
-        prepare_dir(&run.run)?;
-        chosen_profiles(&plan.profiles, &run.run.dir)?;
-        for step in &run.steps {
-            if let RunStep::Grow { profiles, .. } = step {
-                for name in profiles {
-                    let profile: Profile = name.parse()?;
-                    if !profile.is_enabled() {
-                        return Err(triebench_kv::KvError::ProfileNotEnabled {
-                            profile: profile.name(),
-                            feature: profile.feature().unwrap_or("default"),
-                        }
-                        .into());
-                    }
-                    if !profile.needs_dir() {
-                        return Err(CliError::Usage(format!(
-                            "--grow-profiles {name}: its data lives in memory, not on the \
-                             filesystem measured; grow it with `triebench grow` itself"
-                        )));
-                    }
-                }
-            }
-        }
-    }
     Ok(())
 }

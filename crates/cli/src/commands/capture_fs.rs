@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use triebench_plan::step::capture_fs::{capture_fs, CaptureFsOptions};
+
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
 
@@ -22,29 +24,10 @@ pub struct CaptureFsArgs {
 }
 
 pub fn run_capture_fs(args: CaptureFsArgs) -> Result<(), CliError> {
-    // The run's directory, made as `headline` and `phases` make it, so that the filesystem
-    // recorded is the one they will measure.
-    crate::commands::make_dir::make_dir("DIR", &args.dir)?;
-    let (sidecar, info) = triebench_measure::capture_fs(
-        &args.name,
-        &args.dir,
-        &args.criterion.resolve(),
-        !args.no_latency,
-    )?;
-    println!(
-        "run `{}`: {} is on {} ({}, mounted at {}); recorded in {}",
-        args.name,
-        args.dir.display(),
-        info.device,
-        info.fs_type,
-        info.mount_point,
-        sidecar.display()
-    );
-    if let Some(lat) = info.latency_us {
-        println!(
-            "run `{}`: median µs per operation: metadata {:.1}, read {:.1}, write {:.1}, sync {:.1}",
-            args.name, lat.metadata, lat.read, lat.write, lat.sync
-        );
-    }
-    Ok(())
+    Ok(capture_fs(&CaptureFsOptions {
+        name: args.name,
+        dir: args.dir,
+        criterion_dir: args.criterion.resolve(),
+        latency: !args.no_latency,
+    })?)
 }

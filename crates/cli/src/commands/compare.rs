@@ -83,7 +83,7 @@ pub fn run_compare(args: CompareArgs) -> Result<(), CliError> {
             source,
         })?;
     if let Some(out) = &args.out {
-        crate::commands::make_dir::make_dir("--out", out)?;
+        triebench_measure::make_dir::make_dir("--out", out)?;
         write_text(&out.join("compare.md"), &markdown)?;
         write_text(&out.join("compare.json"), &json)?;
     }

@@ -40,8 +40,8 @@ use crate::commands::crash_owners::restore_owners;
 use crate::commands::crash_power::PowerMount;
 use crate::commands::crash_round::adopt_orphans;
 use crate::commands::crash_test::{check, clock_seed, write_env, CrashTestArgs};
-use crate::commands::outputs::writable_dir;
 use crate::error::CliError;
+use triebench_measure::outputs::writable_dir;
 
 /// What each commit of a recorded workload returned: its root, or its error.
 type Outcomes = Vec<Result<String, String>>;

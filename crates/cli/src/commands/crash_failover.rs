@@ -21,8 +21,8 @@ use triebench_record::file::write_atomically;
 use triebench_workloads::rng::XorShift64Star;
 
 use crate::commands::crash_test::CrashTestArgs;
-use crate::commands::outputs::writable_dir;
 use crate::error::CliError;
+use triebench_measure::outputs::writable_dir;
 
 /// How long a fresh pair may take to open and commit once.
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -70,8 +70,8 @@ pub fn run_failover(args: CrashTestArgs) -> Result<(), CliError> {
         rounds_with_loss: 0,
         max_lost_tail: 0,
         max_lost_window_us: None,
-        net: crate::commands::net_arg::net_record(net),
-        standby_link: crate::commands::net_arg::net_record(link),
+        net: triebench_kv::net_hop::net_record(net),
+        standby_link: triebench_kv::net_hop::net_record(link),
         seed,
         per_round: Vec::new(),
     };
@@ -246,7 +246,7 @@ fn read_file(path: &Path) -> Result<FailoverFile, CliError> {
 fn write_out(out: &Option<PathBuf>, run: &FailoverRun) -> Result<(), CliError> {
     let Some(dir) = out else { return Ok(()) };
     let fail = |e: String| CliError::CrashTest(format!("cannot write {}: {e}", dir.display()));
-    crate::commands::make_dir::make_dir("--out", dir)?;
+    triebench_measure::make_dir::make_dir("--out", dir)?;
     let path = dir.join(FAILOVER_FILE);
     let mut file = read_file(&path)?;
     file.merge(run.clone());

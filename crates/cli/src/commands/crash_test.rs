@@ -25,8 +25,8 @@ use triebench_workloads::rng::XorShift64Star;
 
 use crate::commands::crash_power::{PowerMount, POWER_LIMITS};
 use crate::commands::crash_round::{adopt_orphans, reap_leftovers, RunningChild};
-use crate::commands::outputs::writable_dir;
 use crate::error::CliError;
+use triebench_measure::outputs::writable_dir;
 
 #[derive(Debug, Args)]
 pub struct CrashTestArgs {
@@ -173,7 +173,7 @@ pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
         max_lost_tail: 0,
         leftover_processes: 0,
         first_corruption: None,
-        net: crate::commands::net_arg::net_record(net),
+        net: triebench_kv::net_hop::net_record(net),
         limits: if args.power_loss {
             POWER_LIMITS.iter().map(|s| s.to_string()).collect()
         } else {
@@ -362,7 +362,7 @@ fn read_crash_file(path: &Path) -> Result<CrashFile, CliError> {
 fn write_out(out: &Option<PathBuf>, run: &CrashRun) -> Result<(), CliError> {
     let Some(dir) = out else { return Ok(()) };
     let fail = |e: String| CliError::CrashTest(format!("cannot write {}: {e}", dir.display()));
-    crate::commands::make_dir::make_dir("--out", dir)?;
+    triebench_measure::make_dir::make_dir("--out", dir)?;
     let path = dir.join(CRASH_FILE);
     let mut file = read_crash_file(&path)?;
     file.merge(run.clone());
@@ -406,7 +406,7 @@ pub(crate) fn work_dir(
 ) -> Result<(std::path::PathBuf, Option<tempfile::TempDir>), CliError> {
     match dir {
         Some(dir) => {
-            crate::commands::make_dir::make_dir("--dir", dir)?;
+            triebench_measure::make_dir::make_dir("--dir", dir)?;
             Ok((dir.to_path_buf(), None))
         }
         None => {

@@ -50,7 +50,7 @@ pub fn run_export(args: ExportArgs) -> Result<(), CliError> {
     })?;
     match &args.out {
         Some(file) => {
-            crate::commands::outputs::writable_file("--out", file)?;
+            triebench_measure::outputs::writable_file("--out", file)?;
             write_text(file, &json)?;
         }
         None => {

@@ -8,8 +8,10 @@ use clap::Args;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
-use crate::plan::export::{export_run, ExportRun};
-use crate::plan::scale::Scale;
+use triebench_plan::export::{export_run, ExportRun};
+use triebench_plan::scale::Scale;
+
+use crate::commands::bench::ScaleArg;
 
 #[derive(Debug, Args)]
 pub struct ExportRunArgs {
@@ -25,7 +27,7 @@ pub struct ExportRunArgs {
     pub host: Option<String>,
     /// The scale the run was measured at, recorded in the manifest.
     #[arg(long, value_enum, default_value = "standard", env = "TRIEBENCH_SCALE")]
-    pub scale: Scale,
+    pub scale: ScaleArg,
 }
 
 pub fn run_export_run(args: ExportRunArgs) -> Result<(), CliError> {
@@ -40,7 +42,7 @@ pub fn run_export_run(args: ExportRunArgs) -> Result<(), CliError> {
         criterion_dir: &criterion_dir,
         parent: &args.out,
         host: &host,
-        scale: args.scale.name(),
+        scale: Scale::from(args.scale).name(),
     })?;
     println!("{}", folder.display());
     Ok(())

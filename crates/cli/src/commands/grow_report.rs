@@ -15,7 +15,7 @@ pub struct GrowReportArgs {
 
 pub fn run_grow_report(args: GrowReportArgs) -> Result<(), CliError> {
     let path = triebench_report::run_grow_report(&args.dir)?;
-    crate::commands::grow::write_env(&args.dir)?;
+    triebench_plan::step::grow::write_env(&args.dir)?;
     println!("growth report written to {}", path.display());
     Ok(())
 }

@@ -4,12 +4,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use triebench_measure::io_profile_run;
+use triebench_plan::step::io_profile::{io_profile, IoProfileOptions};
 use triebench_record::layout::io_profile_path;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
-use crate::commands::flamegraph::profiled;
-use crate::commands::profile_choice::chosen_profiles;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -32,33 +30,13 @@ pub struct IoProfileArgs {
 }
 
 pub fn run_io_profile(args: IoProfileArgs) -> Result<(), CliError> {
-    let profiles = chosen_profiles(&args.profiles, &args.dir)?;
     let out = args
         .out
         .unwrap_or_else(|| io_profile_path(&args.criterion.resolve()));
-    // Before the counting starts, not after: the file's folder is made, the SVG's too.
-    crate::commands::outputs::writable_file("--out", &out)?;
-    if let Some(svg) = &args.flamegraph {
-        crate::commands::outputs::writable_file("--flamegraph", svg)?;
-    }
-    let file = profiled(args.flamegraph.as_deref(), || {
-        Ok(io_profile_run::collect(&args.dir, &profiles, |row| {
-            let c = &row.counts;
-            eprintln!(
-                "io-profile: {:<20} {:<44} {:>5} commits: {:>7} fsyncs {:>8} writes {:>10} bytes \
-             written {:>8} reads {:>8} metadata",
-                row.profile,
-                row.scenario,
-                row.commits,
-                c.fsyncs,
-                c.ops.write,
-                c.bytes_written,
-                c.ops.read,
-                c.ops.metadata
-            );
-        })?)
-    })?;
-    file.save(&out)?;
-    println!("I/O profile written to {}", out.display());
-    Ok(())
+    Ok(io_profile(&IoProfileOptions {
+        dir: args.dir,
+        profiles: args.profiles,
+        out,
+        flamegraph: args.flamegraph,
+    })?)
 }

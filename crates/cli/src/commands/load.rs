@@ -3,31 +3,13 @@
 //! readers × rate cell, or searches the saturation point (`--saturate`), and writes `load.json`,
 //! `timeseries.csv` and plots; `--compare A B` sets two `load.json` side by side.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use triebench_kv::{BackendSpec, Profile};
-use triebench_measure::cpu_idle::CpuIdleGuard;
-use triebench_measure::load_env::capture_env;
-use triebench_measure::load_run::{
-    LoadOutcome, LoadPlan, LoadProgress, LoadVisitor, MAX_RUNS_PER_RATE, MIN_FRACTION,
-    MIN_P99_COMMITS,
-};
-use triebench_measure::load_summary::run_summary;
-use triebench_record::load::{LoadConfig, LoadEnv, LoadFile, RerunRule, RunSummary, LOAD_FILE};
-use triebench_record::phases::save_json;
-use triebench_record::{CpuIdle, CpuIdleRecord};
-use triebench_report::read::load_runs::read_load_file;
-use triebench_report::render::load_files::{self, latency, rate};
-use triebench_workloads::load::{Judged, Mix, StateShape};
+use triebench_plan::step::load::{compare, load, LoadOptions};
+use triebench_record::CpuIdle;
 
-use crate::commands::load_temp;
-use crate::commands::outputs::{writable_dir, writable_file};
-use crate::commands::phases::describe;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -106,11 +88,6 @@ pub struct LoadArgs {
     pub net: crate::commands::net_arg::NetArgs,
 }
 
-/// Reader threads a run may ask for (`--readers 100000` took 14 GiB before it was refused).
-const MAX_READERS: usize = 1024;
-const RUN_DEFAULT: Duration = Duration::from_secs(10);
-const STEP_DEFAULT: Duration = Duration::from_secs(5);
-
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     // The unit is the trailing letters, so `1e3s` is a thousand seconds.
@@ -157,365 +134,71 @@ fn usage(msg: impl Into<String>) -> CliError {
     CliError::Usage(msg.into())
 }
 
-fn load_json(path: &Path) -> Result<LoadFile, CliError> {
-    let file = if path.is_dir() {
-        path.join(LOAD_FILE)
-    } else {
-        path.to_path_buf()
-    };
-    Ok(read_load_file(&file)?)
-}
-
 pub fn run_load_command(args: LoadArgs) -> Result<(), CliError> {
     args.net.apply()?;
-    let flamegraph = args.flamegraph.clone();
-    crate::commands::flamegraph::profiled(flamegraph.as_deref(), || load_command(args))
-}
-
-fn load_command(args: LoadArgs) -> Result<(), CliError> {
     if let [a, b] = args.compare.as_slice() {
-        let text = load_files::compare_markdown(
-            &load_json(a)?,
-            &a.display().to_string(),
-            &load_json(b)?,
-            &b.display().to_string(),
-        );
-        print!("{text}");
-        return Ok(());
+        return Ok(compare(a, b)?);
     }
-    let profile: Profile = args.backend.parse()?;
-    let readers: Vec<usize> = parse_list("--readers", &args.readers)?;
-    let rates: Vec<f64> = parse_list("--rate", &args.rate)?;
-    if readers.is_empty() || rates.is_empty() {
-        return Err(usage(
-            "the readers × rate matrix is empty: give --readers and --rate",
-        ));
-    }
-    if let Some(c) = readers.iter().find(|&&c| c > MAX_READERS) {
-        return Err(usage(format!(
-            "--readers {c} is more than {MAX_READERS} reader threads; each is a closed loop on \
-             its own thread, so more would measure the scheduler, not the store"
-        )));
-    }
-    if let Some(r) = rates.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
-        return Err(usage(format!(
-            "--rate must be a finite number above 0 commits/s, got {r}"
-        )));
-    }
-    if args.phases.is_some() && readers.iter().any(|&r| r > 0) {
-        // The collector listens on the writer's thread only, and with readers running its
-        // read spans were seen to go missing: a breakdown that cannot be trusted is refused.
-        return Err(usage(
-            "--phases times the writer alone: run it with --readers 0",
-        ));
-    }
-    if args.commit_size == 0 {
-        return Err(usage("--commit-size must be at least 1"));
-    }
-    let shape = StateShape {
-        size: args.state_size,
-        value_min: args.value_min,
-        value_max: args.value_max,
-        seed: args.seed,
-    };
-    shape.validate()?;
-    // Fail before the preload and the runs, not after, when the results cannot be saved.
-    writable_dir("--out", &args.out)?;
-    if let Some(path) = &args.phases {
-        writable_file("--phases", path)?;
-    }
-    if let Some(path) = &args.flamegraph {
-        writable_file("--flamegraph", path)?;
-    }
-    let mut temp_dir = None;
-    if args.dir.is_none() {
-        for stale in load_temp::remove_stale(&std::env::temp_dir()) {
-            eprintln!(
-                "load: removed {}, left by a load run that was killed",
-                stale.display()
-            );
-        }
-    }
-    let dir = match &args.dir {
-        Some(d) => Some(d.clone()),
-        None if profile.needs_dir() => {
-            let t = load_temp::create()?;
-            let p = t.path().to_path_buf();
-            temp_dir = Some(t);
-            Some(p)
-        }
-        None => None,
-    };
-    if let Some(d) = &dir {
-        crate::commands::make_dir::make_dir("--dir", d)?;
-    }
-    let stop = Arc::new(AtomicBool::new(false));
-    // A second Ctrl-C exits at once; the first sets the flag and the run ends cleanly.
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&stop))
-            .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&stop)))
-            .map_err(CliError::Write)?;
-    }
-    // Held for the whole command, preload included; dropping it lifts the bound.
-    let idle = CpuIdleGuard::hold(args.cpu_idle);
-    eprintln!("load: {}", idle.record().describe());
-    let spec = BackendSpec::new(profile, dir.clone())?;
-    let duration = args.duration.unwrap_or(if args.saturate {
-        STEP_DEFAULT
-    } else {
-        RUN_DEFAULT
-    });
-    let plan = LoadPlan {
-        profile,
-        shape,
-        readers: &readers,
-        rates: &rates,
-        duration,
+    let options = LoadOptions {
+        backend: args.backend,
+        dir: args.dir,
+        state_size: args.state_size,
         commit_size: args.commit_size,
+        readers: parse_list("--readers", &args.readers)?,
+        rates: parse_list("--rate", &args.rate)?,
+        duration: args.duration,
+        out: args.out,
         saturate: args.saturate,
         p99_bound: args.p99_bound,
         budget: args.budget,
-        phases: args.phases.is_some(),
-        dir: dir.as_deref(),
-        stop: &stop,
+        value_min: args.value_min,
+        value_max: args.value_max,
+        seed: args.seed,
+        plots: !args.no_plots,
+        phases: args.phases,
+        flamegraph: args.flamegraph,
+        cpu_idle: args.cpu_idle,
     };
-    let progress = Bars::new(&args.backend, args.state_size);
-    let visitor = LoadVisitor {
-        plan,
-        progress: &progress,
-    };
-    let result = spec
-        .open(triebench_merkle::TABLES, visitor)
-        .map_err(CliError::from)
-        .and_then(|outcome| {
-            let outcome = outcome?;
-            write_outcome(&args, &plan, outcome, idle.record())
-        });
-    if matches!(&result, Err(e) if !matches!(e, CliError::Interrupted(_))) {
-        if let Some(temp) = temp_dir.take() {
-            // The error may name a file in it (a server's log): keep it to be read.
-            eprintln!(
-                "load: kept the temporary store directory {} for inspection",
-                load_temp::keep(temp).display()
-            );
-        }
-    }
-    result
+    Ok(load(&options)?)
 }
 
-/// The command's progress bars (preload, then one per run) and its line per run.
-struct Bars {
-    backend: String,
-    current: Mutex<ProgressBar>,
-}
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
 
-fn bar(len: u64, template: &str, msg: String) -> ProgressBar {
-    let pb = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template(template) {
-        pb.set_style(style);
-    }
-    pb.set_message(msg);
-    pb
-}
+    use super::*;
 
-impl Bars {
-    fn new(backend: &str, state_size: u64) -> Bars {
-        Bars {
-            backend: backend.to_string(),
-            current: Mutex::new(bar(
-                state_size,
-                "preload {bar:40} {pos}/{len} leaves {elapsed} (eta {eta}) {msg}",
-                backend.to_string(),
-            )),
-        }
+    #[derive(Debug, Parser)]
+    struct LoadCli {
+        #[command(flatten)]
+        args: LoadArgs,
     }
 
-    /// The bar being drawn (a poisoned lock still holds a usable bar).
-    fn current(&self) -> std::sync::MutexGuard<'_, ProgressBar> {
-        self.current.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-impl LoadProgress for Bars {
-    fn preloading(&self, done: u64) {
-        self.current().set_position(done);
-    }
-
-    fn preloaded(&self, secs: f64) {
-        let pb = self.current();
-        pb.finish_and_clear();
-        eprintln!(
-            "load: {} preloaded {} leaves in {secs:.1} s",
-            self.backend,
-            pb.length().unwrap_or_default()
+    /// The main job's load step fills in what it does not set from `LoadOptions::default()`,
+    /// which must be what `triebench load` with no flags runs.
+    #[test]
+    fn the_flags_defaults_are_the_steps_defaults() {
+        let args = LoadCli::parse_from(["load"]).args;
+        let d = LoadOptions::default();
+        assert_eq!(args.backend, d.backend);
+        assert_eq!(args.dir, d.dir);
+        assert_eq!(args.state_size, d.state_size);
+        assert_eq!(args.commit_size, d.commit_size);
+        assert_eq!(
+            parse_list::<usize>("--readers", &args.readers).unwrap(),
+            d.readers
         );
+        assert_eq!(parse_list::<f64>("--rate", &args.rate).unwrap(), d.rates);
+        assert_eq!(args.duration, d.duration);
+        assert_eq!(args.out, d.out);
+        assert_eq!(args.saturate, d.saturate);
+        assert_eq!(args.p99_bound, d.p99_bound);
+        assert_eq!(args.budget, d.budget);
+        assert_eq!((args.value_min, args.value_max), (d.value_min, d.value_max));
+        assert_eq!(args.seed, d.seed);
+        assert_eq!(!args.no_plots, d.plots);
+        assert_eq!(args.phases, d.phases);
+        assert_eq!(args.flamegraph, d.flamegraph);
+        assert_eq!(args.cpu_idle, d.cpu_idle);
     }
-
-    fn run_started(&self, readers: usize, rate: f64, duration: Duration) {
-        *self.current() = bar(
-            duration.as_secs(),
-            "{msg} {bar:30} {pos}/{len} s",
-            format!("{} c={readers} r={}/s", self.backend, rate_text(rate)),
-        );
-    }
-
-    fn running(&self, elapsed: Duration) {
-        self.current().set_position(elapsed.as_secs());
-    }
-
-    fn run_done(&self, summary: &RunSummary) {
-        self.current().finish_and_clear();
-        print_run(summary);
-    }
-
-    fn pooled(&self, judged: &Judged, bound_us: u64) {
-        print_pooled(judged, bound_us);
-    }
-}
-
-/// Prints what the runs found, writes the phase breakdown (`--phases`) and the load folder.
-fn write_outcome(
-    a: &LoadArgs,
-    plan: &LoadPlan<'_>,
-    outcome: LoadOutcome,
-    cpu_idle: &CpuIdleRecord,
-) -> Result<(), CliError> {
-    let LoadOutcome {
-        preload_s,
-        runs,
-        searched,
-        saturation,
-        lowest_tried,
-        phases,
-        bound_us,
-    } = outcome;
-    if a.saturate {
-        match &saturation {
-            Some(s) => println!(
-                "{} sustains {} commits/s (p99 {})",
-                a.backend,
-                rate_text(s.commits_per_sec),
-                latency(s.p99_us)
-            ),
-            None => println!(
-                "{} sustains no rate tried (lowest {} commits/s) within p99 {}",
-                a.backend,
-                rate_text(lowest_tried),
-                latency(bound_us)
-            ),
-        }
-    }
-    if let (Some(row), Some(path)) = (&phases, &a.phases) {
-        eprint!("{}", describe(row));
-        save_json(row, path)?;
-    }
-    let headline_idx = match saturation {
-        Some(s) => runs.iter().position(|r| r.config.rate == s.commits_per_sec),
-        None => runs.len().checked_sub(1),
-    };
-    let Some(headline) = headline_idx.and_then(|i| runs.get(i)) else {
-        return Err(CliError::Interrupted(
-            "load was stopped before any run completed; nothing was written".to_string(),
-        ));
-    };
-    let summaries: Vec<RunSummary> = runs
-        .iter()
-        .map(|r| run_summary(r, bound_us, MIN_FRACTION))
-        .collect();
-    let file = LoadFile {
-        schema_version: triebench_record::load::SCHEMA_VERSION,
-        config: LoadConfig {
-            backend: a.backend.clone(),
-            durability: plan.profile.durability().name().to_string(),
-            dir: plan.dir.map(|d| d.display().to_string()),
-            state_size: plan.shape.size,
-            commit_size: a.commit_size,
-            value_bytes: [a.value_min, a.value_max],
-            mix: {
-                let m = Mix::default();
-                [m.update, m.insert, m.delete]
-            },
-            readers: if a.saturate {
-                vec![plan.readers[0]]
-            } else {
-                plan.readers.to_vec()
-            },
-            rates: if a.saturate {
-                Vec::new()
-            } else {
-                plan.rates.to_vec()
-            },
-            duration_s: plan.duration.as_secs_f64(),
-            p99_bound_us: bound_us,
-            min_fraction: MIN_FRACTION,
-            rerun_below: a.saturate.then_some(RerunRule {
-                min_commits: MIN_P99_COMMITS,
-                max_runs: MAX_RUNS_PER_RATE,
-            }),
-            seed: a.seed,
-            preload_s,
-        },
-        env: LoadEnv {
-            cpu_idle: Some(cpu_idle.clone()),
-            net: crate::commands::net_arg::net_record(triebench_kv::net_hop::net_from_env()?),
-            ..capture_env(plan.dir, std::env::args().collect::<Vec<_>>().join(" "))
-        },
-        commit: headline.commit_stats(),
-        read: headline.read_stats(),
-        headline: run_summary(headline, bound_us, MIN_FRACTION),
-        saturation,
-        runs: summaries,
-        search: searched,
-    };
-    load_files::write_load_folder(&a.out, &file, &headline.seconds(), !a.no_plots)?;
-    if !a.saturate && runs.len() > 1 {
-        print!("\n{}", load_files::matrix_markdown(&file));
-    } else if a.saturate {
-        print!("\n{}", load_files::search_markdown(&file));
-    }
-    println!("load: wrote {}", a.out.join(LOAD_FILE).display());
-    if plan.stop.load(Ordering::Relaxed) {
-        let cut = runs.last().is_some_and(|r| r.stopped);
-        return Err(CliError::Interrupted(format!(
-            "load was stopped; {} holds the {} run(s) made before it{}",
-            a.out.join(LOAD_FILE).display(),
-            runs.len(),
-            if cut { ", the last one cut short" } else { "" }
-        )));
-    }
-    Ok(())
-}
-
-fn rate_text(r: f64) -> String {
-    rate(r)
-}
-
-/// One line for a rate the search ran more than once: what its pooled commits decided.
-fn print_pooled(judged: &Judged, bound_us: u64) {
-    let c = &judged.commits;
-    println!(
-        "  -> over its {} runs: {} commits, {} commits/s, p99 {} ({} {}){}",
-        judged.runs.len(),
-        c.count,
-        rate_text(c.per_sec),
-        latency(c.p99_us),
-        if judged.holds { "within" } else { "over" },
-        latency(bound_us),
-        if judged.holds { "" } else { "  [saturated]" },
-    );
-}
-
-fn print_run(s: &RunSummary) {
-    println!(
-        "  readers {:>2}, offered {:>7}/s: achieved {:>7} commits/s, p99 {:>9}, max {:>9}; {:>8} reads/s (p99 {}){}{}",
-        s.readers,
-        rate(s.rate),
-        rate(s.commit.per_sec),
-        latency(s.commit.p99_us),
-        latency(s.commit.max_us),
-        rate(s.read.per_sec),
-        latency(s.read.p99_us),
-        if s.saturated { "  [saturated]" } else { "" },
-        if s.stopped { "  [stopped]" } else { "" },
-    );
 }

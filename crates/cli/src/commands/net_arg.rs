@@ -6,7 +6,6 @@
 use clap::Args;
 use triebench_kv::net_hop::{net_from_env, NET_BANDWIDTH_ENV, NET_JITTER_ENV, NET_RTT_ENV};
 use triebench_kv::DelaySpec;
-use triebench_record::net::NetRecord;
 
 use crate::error::CliError;
 
@@ -45,13 +44,4 @@ impl NetArgs {
         }
         Ok(spec)
     }
-}
-
-/// The record of a setting, for run records, load.json and crash.json.
-pub fn net_record(spec: Option<DelaySpec>) -> Option<NetRecord> {
-    spec.map(|s| NetRecord {
-        rtt_us: s.rtt().as_secs_f64() * 1e6,
-        jitter_us: s.jitter.as_secs_f64() * 1e6,
-        bandwidth_bytes_per_s: s.bandwidth,
-    })
 }

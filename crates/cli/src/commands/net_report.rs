@@ -16,7 +16,7 @@ pub struct NetReportArgs {
 
 pub fn run_net_report(args: NetReportArgs) -> Result<(), CliError> {
     let path = triebench_report::run_net_report(&args.dir)?;
-    crate::commands::grow::write_env(&args.dir)?;
+    triebench_plan::step::grow::write_env(&args.dir)?;
     println!("network report written to {}", path.display());
     Ok(())
 }

@@ -1,12 +1,10 @@
 //! `triebench report`: saved criterion runs, or run folders from several machines, to a result
 //! folder.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
-use triebench_report::merged::{run_merged_report, MergedArgs};
-use triebench_report::read::run_folders::is_run_folder;
-use triebench_report::{run_report as write_report, ReportArgs, DEFAULT_REPORTS_ROOT};
+use triebench_plan::step::report::{report, ReportOptions};
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
@@ -35,42 +33,11 @@ pub struct ReportCliArgs {
 }
 
 pub fn run_report(args: ReportCliArgs) -> Result<(), CliError> {
-    let folders = args
-        .runs
-        .iter()
-        .filter(|r| is_run_folder(Path::new(r)))
-        .count();
-    let folder = if folders > 0 {
-        if folders != args.runs.len() || args.criterion.criterion_dir.is_some() {
-            return Err(CliError::Usage(
-                "--runs takes either run folders (directories with manifest.json) or criterion \
-                 baseline names, not both; run folders need no --criterion-dir"
-                    .into(),
-            ));
-        }
-        run_merged_report(&MergedArgs {
-            folders: args.runs.iter().map(PathBuf::from).collect(),
-            baseline: args.baseline,
-            out: args.out,
-            label: args.label,
-            results_root: PathBuf::from(DEFAULT_REPORTS_ROOT),
-        })?
-    } else {
-        let Some(baseline) = args.baseline else {
-            return Err(CliError::Usage(
-                "--baseline NAME is required with criterion baseline names (e.g. --baseline tmpfs)"
-                    .into(),
-            ));
-        };
-        write_report(&ReportArgs {
-            baseline,
-            runs: args.runs,
-            out: args.out,
-            criterion_dir: args.criterion.criterion_dir,
-            label: args.label,
-            results_root: PathBuf::from(DEFAULT_REPORTS_ROOT),
-        })?
-    };
-    println!("report written to {}", folder.display());
-    Ok(())
+    Ok(report(&ReportOptions {
+        baseline: args.baseline,
+        runs: args.runs,
+        out: args.out,
+        criterion_dir: args.criterion.criterion_dir,
+        label: args.label,
+    })?)
 }

@@ -11,11 +11,11 @@ use triebench_measure::phases::measure;
 use triebench_record::phases::{save_json, PhaseRow};
 use triebench_workloads::commit_file::{read_checked, replay};
 
-use crate::commands::flamegraph::profiled;
-use crate::commands::make_dir::make_dir;
-use crate::commands::outputs::writable_file;
-use crate::commands::phases::describe;
 use crate::error::CliError;
+use triebench_measure::make_dir::make_dir;
+use triebench_measure::outputs::writable_file;
+use triebench_plan::flamegraph::profiled;
+use triebench_report::render::phase_lines::describe;
 
 #[derive(Debug, Args)]
 pub struct RootArgs {

@@ -11,7 +11,8 @@
 //! - [`env`](mod@env): the machine and software versions (`env.json`).
 //! - [`phases`]: time per phase of a run, and a filesystem's phase rows per profile.
 //! - [`naming`]: result folder names and UTC dates.
-//! - [`run_folder`]: a run folder's manifest and machine, merged into a multi-machine report.
+//! - [`merged_run`]: a run folder (its format is `triebench_record::run_folder`) merged into a
+//!   multi-machine report.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 //! - [`crash_models`]: crash states explored per profile and crash model (`crash-models.json`).
 //! - [`cpu_idle`]: what idle CPUs did while a headline measured (held polling or not).
@@ -31,9 +32,9 @@ pub mod fs;
 pub mod grow;
 pub mod io_profile;
 pub mod load;
+pub mod merged_run;
 pub mod naming;
 pub mod net;
 pub mod phases;
 pub mod results;
-pub mod run_folder;
 pub mod side;

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::ReportError;
-use crate::model::run_folder::{Machine, Manifest, MergedRun, MANIFEST};
+use crate::model::merged_run::MergedRun;
 use crate::read::fs_info::SIDECAR_DIR;
+use triebench_record::run_folder::{Machine, Manifest, CRITERION, MANIFEST};
 
 /// Whether `dir` is a run folder (it holds a `manifest.json`).
 pub fn is_run_folder(dir: &Path) -> bool {
@@ -71,9 +72,6 @@ pub fn merge(runs: &[MergedRun], into: &Path) -> Result<(), ReportError> {
     }
     Ok(())
 }
-
-/// A run folder's own criterion directory.
-pub const CRITERION: &str = "criterion";
 
 /// Copies `from` (a run folder's `criterion/`) into `into`, renaming every directory named
 /// `name` below a benchmark, the sidecar `triebench-runs/<name>.json`, the load runs of `name`

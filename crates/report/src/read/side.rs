@@ -15,10 +15,10 @@ use serde::Deserialize;
 
 use crate::error::ReportError;
 use crate::model::bench_id::BenchKey;
-use crate::model::run_folder::MANIFEST;
 use crate::model::side::{Side, SideBench, SideRun, SideSource};
 use crate::read::criterion_reader::CriterionIndex;
-use crate::read::run_folders::CRITERION;
+use triebench_record::run_folder::CRITERION;
+use triebench_record::run_folder::MANIFEST;
 
 /// The prefix naming one criterion baseline: `criterion:NAME`.
 pub const CRITERION_PREFIX: &str = "criterion:";

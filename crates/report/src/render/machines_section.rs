@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::model::run_folder::MergedRun;
+use crate::model::merged_run::MergedRun;
 use crate::render::table::{esc, header, row};
 
 /// Markdown for the merged runs, in column order.

@@ -21,8 +21,10 @@
 //! - [`crash_section`]: "What each profile loses", from crash-test results.
 //! - [`crash_models_section`]: "Crash states explored", per profile and crash model.
 //! - [`grow_section`]: "How cost grows with state", from growth curves, plotted by
-//!   [`grow_plots`] (log-log over the leaf count).
-//! - [`phase_section`]: "Where a commit's time goes", drawn by [`phase_chart`] (stacked bars).
+//!   [`grow_plots`] (log-log over the leaf count); [`grow_lines`]: a curve as `grow` prints it
+//!   while it runs.
+//! - [`phase_section`]: "Where a commit's time goes", drawn by [`phase_chart`] (stacked bars);
+//!   [`phase_lines`]: one breakdown as `phases` and `load --phases` print it.
 
 pub mod axes;
 pub mod chart;
@@ -35,6 +37,7 @@ pub mod export;
 pub mod floor_section;
 pub mod fmt;
 pub mod font;
+pub mod grow_lines;
 pub mod grow_plots;
 pub mod grow_section;
 pub mod html;
@@ -48,6 +51,7 @@ pub mod markdown;
 pub mod net_plots;
 pub mod net_section;
 pub mod phase_chart;
+pub mod phase_lines;
 pub mod phase_section;
 pub mod plots;
 pub mod summary_section;

@@ -1,9 +1,9 @@
 //! The plan in words: one line per step, printed before anything runs and reused as each step's
 //! progress line and its row in the closing table of times.
 
-use crate::plan::criterion_route::{cargo_args, show};
-use crate::plan::run_spec::RunSpec;
-use crate::plan::steps::{CriterionOptions, ExportStep, LoadStep, Plan, ReportStep, RunStep};
+use crate::criterion_route::{cargo_args, show};
+use crate::run_spec::RunSpec;
+use crate::steps::{CriterionOptions, ExportStep, LoadStep, Plan, ReportStep, RunStep};
 
 /// Building criterion's benches.
 pub fn build_label(run: &CriterionOptions) -> String {

@@ -1,5 +1,6 @@
-//! [`PlanError`]: what can go wrong in the run plan itself (its arguments, `cargo bench`, the
-//! run folders), beside what the commands it calls report as [`crate::error::CliError`].
+//! [`PlanError`]: what can stop a step or the run plan: its own causes (its arguments, `cargo
+//! bench`, the run folders) and, passed through whole, the measuring, recording and reporting
+//! libraries' errors.
 
 use std::io;
 use std::path::PathBuf;
@@ -7,6 +8,46 @@ use std::path::PathBuf;
 /// A run plan that cannot be made or carried out.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
+    /// An option that cannot be used; the message names it.
+    #[error("{0}")]
+    Usage(String),
+    /// The user stopped the step (Ctrl-C, SIGTERM); the message says what was kept.
+    #[error("{0}")]
+    Interrupted(String),
+    /// A measurement failed.
+    #[error(transparent)]
+    Measure(triebench_measure::MeasureError),
+    /// A store could not be opened or used.
+    #[error(transparent)]
+    Backend(#[from] triebench_kv::KvError),
+    /// A record could not be read or written.
+    #[error(transparent)]
+    Record(#[from] triebench_record::RecordError),
+    /// A report could not be made.
+    #[error(transparent)]
+    Report(#[from] triebench_report::ReportError),
+    /// A load run's options are inconsistent.
+    #[error(transparent)]
+    Load(#[from] triebench_workloads::load::LoadError),
+    /// A file a step writes beside its results (`env.json`, a phase breakdown) failed.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// No temporary directory for a store could be made.
+    #[error("cannot create a temporary directory (set TMPDIR or pass --dir): {0}")]
+    TempDir(#[source] io::Error),
+    /// The flamegraph sampler failed.
+    #[error("cannot write the flamegraph {}: {reason}", path.display())]
+    Flamegraph {
+        /// The SVG asked for.
+        path: PathBuf,
+        /// What failed.
+        reason: String,
+    },
     /// A positional argument that is not a usable `NAME=DIR`.
     #[error("`{arg}` is not NAME=DIR: {reason}")]
     BadRun {
@@ -81,4 +122,16 @@ pub enum PlanError {
         /// The criterion directory searched.
         criterion_dir: PathBuf,
     },
+}
+
+impl From<triebench_measure::MeasureError> for PlanError {
+    /// A measurement's usage and interruption errors are the step's own (Ctrl-C exits 130).
+    fn from(e: triebench_measure::MeasureError) -> Self {
+        use triebench_measure::MeasureError;
+        match e {
+            MeasureError::Usage(msg) => PlanError::Usage(msg),
+            MeasureError::Interrupted(msg) => PlanError::Interrupted(msg),
+            other => PlanError::Measure(other),
+        }
+    }
 }

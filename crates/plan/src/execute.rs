@@ -8,26 +8,25 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use clap::Parser;
-use triebench_record::layout::{cpu_idle_path, grow_dir, phases_path, records_dir};
+use triebench_record::layout::{
+    cpu_idle_path, grow_dir, io_profile_path, phases_path, records_dir,
+};
 use triebench_report::read::load_runs::load_dir;
 
-use crate::commands::capture_fs::{run_capture_fs, CaptureFsArgs};
-use crate::commands::criterion_dir_arg::CriterionDirArg;
-use crate::commands::grow::{run_grow, GrowArgs};
-use crate::commands::headline::{run_headline, HeadlineArgs};
-use crate::commands::io_profile::{run_io_profile, IoProfileArgs};
-use crate::commands::load::{run_load_command, LoadArgs};
-use crate::commands::phases::{run_phases, PhasesArgs};
-use crate::commands::report::{run_report, ReportCliArgs};
-use crate::error::CliError;
-use crate::plan::criterion_route::{bench_env, cargo, cargo_args};
-use crate::plan::describe::{
+use crate::criterion_route::{bench_env, cargo, cargo_args};
+use crate::describe::{
     build_label, export_label, io_profile_label, load_label, report_label, run_step_label,
 };
-use crate::plan::error::PlanError;
-use crate::plan::export::{export_run, ExportRun};
-use crate::plan::steps::{LoadStep, Plan, RunStep};
+use crate::error::PlanError;
+use crate::export::{export_run, ExportRun};
+use crate::step::capture_fs::{capture_fs, CaptureFsOptions};
+use crate::step::grow::{grow, GrowOptions};
+use crate::step::headline::{headline, HeadlineOptions};
+use crate::step::io_profile::{io_profile, IoProfileOptions};
+use crate::step::load::LoadOptions;
+use crate::step::phases::{phases, PhasesOptions};
+use crate::step::report::{report, ReportOptions};
+use crate::steps::{LoadStep, Plan, RunStep};
 
 /// How one step went.
 #[derive(Debug, Clone)]
@@ -63,8 +62,8 @@ impl Progress {
     fn step(
         &mut self,
         label: String,
-        step: impl FnOnce() -> Result<Result<(), String>, CliError>,
-    ) -> Result<(), CliError> {
+        step: impl FnOnce() -> Result<Result<(), String>, PlanError>,
+    ) -> Result<(), PlanError> {
         let n = self.times.len() + 1;
         eprintln!("bench: [{n}/{}] {label}", self.total);
         let start = Instant::now();
@@ -92,13 +91,10 @@ impl Progress {
 }
 
 /// Runs every step of `plan` in order; returns the time of each.
-pub fn execute(plan: &Plan, cx: &Context) -> Result<Vec<StepTime>, CliError> {
+pub fn execute(plan: &Plan, cx: &Context) -> Result<Vec<StepTime>, PlanError> {
     let mut progress = Progress {
         total: plan.step_count(),
         times: Vec::new(),
-    };
-    let dir_arg = || CriterionDirArg {
-        criterion_dir: Some(cx.criterion_dir.clone()),
     };
     if let Some(c) = &plan.criterion {
         let checkout = checkout(cx)?;
@@ -134,22 +130,21 @@ pub fn execute(plan: &Plan, cx: &Context) -> Result<Vec<StepTime>, CliError> {
     }
     if let Some(dir) = &plan.io_profile {
         progress.step(io_profile_label(plan, dir), || {
-            run_io_profile(IoProfileArgs {
+            io_profile(&IoProfileOptions {
                 dir: dir.clone(),
                 profiles: plan.profiles.clone(),
-                out: None,
-                criterion: dir_arg(),
+                out: io_profile_path(&cx.criterion_dir),
                 flamegraph: None,
             })?;
             Ok(Ok(()))
         })?;
     }
     progress.step(report_label(&plan.report), || {
-        run_report(ReportCliArgs {
+        report(&ReportOptions {
             baseline: Some(plan.report.baseline.clone()),
             runs: plan.report.runs.clone(),
             out: plan.report.out.clone(),
-            criterion: dir_arg(),
+            criterion_dir: Some(cx.criterion_dir.clone()),
             label: None,
         })?;
         Ok(Ok(()))
@@ -177,30 +172,27 @@ fn run_step(
     name: &str,
     work: &Path,
     step: &RunStep,
-) -> Result<(), CliError> {
-    let dir_arg = || CriterionDirArg {
-        criterion_dir: Some(cx.criterion_dir.clone()),
-    };
+) -> Result<(), PlanError> {
     match step {
-        RunStep::CaptureFs => run_capture_fs(CaptureFsArgs {
+        RunStep::CaptureFs => capture_fs(&CaptureFsOptions {
             name: name.to_string(),
             dir: work.to_path_buf(),
-            criterion: dir_arg(),
-            no_latency: false,
+            criterion_dir: cx.criterion_dir.clone(),
+            latency: true,
         }),
         RunStep::Headline {
             budget_secs,
             max_rounds,
         } => {
-            run_headline(HeadlineArgs {
+            headline(&HeadlineOptions {
                 dir: work.to_path_buf(),
                 run: name.to_string(),
                 profiles: plan.profiles.clone(),
-                criterion: dir_arg(),
+                criterion_dir: cx.criterion_dir.clone(),
                 budget: *budget_secs,
                 max_rounds: *max_rounds,
                 cpu_idle: plan.cpu_idle,
-                net: Default::default(),
+                net: None,
             })?;
             forget_listeners();
             Ok(())
@@ -211,7 +203,7 @@ fn run_step(
         }
         RunStep::Criterion => {
             let c = plan.criterion.as_ref().ok_or_else(|| {
-                CliError::Usage("the plan runs criterion without its options".into())
+                PlanError::Usage("the plan runs criterion without its options".into())
             })?;
             Ok(cargo(
                 checkout(cx)?,
@@ -220,15 +212,13 @@ fn run_step(
             )?)
         }
         RunStep::Phases => {
-            run_phases(PhasesArgs {
+            phases(&PhasesOptions {
                 dir: work.to_path_buf(),
                 run: name.to_string(),
                 profiles: plan.profiles.clone(),
-                out: None,
-                criterion: dir_arg(),
+                out: phases_path(&cx.criterion_dir, name),
                 flamegraph: None,
                 cpu_idle: plan.cpu_idle,
-                net: Default::default(),
             })?;
             forget_listeners();
             Ok(())
@@ -245,7 +235,7 @@ fn run_step(
             for profile in profiles {
                 // A store of 10^6 leaves takes gigabytes: each goes as soon as its curve is done.
                 let store = work.join(format!("grow-{profile}"));
-                let outcome = run_grow(GrowArgs {
+                let outcome = grow(&GrowOptions {
                     backend: profile.clone(),
                     dir: Some(store.clone()),
                     max_leaves: *max_leaves,
@@ -255,7 +245,7 @@ fn run_step(
                     reads: *reads,
                     seed: GROW_SEED,
                     out: Some(curves.join(profile)),
-                    net: Default::default(),
+                    net: None,
                 });
                 remove_dir(&store)?;
                 outcome?;
@@ -272,7 +262,7 @@ const GROW_SEED: u64 = 7;
 
 /// One load search, into the load folder the report reads; a failure is the step's outcome
 /// (the report shows the profile as not run), Ctrl-C stops the plan.
-fn run_load(plan: &Plan, load: &LoadStep, cx: &Context) -> Result<Result<(), String>, CliError> {
+fn run_load(plan: &Plan, load: &LoadStep, cx: &Context) -> Result<Result<(), String>, PlanError> {
     let work = tempfile::Builder::new()
         .prefix("triebench-load.")
         .tempdir_in(&load.run.dir)
@@ -283,60 +273,41 @@ fn run_load(plan: &Plan, load: &LoadStep, cx: &Context) -> Result<Result<(), Str
         })?;
     let out = load_dir(&cx.criterion_dir, &load.run.name, &load.profile);
     if out.exists() {
-        std::fs::remove_dir_all(&out).map_err(|source| CliError::Input {
+        std::fs::remove_dir_all(&out).map_err(|source| PlanError::Write {
             path: out.clone(),
             source,
         })?;
     }
-    // Parsed as the command line would be, so every setting not named here keeps the
-    // command's own default.
-    let args = LoadCli::try_parse_from([
-        "load".into(),
-        "--backend".into(),
-        load.profile.clone(),
-        "--dir".into(),
-        work.path().join("store").display().to_string(),
-        "--saturate".into(),
-        "--state-size".into(),
-        load.options.state_size.to_string(),
-        "--readers".into(),
-        load.options.readers.to_string(),
-        "--duration".into(),
-        format!("{}s", load.step.as_secs_f64()),
-        "--budget".into(),
-        format!("{}s", load.budget.as_secs_f64()),
-        "--cpu-idle".into(),
-        plan.cpu_idle.name().to_string(),
-        "--out".into(),
-        out.display().to_string(),
-    ])
-    .map_err(|e| CliError::Usage(format!("load: {e}")))?
-    .args;
-    match run_load_command(args) {
+    let options = LoadOptions {
+        backend: load.profile.clone(),
+        dir: Some(work.path().join("store")),
+        saturate: true,
+        state_size: load.options.state_size,
+        readers: vec![load.options.readers],
+        duration: Some(load.step),
+        budget: load.budget,
+        cpu_idle: plan.cpu_idle,
+        out,
+        ..LoadOptions::default()
+    };
+    match crate::step::load::load(&options) {
         Ok(()) => Ok(Ok(())),
-        Err(e @ CliError::Interrupted(_)) => Err(e),
+        Err(e @ PlanError::Interrupted(_)) => Err(e),
         Err(e) => Ok(Err(e.to_string())),
     }
-}
-
-/// `triebench load`'s arguments alone, to parse them.
-#[derive(Debug, Parser)]
-struct LoadCli {
-    #[command(flatten)]
-    args: LoadArgs,
 }
 
 /// The checkout, which criterion's benches need.
 fn checkout(cx: &Context) -> Result<&Path, PlanError> {
     cx.checkout
         .as_deref()
-        .ok_or_else(|| PlanError::NoCheckout(crate::plan::checkout::built_from()))
+        .ok_or_else(|| PlanError::NoCheckout(crate::checkout::built_from()))
 }
 
 /// Removes `path` if it is there.
-fn remove_file(path: &Path) -> Result<(), CliError> {
+fn remove_file(path: &Path) -> Result<(), PlanError> {
     match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(CliError::Input {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(PlanError::Write {
             path: path.to_path_buf(),
             source: e,
         }),
@@ -355,9 +326,9 @@ fn forget_listeners() {
 }
 
 /// Removes the directory `path` and what it holds, if it is there.
-fn remove_dir(path: &Path) -> Result<(), CliError> {
+fn remove_dir(path: &Path) -> Result<(), PlanError> {
     match std::fs::remove_dir_all(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(CliError::Input {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(PlanError::Write {
             path: path.to_path_buf(),
             source: e,
         }),

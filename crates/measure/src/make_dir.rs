@@ -18,14 +18,14 @@ use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::CliError;
+use crate::error::MeasureError;
 
 /// Makes `dir` (and its missing parents) if it does not exist; `label` names the argument in
 /// the error (`--dir`, `--out`, `disk=DIR`). An existing `dir` must be a directory (or a link
 /// to one).
-pub fn make_dir(label: &str, dir: &Path) -> Result<(), CliError> {
+pub fn make_dir(label: &str, dir: &Path) -> Result<(), MeasureError> {
     let fail = |reason: String| {
-        CliError::Usage(format!(
+        MeasureError::Usage(format!(
             "{label}: cannot create the directory {}: {reason}",
             dir.display()
         ))

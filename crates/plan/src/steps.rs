@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use triebench_record::CpuIdle;
 
-use crate::plan::run_spec::RunSpec;
-use crate::plan::scale::Scale;
+use crate::run_spec::RunSpec;
+use crate::scale::Scale;
 
 /// Which criterion groups run beside the headline's (`--groups`; the benches'
 /// `TRIEBENCH_GROUPS`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Groups {
     /// The headline's groups only (`scenario/`, `floor/`).
     Headline,

@@ -1,13 +1,15 @@
-//! A run folder's vocabulary: what `triebench export-run` (and `triebench bench`) writes about a
-//! run and its machine, and a run once merged into a multi-machine report. One set of types for
-//! the writer and the reader, so the format is defined once.
-
-use std::path::PathBuf;
+//! A run folder's format: what `triebench export-run` (and `triebench bench`) writes about a run
+//! and its machine (`manifest.json`, `env.json`, the `criterion/` tree), for `report --runs` to
+//! merge with folders from other machines. One set of types for the writer and the reader, so the
+//! format is defined once.
 
 use serde::{Deserialize, Serialize};
 
 /// The file that marks a directory as a run folder.
 pub const MANIFEST: &str = "manifest.json";
+
+/// The folder holding a run folder's criterion tree (a mirror of the criterion directory).
+pub const CRITERION: &str = "criterion";
 
 /// The version of the run folder format [`Manifest::format`] records.
 pub const FORMAT: u32 = 1;
@@ -62,15 +64,30 @@ pub struct Machine {
     pub rustc: String,
 }
 
-/// One run folder, merged.
-#[derive(Debug, Clone)]
-pub struct MergedRun {
-    /// Its run name in the merged directory: `<host>.<filesystem>`.
-    pub label: String,
-    /// Where it came from.
-    pub folder: PathBuf,
-    /// Its manifest.
-    pub manifest: Manifest,
-    /// Its machine.
-    pub machine: Machine,
+impl Machine {
+    /// This machine, from [`capture_host`](crate::host::capture_host)'s facts, under the host
+    /// name `host` a run folder carries, with the compiler version `rustc` (`unknown` when
+    /// empty).
+    pub fn this_host(host: &str, rustc: &str) -> Machine {
+        let facts = crate::host::capture_host();
+        let ostype = std::fs::read_to_string("/proc/sys/kernel/ostype")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        let or_unknown = |s: &str| {
+            if s.is_empty() {
+                "unknown".to_string()
+            } else {
+                s.to_string()
+            }
+        };
+        Machine {
+            hostname: host.to_string(),
+            os: or_unknown(&ostype),
+            kernel: or_unknown(&facts.kernel),
+            arch: std::env::consts::ARCH.to_string(),
+            cpus: facts.cores as u64,
+            mem_kib: facts.ram_bytes.map_or(0, |b| b / 1024),
+            rustc: or_unknown(rustc),
+        }
+    }
 }

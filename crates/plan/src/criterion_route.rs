@@ -6,8 +6,8 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::process::Command;
 
-use crate::plan::error::PlanError;
-use crate::plan::steps::{CriterionOptions, Plan};
+use crate::error::PlanError;
+use crate::steps::{CriterionOptions, Plan};
 
 /// `cargo`'s arguments: the build alone (`baseline` `None`, `--no-run`), or a run saved as
 /// criterion baseline `baseline`.
@@ -112,7 +112,7 @@ pub fn cargo(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::steps::Groups;
+    use crate::steps::Groups;
 
     fn run(filter: Option<&str>, plots: bool) -> CriterionOptions {
         CriterionOptions {

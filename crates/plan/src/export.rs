@@ -27,11 +27,10 @@ use triebench_record::layout::{
     cpu_idle_path, fs_sidecar_path, grow_dir, phases_path, records_dir, SIDECAR_DIR,
 };
 use triebench_record::load::LOAD_RUNS_DIR;
+use triebench_record::run_folder::{Machine, Manifest, CRITERION, FORMAT, MANIFEST};
 use triebench_record::time::today;
-use triebench_report::model::run_folder::{Machine, Manifest, FORMAT, MANIFEST};
-use triebench_report::read::run_folders::CRITERION;
 
-use crate::plan::error::PlanError;
+use crate::error::PlanError;
 
 /// One export: which run, from where, to where, as whom.
 #[derive(Debug, Clone)]
@@ -82,7 +81,11 @@ pub fn export_run(e: &ExportRun<'_>) -> Result<PathBuf, PlanError> {
         }
         fs::copy(&file, &target).map_err(io(&target))?;
     }
-    write_json(&folder.join("env.json"), &machine(e.host), e.run)?;
+    write_json(
+        &folder.join("env.json"),
+        &Machine::this_host(e.host, &rustc_version()),
+        e.run,
+    )?;
     let manifest = Manifest {
         format: FORMAT,
         host: e.host.to_string(),
@@ -159,36 +162,15 @@ fn all_files(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// This machine, as `env.json` of a run folder records it.
-fn machine(host: &str) -> Machine {
-    let read = |path: &str| {
-        fs::read_to_string(path)
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default()
-    };
-    let or_unknown = |s: String| if s.is_empty() { "unknown".into() } else { s };
-    let mem_kib = read("/proc/meminfo")
-        .lines()
-        .find_map(|l| {
-            let kb = l.strip_prefix("MemTotal:")?.trim().strip_suffix("kB")?;
-            kb.trim().parse::<u64>().ok()
-        })
-        .unwrap_or(0);
-    let rustc = Command::new("rustc")
+/// `rustc --version`, or empty when there is no `rustc` to ask.
+fn rustc_version() -> String {
+    Command::new("rustc")
         .arg("--version")
         .output()
         .ok()
         .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-    Machine {
-        hostname: host.to_string(),
-        os: or_unknown(read("/proc/sys/kernel/ostype")),
-        kernel: or_unknown(read("/proc/sys/kernel/osrelease")),
-        arch: std::env::consts::ARCH.to_string(),
-        cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
-        mem_kib,
-        rustc: or_unknown(rustc.unwrap_or_default()),
-    }
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T, run: &str) -> Result<(), PlanError> {

@@ -11,7 +11,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use crate::error::CliError;
+use crate::error::PlanError;
 
 /// The start of the temporary directory's name.
 pub const PREFIX: &str = "triebench-load-";
@@ -19,11 +19,11 @@ pub const PREFIX: &str = "triebench-load-";
 pub const KEPT_MARKER: &str = "kept-for-inspection";
 
 /// Creates this run's temporary store directory in the system's temporary directory.
-pub fn create() -> Result<tempfile::TempDir, CliError> {
+pub fn create() -> Result<tempfile::TempDir, PlanError> {
     tempfile::Builder::new()
         .prefix(&format!("{PREFIX}{}-", std::process::id()))
         .tempdir()
-        .map_err(CliError::TempDir)
+        .map_err(PlanError::TempDir)
 }
 
 /// Keeps `dir` (a failed run's) for inspection, marked so no later run removes it; returns

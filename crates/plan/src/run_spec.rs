@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use triebench_measure::fs_info_for_dir;
 use triebench_record::layout::validate_run_name;
 
-use crate::plan::error::PlanError;
+use crate::error::PlanError;
 
 /// One filesystem to measure: its run name (the criterion baseline, the report's column) and a
 /// directory on it (each step makes fresh directories inside).

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use triebench_kv::{BackendSpec, Profile};
 
-use crate::error::CliError;
+use crate::error::MeasureError;
 
 /// The profiles `names` asks for (all built in when empty), each checked to open under `dir`.
-pub fn chosen_profiles(names: &[String], dir: &Path) -> Result<Vec<Profile>, CliError> {
+pub fn chosen_profiles(names: &[String], dir: &Path) -> Result<Vec<Profile>, MeasureError> {
     if names.is_empty() {
         return Ok(Profile::enabled());
     }

@@ -1,0 +1,209 @@
+//! The `grow` step: how a profile's costs grow with its state, checkpoint by checkpoint, to
+//! millions of leaves, optionally in a memory cgroup.
+
+use std::path::{Path, PathBuf};
+
+use triebench_kv::{BackendSpec, Profile};
+use triebench_measure::grow_run::{self, GrowPlan};
+use triebench_measure::mem_cgroup::{parse_size, MemCgroup};
+use triebench_measure::page_evict;
+use triebench_record::grow::{self, Checkpoint, GrowRecord};
+use triebench_record::net::NetRecord;
+use triebench_report::render::grow_lines::{row, HEADER};
+
+use crate::error::PlanError;
+
+/// What to grow, how far, and where the curve goes.
+#[derive(Debug, Clone)]
+pub struct GrowOptions {
+    /// Backend profile name.
+    pub backend: String,
+    /// A new or empty directory for the store (kept afterwards).
+    pub dir: Option<PathBuf>,
+    /// Leaves at the last checkpoint.
+    pub max_leaves: u64,
+    /// A memory cgroup limit (`256M`, `1G`), when asked for.
+    pub memory: Option<String>,
+    /// Leaves per fill commit.
+    pub fill_batch: u64,
+    /// 1-key commits timed per checkpoint.
+    pub commits: u64,
+    /// Reads timed per checkpoint, warm and cold each.
+    pub reads: u64,
+    /// Seed of addresses and values.
+    pub seed: u64,
+    /// The output folder (`None`: `./grow-<profile>`).
+    pub out: Option<PathBuf>,
+    /// The emulated network hop to managed servers, recorded with the curve.
+    pub net: Option<NetRecord>,
+}
+
+/// Bytes as MiB.
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1 << 20)
+}
+
+/// Checks that `dir` is a new or empty directory (made when missing), never a link.
+fn fresh_dir(dir: &Path) -> Result<(), PlanError> {
+    let meta = std::fs::symlink_metadata(dir);
+    match meta {
+        Ok(m) if m.file_type().is_symlink() => Err(PlanError::Usage(format!(
+            "--dir {} is a symbolic link; give the directory itself",
+            dir.display()
+        ))),
+        Ok(m) if !m.is_dir() => Err(PlanError::Usage(format!(
+            "--dir {} is not a directory",
+            dir.display()
+        ))),
+        Ok(_) => {
+            let mut entries = std::fs::read_dir(dir).map_err(|source| PlanError::Write {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+            if entries.next().is_some() {
+                return Err(PlanError::Usage(format!(
+                    "--dir {} is not empty: grow fills a new store from the empty root; give a \
+                     new or empty directory",
+                    dir.display()
+                )));
+            }
+            Ok(())
+        }
+        Err(_) => Ok(triebench_measure::make_dir::make_dir("--dir", dir)?),
+    }
+}
+
+/// Fills a store checkpoint by checkpoint and writes the curve (`grow.json`, a CSV per
+/// checkpoint, `env.json`) to `args.out`, printing a line per checkpoint.
+pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
+    let profile: Profile = args.backend.parse()?;
+    if args.max_leaves == 0 {
+        return Err(PlanError::Usage("--max-leaves must be at least 1".into()));
+    }
+    if args.reads == 0 || args.commits == 0 || args.fill_batch == 0 {
+        return Err(PlanError::Usage(
+            "--reads, --commits and --fill-batch must be at least 1".into(),
+        ));
+    }
+    let limit = args
+        .memory
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .map_err(|e| PlanError::Usage(format!("--memory {e}")))?;
+    let dir = match (&args.dir, profile.needs_dir()) {
+        (Some(d), _) => {
+            fresh_dir(d)?;
+            Some(d.canonicalize().map_err(|source| PlanError::Write {
+                path: d.clone(),
+                source,
+            })?)
+        }
+        (None, true) => {
+            return Err(PlanError::Usage(format!(
+                "--dir is needed for {profile}: give a new or empty directory on the filesystem \
+                 to measure"
+            )))
+        }
+        (None, false) => None,
+    };
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("grow-{profile}")));
+    triebench_measure::outputs::writable_dir("--out", &out)?;
+    let spec = BackendSpec::new(profile, dir.clone())?;
+    let fs_type = match &dir {
+        Some(d) => triebench_measure::fs_info_for_dir("grow", d)?.fs_type,
+        None => "memory".into(),
+    };
+    // Joined before the store opens, so that a managed server it starts is charged there too.
+    let cgroup = match limit {
+        Some(bytes) => {
+            let g = MemCgroup::join(&format!("triebench-grow-{}", std::process::id()), bytes)
+                .map_err(triebench_measure::MeasureError::from)?;
+            eprintln!(
+                "grow: in memory cgroup {} limited to {:.0} MiB",
+                g.path().display(),
+                mib(g.limit())
+            );
+            Some(g)
+        }
+        None => None,
+    };
+    let plan = GrowPlan {
+        spec,
+        checkpoints: grow_run::checkpoints(args.max_leaves),
+        fill_batch: args.fill_batch,
+        commits: args.commits,
+        reads: args.reads,
+        seed: args.seed,
+    };
+    let mut record = GrowRecord {
+        schema: grow::SCHEMA,
+        profile: profile.name().to_string(),
+        dir: grow_run::dir_text(dir.as_deref()),
+        fs_type,
+        fill: format!(
+            "MerkleTrie::commit of {} leaves per commit, change log kept, each replaced root \
+             pruned",
+            args.fill_batch
+        ),
+        fill_batch: args.fill_batch,
+        cold_method: if grow_run::has_cold_reads(profile) {
+            page_evict::METHOD.to_string()
+        } else {
+            "none: the data lives in memory".to_string()
+        },
+        memory_limit_bytes: limit,
+        seed: args.seed,
+        started: triebench_record::time::now(),
+        checkpoints: Vec::new(),
+        net: args.net.clone(),
+    };
+    eprintln!(
+        "grow: {profile} on {} ({}), checkpoints {:?}",
+        record.dir, record.fs_type, plan.checkpoints
+    );
+    println!("{HEADER}");
+    let json = out.join(grow::FILE_NAME);
+    write_env(&out)?;
+    let mut progress = |line: &str| eprintln!("grow: {line}");
+    let mut save = |c: &Checkpoint| -> Result<(), triebench_measure::MeasureError> {
+        println!("{}", row(c));
+        record.checkpoints.push(c.clone());
+        grow::write(&json, &record)?;
+        let csv = format!(
+            "{}\n{}\n",
+            grow::CSV_HEADER,
+            grow::csv_row(&record.profile, c)
+        );
+        let path = out.join(format!("checkpoint-{}.csv", c.leaves));
+        triebench_record::file::write_atomically(&path, csv.as_bytes()).map_err(|e| {
+            triebench_measure::MeasureError::File {
+                path: path.clone(),
+                reason: e.to_string(),
+            }
+        })
+    };
+    let result = grow_run::run_grow(&plan, cgroup.as_ref(), &mut progress, &mut save);
+    drop(cgroup);
+    result?;
+    println!("grow.json written to {}", json.display());
+    Ok(())
+}
+
+/// The machine and software a curve comes from, as `env.json` beside it (and, from
+/// `grow-report`, at the top of a results folder).
+pub fn write_env(dir: &Path) -> Result<(), PlanError> {
+    let env = serde_json::json!({
+        "generated_at": triebench_record::time::now(),
+        "host": triebench_record::host::capture_host(),
+        "versions": triebench_measure::versions::capture(),
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
+    });
+    let text = serde_json::to_string_pretty(&env).map_err(|e| PlanError::Usage(e.to_string()))?;
+    let path = dir.join("env.json");
+    triebench_record::file::write_atomically(&path, (text + "\n").as_bytes())
+        .map_err(|source| PlanError::Write { path, source })
+}
