@@ -80,6 +80,7 @@ impl From<triebench_plan::PlanError> for CliError {
         match e {
             PlanError::Usage(msg) => CliError::Usage(msg),
             PlanError::Interrupted(msg) => CliError::Interrupted(msg),
+            PlanError::Regressed(msg) => CliError::Regressed(msg),
             other => CliError::Plan(other),
         }
     }

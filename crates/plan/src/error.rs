@@ -14,6 +14,9 @@ pub enum PlanError {
     /// The user stopped the step (Ctrl-C, SIGTERM); the message says what was kept.
     #[error("{0}")]
     Interrupted(String),
+    /// `compare --fail-above`: something regressed beyond the limit (the message lists it).
+    #[error("{0}")]
+    Regressed(String),
     /// A measurement failed.
     #[error(transparent)]
     Measure(triebench_measure::MeasureError),

@@ -3,15 +3,11 @@
 //! intervals and a verdict; Markdown on stdout (or JSON with `--json`), both into `--out DIR`;
 //! exit status 1 with `--fail-above` when a row regressed beyond it.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use triebench_report::analysis::compare::{compare, CompareOptions, DEFAULT_THRESHOLD};
-use triebench_report::atomic_file::write_atomically;
-use triebench_report::read::side::read_side;
-use triebench_report::render::compare_markdown;
-use triebench_report::ReportError;
+use triebench_plan::step::compare::{compare_sides, CompareSides};
+use triebench_report::analysis::compare::DEFAULT_THRESHOLD;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
@@ -65,64 +61,14 @@ fn parse_confidence(text: &str) -> Result<f64, String> {
 }
 
 pub fn run_compare(args: CompareArgs) -> Result<(), CliError> {
-    let dir = args.criterion.criterion_dir.as_deref();
-    let a = read_side(&args.a, dir)?;
-    let b = read_side(&args.b, dir)?;
-    let options = CompareOptions {
-        threshold: args.threshold / 100.0,
+    Ok(compare_sides(&CompareSides {
+        a: args.a,
+        b: args.b,
+        criterion_dir: args.criterion.criterion_dir,
+        threshold: args.threshold,
         confidence: args.confidence,
-        fail_above: args.fail_above.map(|p| p / 100.0),
-        ..CompareOptions::default()
-    };
-    let comparison = compare(&a, &b, options);
-    let markdown = compare_markdown::render(&comparison);
-    let json = serde_json::to_string_pretty(&comparison)
-        .map(|s| s + "\n")
-        .map_err(|source| ReportError::Json {
-            what: "comparison",
-            source,
-        })?;
-    if let Some(out) = &args.out {
-        triebench_measure::make_dir::make_dir("--out", out)?;
-        write_text(&out.join("compare.md"), &markdown)?;
-        write_text(&out.join("compare.json"), &json)?;
-    }
-    let shown = if args.json { json } else { markdown };
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(shown.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(CliError::Write)?;
-    let regressions = comparison.regressions();
-    if let (Some(limit), false) = (args.fail_above, regressions.is_empty()) {
-        let names: Vec<String> = regressions
-            .iter()
-            .take(5)
-            .map(|r| {
-                format!(
-                    "{} on {} ({:+.1}%)",
-                    r.benchmark,
-                    r.run,
-                    r.change_pct.unwrap_or(0.0)
-                )
-            })
-            .collect();
-        return Err(CliError::Regressed(format!(
-            "{} benchmark(s) slower by more than {limit}%: {}{}",
-            regressions.len(),
-            names.join(", "),
-            if regressions.len() > 5 { ", ..." } else { "" }
-        )));
-    }
-    Ok(())
-}
-
-/// Writes `text` to `path` whole or not at all.
-fn write_text(path: &std::path::Path, text: &str) -> Result<(), CliError> {
-    write_atomically(path, text.as_bytes()).map_err(|source| {
-        CliError::Report(ReportError::Write {
-            path: path.to_path_buf(),
-            source,
-        })
-    })
+        fail_above: args.fail_above,
+        json: args.json,
+        out: args.out,
+    })?)
 }

@@ -3,6 +3,8 @@
 //! and its lines printed.
 
 pub mod capture_fs;
+pub mod compare;
+pub mod dashboard;
 pub mod grow;
 pub mod headline;
 pub mod io_profile;
