@@ -12,7 +12,7 @@
 //!   bootstrap intervals, what is missing, predicted slowdowns.
 //! - [`render`]: `report.md` (with the lab's sections as a renderer of their own), CSV/JSON,
 //!   plots.
-//! - [`error`]: [`ReportError`]; [`atomic_file`]: output files written whole or not at all;
+//! - `error`: [`ReportError`]; [`atomic_file`]: output files written whole or not at all;
 //!   [`out_folder`]: the output folder written fresh and renamed into place.
 //!
 //! [`run_report`] wires the stages, reading every input before it writes anything (a bad file
@@ -32,7 +32,7 @@
 
 pub mod analysis;
 pub mod atomic_file;
-pub mod error;
+pub(crate) mod error;
 pub mod merged;
 pub mod model;
 pub mod out_folder;
@@ -54,7 +54,7 @@ use read::{cpu_idle, env, fs_info, io_profile_file, versions};
 use render::{export, lab_csv, markdown, plots};
 
 /// Writes `<dir>/grow-report.md` (the section "How cost grows with state") and its plots in
-/// `<dir>/plots/` from every growth curve under `dir` (see [`read::grow_files`]); returns the
+/// `<dir>/plots/` from every growth curve under `dir` (see `read::grow_files`); returns the
 /// markdown file's path.
 pub fn run_grow_report(dir: &Path) -> Result<PathBuf, ReportError> {
     let curves = read::grow_files::read_curves(dir)?;
@@ -72,7 +72,7 @@ pub fn run_grow_report(dir: &Path) -> Result<PathBuf, ReportError> {
 
 /// Writes `<dir>/net-report.md` (the section "Time against distance to the database server")
 /// and its plot in `<dir>/plots/` from every headline run record and `load.json` under `dir`
-/// (see [`read::net_files`]); returns the markdown file's path.
+/// (see `read::net_files`); returns the markdown file's path.
 pub fn run_net_report(dir: &Path) -> Result<PathBuf, ReportError> {
     let runs = read::net_files::read_net_runs(dir)?;
     if runs.headline.is_empty() && runs.load.is_empty() {
@@ -118,7 +118,7 @@ pub struct ReportArgs {
 /// find anything else in).
 pub const DEFAULT_REPORTS_ROOT: &str = "runs/reports";
 
-/// Criterion's output directory, found as criterion finds it ([`read::criterion_home`]):
+/// Criterion's output directory, found as criterion finds it (`read::criterion_home`):
 /// `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`, else the workspace's target directory
 /// as cargo resolves it plus `criterion`, else `target/criterion`.
 pub fn default_criterion_dir() -> PathBuf {

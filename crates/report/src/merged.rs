@@ -6,7 +6,7 @@
 //! one or holding one) and written fresh beside its final place: the folders are merged
 //! ([`crate::read::run_folders::merge`]) into its `criterion/`, each run renamed
 //! `<host>.<filesystem>`; the usual report is written from that directory, and a "Machines"
-//! section ([`crate::render::machines_section`]) is added to `report.md`; the folder is then
+//! section (`crate::render::machines_section`) is added to `report.md`; the folder is then
 //! renamed into place. A failure on the way leaves a previous report folder as it was. The
 //! merged criterion directory stays in the result folder, so the report can be re-made from it
 //! alone (`triebench report --criterion-dir <out>/criterion --baseline ... --out <elsewhere>`).

@@ -1,7 +1,7 @@
 //! A growth curve as the report holds it: the file `triebench grow` wrote
 //! ([`triebench_record::grow::GrowRecord`]) and the filesystem it is shown under.
 
-pub use triebench_record::grow::{Checkpoint, GrowRecord, Latency};
+pub use triebench_record::grow::{Checkpoint, GrowRecord};
 
 /// One profile's curve on one filesystem.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,7 +1,7 @@
 //! Names and dates: the result folder `<date>-<host>-<label>`, UTC timestamps without a date
 //! library.
 
-pub use triebench_record::time::{civil_from_days, date_of, now, timestamp_of, today};
+pub use triebench_record::time::{now, today};
 
 /// `text` reduced to `[A-Za-z0-9._-]` (other characters become `_`), never empty.
 pub fn file_safe(text: &str) -> String {
@@ -31,6 +31,7 @@ pub fn folder_name(date: &str, host: &str, label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use triebench_record::time::{date_of, timestamp_of};
 
     #[test]
     fn dates_are_right() {

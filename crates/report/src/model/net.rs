@@ -12,14 +12,6 @@ pub enum Distance {
 }
 
 impl Distance {
-    /// The added round trip in µs, a direct run counted as 0.
-    pub fn rtt_us(self) -> f64 {
-        match self {
-            Distance::Direct => 0.0,
-            Distance::Proxied(us) => us,
-        }
-    }
-
     /// Sorting key: direct first, then by added round trip.
     pub fn order(self) -> (u8, f64) {
         match self {

@@ -49,7 +49,7 @@ pub struct ReportInput<'a> {
     pub phases: &'a [crate::model::phases::PhaseRunFile],
     /// What one phase span costs, when the `phases` bench ran.
     pub span_cost: Option<&'a crate::analysis::phases::SpanCost>,
-    /// What in the data does not hold up ([`crate::analysis::trust::find`]).
+    /// What in the data does not hold up (`crate::analysis::trust::find`).
     pub flags: &'a [crate::analysis::trust::Flag],
 }
 

@@ -1,68 +1,68 @@
 //! Writers of a result folder, from the model and its analysis.
 //!
-//! - [`trust_section`]: the report's opening, "Can these figures be trusted?" (hosts, load,
-//!   idle CPUs, every anomaly with its rerun); [`summary_section`]: the figures that hold across
+//! - `trust_section`: the report's opening, "Can these figures be trusted?" (hosts, load,
+//!   idle CPUs, every anomaly with its rerun); `summary_section`: the figures that hold across
 //!   hosts (above-floor ÷ `btree`'s) before the host-dependent suite ÷ `btree`.
 //! - [`report_md`] assembles `report.md` from renderers over the same model: [`markdown`] (the
-//!   measurement tables), [`context_markdown`] (what the run was: intro, filesystems, profiles,
-//!   missing, environment) and [`lab_markdown`] (the filesystem lab). All use [`table`] and [`fmt`].
+//!   measurement tables), `context_markdown` (what the run was: intro, filesystems, profiles,
+//!   missing, environment) and `lab_markdown` (the filesystem lab). All use `table` and `fmt`.
 //! - [`compare_markdown`]: `triebench compare`'s Markdown; [`dashboard_export`]: a side as
 //!   github-action-benchmark's or Bencher's JSON.
-//! - [`export`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; [`lab_csv`]: `io-profile.csv`.
-//! - [`transact_section`]: triebench vs Transact's own code, when both were measured.
-//! - [`floor_section`]: each backend's `update` commit against its storage floor.
-//! - [`plots`]: the slowdown and time plots, drawn by [`chart`] on [`axes`] with the embedded
+//! - [`export`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; `lab_csv`: `io-profile.csv`.
+//! - `transact_section`: triebench vs Transact's own code, when both were measured.
+//! - `floor_section`: each backend's `update` commit against its storage floor.
+//! - `plots`: the slowdown and time plots, drawn by [`chart`] on `axes` with the embedded
 //!   [`font`].
-//! - [`load_files`], [`load_plots`]: a `triebench load` folder (load.json, timeseries.csv,
+//! - [`load_files`], `load_plots`: a `triebench load` folder (load.json, timeseries.csv,
 //!   matrix, plots over time); [`load_section`]: the report's sustained commits/s section.
-//! - [`html`]: `report.html`, the same report as one self-contained page (sortable tables, a
+//! - `html`: `report.html`, the same report as one self-contained page (sortable tables, a
 //!   filesystem and profile picker, plots as inline SVG with their numbers on hover).
-//! - [`machines_section`]: which machine and filesystem each column of a merged report is.
+//! - `machines_section`: which machine and filesystem each column of a merged report is.
 //! - [`crash_section`]: "What each profile loses", from crash-test results.
-//! - [`crash_models_section`]: "Crash states explored", per profile and crash model.
-//! - [`grow_section`]: "How cost grows with state", from growth curves, plotted by
-//!   [`grow_plots`] (log-log over the leaf count); [`grow_lines`]: a curve as `grow` prints it
+//! - `crash_models_section`: "Crash states explored", per profile and crash model.
+//! - `grow_section`: "How cost grows with state", from growth curves, plotted by
+//!   `grow_plots` (log-log over the leaf count); [`grow_lines`]: a curve as `grow` prints it
 //!   while it runs.
-//! - [`phase_section`]: "Where a commit's time goes", drawn by [`phase_chart`] (stacked bars);
+//! - `phase_section`: "Where a commit's time goes", drawn by `phase_chart` (stacked bars);
 //!   [`phase_lines`]: one breakdown as `phases` and `load --phases` print it.
 
-pub mod axes;
+pub(crate) mod axes;
 pub mod chart;
 pub mod compare_markdown;
-pub mod context_markdown;
-pub mod crash_models_section;
+pub(crate) mod context_markdown;
+pub(crate) mod crash_models_section;
 pub mod crash_section;
 pub mod dashboard_export;
 pub mod export;
-pub mod floor_section;
-pub mod fmt;
+pub(crate) mod floor_section;
+pub(crate) mod fmt;
 pub mod font;
 pub mod grow_lines;
-pub mod grow_plots;
-pub mod grow_section;
-pub mod html;
-pub mod lab_csv;
-pub mod lab_markdown;
+pub(crate) mod grow_plots;
+pub(crate) mod grow_section;
+pub(crate) mod html;
+pub(crate) mod lab_csv;
+pub(crate) mod lab_markdown;
 pub mod load_files;
-pub mod load_plots;
+pub(crate) mod load_plots;
 pub mod load_section;
-pub mod machines_section;
+pub(crate) mod machines_section;
 pub mod markdown;
-pub mod net_plots;
-pub mod net_section;
-pub mod phase_chart;
+pub(crate) mod net_plots;
+pub(crate) mod net_section;
+pub(crate) mod phase_chart;
 pub mod phase_lines;
-pub mod phase_section;
-pub mod plots;
-pub mod summary_section;
-pub mod table;
-pub mod transact_section;
-pub mod trust_section;
+pub(crate) mod phase_section;
+pub(crate) mod plots;
+pub(crate) mod summary_section;
+pub(crate) mod table;
+pub(crate) mod transact_section;
+pub(crate) mod trust_section;
 
 /// The whole of `report.md`, section by section: whether its figures can be trusted, the
 /// summary (figures that hold across hosts first), what the run was, the headline measurements
 /// (each backend against its storage floor after the floors, then the scenarios),
-/// the filesystem lab's sections (from [`lab_markdown`], a renderer of its own), the other
+/// the filesystem lab's sections (from `lab_markdown`, a renderer of its own), the other
 /// groups, then what is missing, the environment and the files.
 pub fn report_md(input: &markdown::ReportInput<'_>) -> String {
     let mut out = String::new();
