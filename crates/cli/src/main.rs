@@ -5,8 +5,9 @@
 //! result folders (see their `--help`). Errors print as `error: {message}` and exit with status 1;
 //! a `load` stopped by Ctrl-C prints `stopped: {where its results are}` and exits with 130.
 //!
-//! Each subcommand is one file in [`commands`]: its arguments and a short function wiring the
-//! crates that do the work (`triebench-workloads`, `triebench-report`, `triebench-kv`).
+//! Each subcommand is one file in [`commands`]: its arguments, converted into the options of
+//! the library step that does the work (`triebench-plan`'s steps, `triebench-crashlab`'s
+//! rounds), and one call into it. Nothing in this crate measures, records or renders.
 
 mod commands;
 mod error;
