@@ -16,6 +16,8 @@ for backend in postgres-db redis-db; do
 done
 echo "== [${SECONDS}s] module cycles (no module imports one that imports it back)"
 scripts/check-module-cycles.py
+echo "== [${SECONDS}s] crate layers (no workspace crate depends on one above it; scripts/check-crate-layers.py has the table)"
+scripts/check-crate-layers.py
 echo "== [${SECONDS}s] docs (every results/ folder cited and indexed, every link and anchor resolves)"
 scripts/check-docs.sh
 echo "== [${SECONDS}s] cargo package (the library crates are ready for crates.io: metadata, READMEs, versions)"

@@ -297,8 +297,7 @@ impl DirHandle {
 
 /// Whether `st` belongs to this process's user or to `other`.
 fn owned_by_us_or(st: &libc::stat, other: Option<ServerUser>) -> bool {
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
+    let me = rustix::process::geteuid().as_raw();
     st.st_uid == me || other.is_some_and(|u| u.uid == st.st_uid)
 }
 

@@ -29,8 +29,7 @@ impl ServerUser {
     /// `Some(nobody)` when this process is root (the server must drop to it), `None` when it
     /// runs as an unprivileged user already (the server runs as that user).
     pub(crate) fn for_server(server: &str) -> KvResult<Option<ServerUser>> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
+        if !rustix::process::geteuid().is_root() {
             return Ok(None);
         }
         let name = c"nobody";

@@ -88,6 +88,5 @@ fn shared(dir: &Path, meta: &std::fs::Metadata, why: &'static str) -> KvError {
 
 /// Whether this process runs as root (effective uid 0).
 fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }

@@ -156,8 +156,7 @@ fn create_below(mut parent: File, path: &Path, names: &[&OsStr]) -> Result<(), (
 
 /// Whether this process runs as root (effective uid 0).
 fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }
 
 #[cfg(test)]

@@ -193,8 +193,7 @@ pub(crate) fn fuse_config(threads: usize) -> Config {
         MountOption::Subtype("slowfs".into()),
         MountOption::RW,
     ];
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
+    if rustix::process::geteuid().is_root() {
         config.acl = SessionACL::All;
         config.mount_options.push(MountOption::DefaultPermissions);
     }

@@ -44,8 +44,7 @@ fn run_as(uid: u32, gid: u32, dir: &Path, script: &str) -> Output {
 
 #[test]
 fn another_user_owns_what_it_creates_and_is_refused_what_modes_refuse() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    if !rustix::process::geteuid().is_root() {
         common::skip_or_fail("serving other users needs a mount made by root");
         return;
     }

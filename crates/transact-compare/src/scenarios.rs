@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use triebench_workloads::rng::XorShift64Star;
+use triebench_workloads::scenarios::{ASDFG, BNMVC, HJKLK, QWERT, YUIOP, ZXCVB};
 use triebench_workloads::{
     update_address, update_key, Scenario, UPDATE_FINAL_ROOT, UPDATE_LOADED_ROOT, UPDATE_SEED,
 };
@@ -18,31 +19,6 @@ const ABCD_ROOT: &str = "4c5116ae4e7439e4355ac190cc595225259142c42fd9d19a88dc14c
 const DELETABLE_ROOT: &str = "db73865199b319863790ff8505098b3302d4a10595a809c465364e55ff9e2fac";
 const PARENT_ROOT: &str = "19fcc3dfc5173fb3b12b55086f02c11f42a645a58da9a3f28d47b174946c0e3d";
 const PARENT: [(&str, &str); 3] = [("ab0000", "0001"), ("ab0a01", "0002"), ("abff00", "0003")];
-
-const ASDFG: (&str, &str) = (
-    "asdfg",
-    "e5542002d3e2892516fa461cde69e05880609fbad3d38ab69435a189e126de672b620c",
-);
-const QWERT: (&str, &str) = (
-    "qwert",
-    "c946ee72d38b8c51328f1a5f31eb5bd3300362ad0ca69dab54eff996775c7069216bda",
-);
-const ZXCVB: (&str, &str) = (
-    "zxcvb",
-    "487a6a63c71c9b7b63146ef68858e5d010b4978fd70dda0404d4fad5e298ccc9a560eb",
-);
-const YUIOP: (&str, &str) = (
-    "yuiop",
-    "e55420c026596ee643e26fd93927249ea28fb5f359ddbd18bc02562dc7e8dbc93e89b9",
-);
-const HJKLK: (&str, &str) = (
-    "hjklk",
-    "cc1370ce67aa16c89721ee947e9733b2a3d2460db5b0ea6410288f426ad8d8040ea641",
-);
-const BNMVC: (&str, &str) = (
-    "bnmvc",
-    "d07e69664286712c3d268ca71464f2b3b2604346f833106f3e0f6a72276e57a16f3e0f",
-);
 
 /// Runs `scenario` on `state`, which must be fresh.
 pub fn run(scenario: Scenario, state: &dyn TransactState) -> Result<String, TransactError> {

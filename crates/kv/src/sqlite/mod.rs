@@ -52,14 +52,17 @@
 //! **Layout**, each module using only those before it: `mode` (the pragmas and busy timeout
 //! per profile), `error` (rusqlite errors as [`KvError`](crate::KvError)), `checkpoint` (the
 //! WAL hook), `connect` (opening a connection with its pragmas checked), `schema` (table
-//! names, `CREATE TABLE`, per-table statements), `store` ([`SqliteStore`]: the file, the writer
-//! connection, the reader pool), `query` (transaction control and the reads both transactions
-//! share), then `reader` and `writer`; this module hands them out through [`Store`].
+//! names, `CREATE TABLE`, per-table statements), `store` ([`SqliteStore`]: the file, the
+//! tables, the writer lock, the one pool of connections), `query` (transaction control and the
+//! reads both transactions share), `pooled` (a connection taken from the pool for one
+//! transaction and handed back, rolled back, when it drops), then `reader` and `writer`; this
+//! module hands them out through [`Store`].
 
 mod checkpoint;
 mod connect;
 mod error;
 mod mode;
+mod pooled;
 mod query;
 mod reader;
 mod schema;

@@ -6,10 +6,10 @@ use std::ops::ControlFlow;
 
 use rusqlite::Connection;
 
-use super::error::BACKEND;
+use super::pooled::Pooled;
 use super::query::{contains_on, control, count_on, get_with_on, scan_on};
 use super::store::SqliteStore;
-use crate::error::{KvError, KvResult};
+use crate::error::KvResult;
 use crate::range::KeyRange;
 use crate::store::{ReadTx, Table};
 
@@ -17,17 +17,15 @@ use crate::store::{ReadTx, Table};
 /// reads of committed data in rollback mode. Its connection returns to the pool on drop.
 #[derive(Debug)]
 pub struct SqliteReader<'s> {
-    store: &'s SqliteStore,
-    /// Always `Some` until `drop` hands the connection back.
-    conn: Option<Connection>,
+    /// The pooled connection, handed back (rolled back first) when the reader drops.
+    pooled: Pooled<'s>,
 }
 
 impl<'s> SqliteReader<'s> {
     /// Takes a connection for a new reader of `store` and, in the WAL modes, pins its snapshot.
     pub(super) fn begin(store: &'s SqliteStore) -> KvResult<SqliteReader<'s>> {
         let reader = SqliteReader {
-            store,
-            conn: Some(store.take_connection()?),
+            pooled: Pooled::take(store)?,
         };
         if store.mode().snapshot_reads() {
             // BEGIN DEFERRED takes no lock; the first read pins the WAL snapshot. On failure the
@@ -43,21 +41,9 @@ impl<'s> SqliteReader<'s> {
 }
 
 impl SqliteReader<'_> {
+    /// The reader's connection.
     pub(super) fn conn(&self) -> KvResult<&Connection> {
-        self.conn
-            .as_ref()
-            .ok_or_else(|| KvError::backend(BACKEND, "reader used after its connection closed"))
-    }
-}
-
-impl Drop for SqliteReader<'_> {
-    fn drop(&mut self) {
-        if let Some(conn) = self.conn.take() {
-            // End the read transaction; a connection that cannot is closed, not pooled.
-            if conn.is_autocommit() || control(&conn, "ROLLBACK").is_ok() {
-                self.store.give_back(conn);
-            }
-        }
+        self.pooled.conn()
     }
 }
 
@@ -66,21 +52,21 @@ impl ReadTx for SqliteReader<'_> {
     where
         F: FnOnce(&[u8]) -> R,
     {
-        get_with_on(self.store, self.conn()?, table, key, f)
+        get_with_on(self.pooled.store, self.conn()?, table, key, f)
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
-        count_on(self.store, self.conn()?, table)
+        count_on(self.pooled.store, self.conn()?, table)
     }
 
     fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
-        contains_on(self.store, self.conn()?, table, key)
+        contains_on(self.pooled.store, self.conn()?, table, key)
     }
 
     fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
     where
         F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
     {
-        scan_on(self.store, self.conn()?, table, range, visit)
+        scan_on(self.pooled.store, self.conn()?, table, range, visit)
     }
 }

@@ -9,7 +9,7 @@ use std::sync::{MutexGuard, PoisonError};
 use rusqlite::{ffi, Connection};
 
 use super::checkpoint;
-use super::error::BACKEND;
+use super::pooled::Pooled;
 use super::query::{contains_on, control, count_on, get_with_on, scan_on};
 use super::store::SqliteStore;
 use crate::error::{KvError, KvResult};
@@ -21,10 +21,10 @@ use crate::store::{ReadTx, Table, WriteTx};
 /// goes back to the pool either way.
 #[derive(Debug)]
 pub struct SqliteWriter<'s> {
-    store: &'s SqliteStore,
-    /// Always `Some` until `drop` hands the connection back.
-    conn: Option<Connection>,
-    /// Declared after `conn`: the lock is released only once the connection is back in the pool.
+    /// The pooled connection, handed back (rolled back first) when the writer drops.
+    pooled: Pooled<'s>,
+    /// Declared after `pooled`: the lock is released only once the connection is back in the
+    /// pool.
     _exclusive: MutexGuard<'s, ()>,
 }
 
@@ -37,38 +37,19 @@ impl<'s> SqliteWriter<'s> {
             .writer_lock
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let conn = store.take_connection()?;
-        if let Err(e) = control(&conn, "BEGIN IMMEDIATE") {
-            // Still outside any transaction (say, another process held the lock past the busy
-            // timeout): the connection is fine for the next one.
-            if conn.is_autocommit() {
-                store.give_back(conn);
-            }
-            return Err(store.err(e));
-        }
+        let pooled = Pooled::take(store)?;
+        // On failure (say, another process held the lock past the busy timeout) the connection
+        // is still outside any transaction and goes back to the pool as `pooled` drops.
+        control(pooled.conn()?, "BEGIN IMMEDIATE").map_err(|e| store.err(e))?;
         Ok(SqliteWriter {
-            store,
-            conn: Some(conn),
+            pooled,
             _exclusive: exclusive,
         })
     }
 
+    /// The writer's connection.
     pub(super) fn conn(&self) -> KvResult<&Connection> {
-        self.conn
-            .as_ref()
-            .ok_or_else(|| KvError::backend(BACKEND, "writer used after its connection closed"))
-    }
-}
-
-impl Drop for SqliteWriter<'_> {
-    fn drop(&mut self) {
-        // Back to the pool outside any transaction; a connection that cannot roll back is
-        // closed instead.
-        if let Some(conn) = self.conn.take() {
-            if conn.is_autocommit() || control(&conn, "ROLLBACK").is_ok() {
-                self.store.give_back(conn);
-            }
-        }
+        self.pooled.conn()
     }
 }
 
@@ -77,28 +58,28 @@ impl ReadTx for SqliteWriter<'_> {
     where
         F: FnOnce(&[u8]) -> R,
     {
-        get_with_on(self.store, self.conn()?, table, key, f)
+        get_with_on(self.pooled.store, self.conn()?, table, key, f)
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
-        count_on(self.store, self.conn()?, table)
+        count_on(self.pooled.store, self.conn()?, table)
     }
 
     fn contains(&self, table: Table, key: &[u8]) -> KvResult<bool> {
-        contains_on(self.store, self.conn()?, table, key)
+        contains_on(self.pooled.store, self.conn()?, table, key)
     }
 
     fn scan<F>(&self, table: Table, range: &KeyRange, visit: F) -> KvResult<()>
     where
         F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
     {
-        scan_on(self.store, self.conn()?, table, range, visit)
+        scan_on(self.pooled.store, self.conn()?, table, range, visit)
     }
 }
 
 impl WriteTx for SqliteWriter<'_> {
     fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
-        let sql = self.store.table_sql(table)?;
+        let sql = self.pooled.store.table_sql(table)?;
         let result = self
             .conn()?
             .prepare_cached(&sql.insert)
@@ -109,34 +90,37 @@ impl WriteTx for SqliteWriter<'_> {
             Err(rusqlite::Error::SqliteFailure(failure, _))
                 if failure.extended_code == ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
             {
-                Err(KvError::duplicate(&self.store.names[table.index()], key))
+                Err(KvError::duplicate(
+                    &self.pooled.store.names[table.index()],
+                    key,
+                ))
             }
-            Err(e) => Err(self.store.err(e)),
+            Err(e) => Err(self.pooled.store.err(e)),
         }
     }
 
     fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
-        let sql = self.store.table_sql(table)?;
+        let sql = self.pooled.store.table_sql(table)?;
         self.conn()?
             .prepare_cached(&sql.put)
             .and_then(|mut stmt| stmt.execute([key, value]))
             .map(drop)
-            .map_err(|e| self.store.err(e))
+            .map_err(|e| self.pooled.store.err(e))
     }
 
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
-        let sql = self.store.table_sql(table)?;
+        let sql = self.pooled.store.table_sql(table)?;
         self.conn()?
             .prepare_cached(&sql.delete)
             .and_then(|mut stmt| stmt.execute([key]))
             .map(drop)
-            .map_err(|e| self.store.err(e))
+            .map_err(|e| self.pooled.store.err(e))
     }
 
     fn commit(self) -> KvResult<()> {
         // On failure the transaction is still open and `drop` rolls it back.
         let conn = self.conn()?;
-        control(conn, "COMMIT").map_err(|e| self.store.err(e))?;
-        checkpoint::restart_if_starved(conn).map_err(|e| self.store.err(e))
+        control(conn, "COMMIT").map_err(|e| self.pooled.store.err(e))?;
+        checkpoint::restart_if_starved(conn).map_err(|e| self.pooled.store.err(e))
     }
 }

@@ -31,8 +31,7 @@ pub fn skip_or_fail(reason: &str) {
 }
 
 pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }
 
 /// A local user created for one test (`useradd`), removed (`userdel`) on drop.

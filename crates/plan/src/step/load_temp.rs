@@ -45,8 +45,7 @@ pub fn remove_stale(parent: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return Vec::new();
     };
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = rustix::process::geteuid().as_raw();
     let mut removed = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();

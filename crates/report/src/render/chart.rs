@@ -1,6 +1,6 @@
 //! A dot-and-whisker chart on a log value axis: categories down the left, one dot per series in
 //! each category with its interval as a horizontal whisker, and the legend in its own panel on
-//! the right so it never covers data. Drawn with plotters to SVG and PNG alike.
+//! the right so it never covers data. Drawn with plotters to SVG and PNG alike (`plot_pair`).
 
 use std::path::Path;
 
@@ -11,7 +11,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use crate::error::plot_error as err;
 use crate::error::ReportError;
 use crate::render::axes::{CategoryAxis, LogAxis};
-use crate::render::font::{ensure_registered, FAMILY};
+use crate::render::font::font;
+use crate::render::plot_pair::{frame, style_mesh, write_both, Drawable, LABEL_FONT};
 
 /// A value with its interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -72,7 +73,6 @@ const PALETTE: [RGBColor; 10] = [
 
 const WIDTH: u32 = 1400;
 const LEGEND_WIDTH: u32 = 260;
-const LABEL_FONT: u32 = 18;
 const ROW_PITCH: u32 = 14;
 
 /// The colour of series `i`.
@@ -131,12 +131,9 @@ pub fn draw<DB: DrawingBackend>(
     path: &Path,
 ) -> Result<(), ReportError> {
     let e = err(path);
-    root.fill(&WHITE).map_err(&e)?;
-    let (width, _) = root.dim_in_pixel();
-    let (main, legend) = root.split_horizontally(width.saturating_sub(LEGEND_WIDTH));
+    let (main, legend) = frame(root, LEGEND_WIDTH, path)?;
     let n = chart.categories.len().max(1);
     let (lo, hi) = value_range(chart);
-    let font = |size: u32| (FAMILY, size).into_font();
     let mut cc = ChartBuilder::on(&main)
         .margin(16)
         .caption(&chart.title, font(26))
@@ -166,16 +163,12 @@ pub fn draw<DB: DrawingBackend>(
             .unwrap_or_default()
     };
     let format = chart.format;
-    cc.configure_mesh()
+    style_mesh(&mut cc.configure_mesh())
         .disable_y_mesh()
         .x_desc(chart.value_label.as_str())
         .x_label_formatter(&|v| format(*v))
         .y_label_formatter(&label_of)
         .y_labels(n)
-        .label_style(font(LABEL_FONT))
-        .axis_desc_style(font(LABEL_FONT + 1))
-        .light_line_style(RGBColor(0xe6, 0xe6, 0xe6))
-        .bold_line_style(RGBColor(0xc4, 0xc4, 0xc4))
         .draw()
         .map_err(&e)?;
     if let Some(r) = chart.reference {
@@ -232,7 +225,6 @@ fn draw_legend<DB: DrawingBackend>(
     path: &Path,
 ) -> Result<(), ReportError> {
     let e = err(path);
-    let font = |size: u32| (FAMILY, size).into_font();
     let mut y = 70;
     area.draw(&Text::new(chart.legend_title.clone(), (10, y), font(21)))
         .map_err(&e)?;
@@ -285,19 +277,6 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// A chart that can draw itself on any plotters backend, so one function writes it as SVG and
-/// as PNG ([`write_both`]).
-pub trait Drawable {
-    /// Pixel size (width, height).
-    fn size(&self) -> (u32, u32);
-    /// Draws the chart on `root`; `path` names the file in errors.
-    fn draw_on<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        path: &Path,
-    ) -> Result<(), ReportError>;
-}
-
 impl Drawable for DotChart {
     fn size(&self) -> (u32, u32) {
         chart_size(self.categories.len(), self.series.len())
@@ -310,35 +289,6 @@ impl Drawable for DotChart {
     ) -> Result<(), ReportError> {
         draw(root, self, path)
     }
-}
-
-/// Writes `chart` as `<stem>.svg` and `<stem>.png` in `dir` with the embedded font; returns
-/// both paths.
-pub fn write_both<C: Drawable>(
-    chart: &C,
-    dir: &Path,
-    stem: &str,
-) -> Result<(std::path::PathBuf, std::path::PathBuf), ReportError> {
-    let svg = dir.join(format!("{stem}.svg"));
-    let png = dir.join(format!("{stem}.png"));
-    if !ensure_registered() {
-        return Err(ReportError::Plot {
-            path: png,
-            reason: "the embedded font could not be loaded".to_string(),
-        });
-    }
-    let size = chart.size();
-    {
-        let root = SVGBackend::new(&svg, size).into_drawing_area();
-        chart.draw_on(&root, &svg)?;
-        root.present().map_err(err(&svg))?;
-    }
-    {
-        let root = BitMapBackend::new(&png, size).into_drawing_area();
-        chart.draw_on(&root, &png)?;
-        root.present().map_err(err(&png))?;
-    }
-    Ok((svg, png))
 }
 
 /// Writes `chart` as `<stem>.svg` and `<stem>.png` in `dir`; returns both paths.

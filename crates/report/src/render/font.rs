@@ -3,13 +3,18 @@
 
 use std::sync::OnceLock;
 
-use plotters::style::FontStyle;
+use plotters::style::{FontDesc, FontStyle, IntoFont};
 
 /// DejaVu Sans 2.37, from Debian's fonts-dejavu-core.
 static DEJAVU_SANS: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 
 /// The family name plots use.
 pub const FAMILY: &str = "sans-serif";
+
+/// The embedded family at `size` pixels, as every plot's text uses it.
+pub(crate) fn font(size: u32) -> FontDesc<'static> {
+    (FAMILY, size).into_font()
+}
 
 static REGISTERED: OnceLock<bool> = OnceLock::new();
 

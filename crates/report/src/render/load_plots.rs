@@ -10,9 +10,10 @@ use plotters::prelude::*;
 use crate::error::plot_error as err;
 use crate::error::ReportError;
 use crate::render::axes::LogAxis;
-use crate::render::chart::{color, write_both, Drawable};
+use crate::render::chart::color;
 use crate::render::fmt;
-use crate::render::font::FAMILY;
+use crate::render::font::font;
+use crate::render::plot_pair::{frame, style_mesh, write_both, Drawable};
 use crate::render::plots::PlotFile;
 use triebench_record::load::SecondSample;
 
@@ -71,10 +72,7 @@ fn draw<DB: DrawingBackend>(
     path: &Path,
 ) -> Result<(), ReportError> {
     let e = err(path);
-    root.fill(&WHITE).map_err(&e)?;
-    let (w, _) = root.dim_in_pixel();
-    let (main, legend) = root.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
-    let font = |size: u32| (FAMILY, size).into_font();
+    let (main, legend) = frame(root, LEGEND_WIDTH, path)?;
     let (xmax, lo, hi) = ranges(chart);
     let format = chart.format;
     let mut builder = ChartBuilder::on(&main);
@@ -86,15 +84,11 @@ fn draw<DB: DrawingBackend>(
     macro_rules! body {
         ($cc:expr) => {{
             let mut cc = $cc;
-            cc.configure_mesh()
+            style_mesh(&mut cc.configure_mesh())
                 .max_light_lines(4)
                 .x_desc("seconds into the run")
                 .y_desc(chart.y_label.as_str())
                 .y_label_formatter(&|v| format(*v))
-                .label_style(font(18))
-                .axis_desc_style(font(19))
-                .light_line_style(RGBColor(0xe6, 0xe6, 0xe6))
-                .bold_line_style(RGBColor(0xc4, 0xc4, 0xc4))
                 .draw()
                 .map_err(&e)?;
             for (i, line) in chart.lines.iter().enumerate() {

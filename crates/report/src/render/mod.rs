@@ -12,7 +12,8 @@
 //! - `transact_section`: triebench vs Transact's own code, when both were measured.
 //! - `floor_section`: each backend's `update` commit against its storage floor.
 //! - `plots`: the slowdown and time plots, drawn by [`chart`] on `axes` with the embedded
-//!   [`font`].
+//!   [`font`]. Every plot (these, the load, growth, network and phase plots) is written as SVG
+//!   and PNG by one function, `plot_pair::write_both`, and starts from its frame and grid.
 //! - [`load_files`], `load_plots`: a `triebench load` folder (load.json, timeseries.csv,
 //!   matrix, plots over time); [`load_section`]: the report's sustained commits/s section.
 //! - `html`: `report.html`, the same report as one self-contained page (sortable tables, a
@@ -53,6 +54,7 @@ pub(crate) mod net_section;
 pub(crate) mod phase_chart;
 pub mod phase_lines;
 pub(crate) mod phase_section;
+pub(crate) mod plot_pair;
 pub(crate) mod plots;
 pub(crate) mod summary_section;
 pub(crate) mod table;

@@ -13,7 +13,8 @@ use crate::error::ReportError;
 use crate::render::axes::LogAxis;
 use crate::render::chart::color;
 use crate::render::fmt;
-use crate::render::font::{ensure_registered, FAMILY};
+use crate::render::font::font;
+use crate::render::plot_pair::{frame, style_mesh, write_both, Drawable};
 use crate::render::plots::{profile_label, PlotFile};
 
 const SIZE: (u32, u32) = (1400, 640);
@@ -26,10 +27,7 @@ fn draw<DB: DrawingBackend>(
     path: &Path,
 ) -> Result<(), ReportError> {
     let e = err(path);
-    root.fill(&WHITE).map_err(&e)?;
-    let (w, _) = root.dim_in_pixel();
-    let (main, legend) = root.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
-    let font = |size: u32| (FAMILY, size).into_font();
+    let (main, legend) = frame(root, LEGEND_WIDTH, path)?;
     let pts = || lines.iter().flat_map(|l| l.points.iter());
     let xhi = pts().map(|p| p.0).fold(0.0f64, f64::max).max(100.0) * 1.05;
     let (mut ylo, mut yhi) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -49,16 +47,12 @@ fn draw<DB: DrawingBackend>(
         .y_label_area_size(100)
         .build_cartesian_2d(-xhi * 0.02..xhi, LogAxis { lo: ylo, hi: yhi })
         .map_err(&e)?;
-    cc.configure_mesh()
+    style_mesh(&mut cc.configure_mesh())
         .max_light_lines(4)
         .x_desc("round trip added by the delay proxy (µs; a series without a proxy-0 run: its direct run at 0)")
         .y_desc("suite time")
         .x_label_formatter(&|v| fmt::trim_zeros(&format!("{v:.0}")))
         .y_label_formatter(&|v| fmt::trim_zeros(&fmt::time_ns(*v * 1e6)))
-        .label_style(font(18))
-        .axis_desc_style(font(19))
-        .light_line_style(RGBColor(0xe6, 0xe6, 0xe6))
-        .bold_line_style(RGBColor(0xc4, 0xc4, 0xc4))
         .draw()
         .map_err(&e)?;
     for (i, line) in lines.iter().enumerate() {
@@ -84,26 +78,26 @@ fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
+/// The plot of `lines`, for [`write_both`].
+struct SuitePlot<'a>(&'a [SuiteLine]);
+
+impl Drawable for SuitePlot<'_> {
+    fn size(&self) -> (u32, u32) {
+        SIZE
+    }
+
+    fn draw_on<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        path: &Path,
+    ) -> Result<(), ReportError> {
+        draw(root, self.0, path)
+    }
+}
+
 /// Writes the plot as `<stem>.svg` and `<stem>.png` in `dir`.
 pub fn render(lines: &[SuiteLine], dir: &Path, stem: &str) -> Result<PlotFile, ReportError> {
-    let svg = dir.join(format!("{stem}.svg"));
-    let png = dir.join(format!("{stem}.png"));
-    if !ensure_registered() {
-        return Err(ReportError::Plot {
-            path: png,
-            reason: "the embedded font could not be loaded".to_string(),
-        });
-    }
-    {
-        let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
-        draw(&root, lines, &svg)?;
-        root.present().map_err(err(&svg))?;
-    }
-    {
-        let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
-        draw(&root, lines, &png)?;
-        root.present().map_err(err(&png))?;
-    }
+    let (svg, png) = write_both(&SuitePlot(lines), dir, stem)?;
     Ok(PlotFile {
         title: TITLE.to_string(),
         svg,

@@ -13,8 +13,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use crate::error::plot_error as err;
 use crate::error::ReportError;
 use crate::render::axes::CategoryAxis;
-use crate::render::chart::{color, write_both, Drawable};
-use crate::render::font::FAMILY;
+use crate::render::chart::color;
+use crate::render::font::font;
+use crate::render::plot_pair::{frame, style_mesh, write_both, Drawable, LABEL_FONT};
 
 /// Everything the chart shows.
 #[derive(Debug, Clone)]
@@ -35,7 +36,6 @@ pub struct StackedChart {
 
 const WIDTH: u32 = 1400;
 const LEGEND_WIDTH: u32 = 260;
-const LABEL_FONT: u32 = 18;
 /// Room right of the bars for the total-time labels, in percent of the axis.
 const LABEL_ROOM: f64 = 18.0;
 
@@ -52,11 +52,8 @@ fn draw<DB: DrawingBackend>(
     path: &Path,
 ) -> Result<(), ReportError> {
     let e = err(path);
-    root.fill(&WHITE).map_err(&e)?;
-    let (width, _) = root.dim_in_pixel();
-    let (main, legend) = root.split_horizontally(width.saturating_sub(LEGEND_WIDTH));
+    let (main, legend) = frame(root, LEGEND_WIDTH, path)?;
     let n = chart.categories.len().max(1);
-    let font = |size: u32| (FAMILY, size).into_font();
     let longest = chart.categories.iter().map(|c| c.chars().count()).max();
     let label_width = (longest.unwrap_or(4) as u32 * LABEL_FONT * 46 / 100 + 24).clamp(80, 520);
     let mut cc = ChartBuilder::on(&main)
@@ -77,7 +74,7 @@ fn draw<DB: DrawingBackend>(
             .cloned()
             .unwrap_or_default()
     };
-    cc.configure_mesh()
+    style_mesh(&mut cc.configure_mesh())
         .disable_y_mesh()
         .x_desc("share of the measured time (%)")
         .x_label_formatter(&|v| {
@@ -89,10 +86,6 @@ fn draw<DB: DrawingBackend>(
         })
         .y_label_formatter(&label_of)
         .y_labels(n)
-        .label_style(font(LABEL_FONT))
-        .axis_desc_style(font(LABEL_FONT + 1))
-        .light_line_style(RGBColor(0xe6, 0xe6, 0xe6))
-        .bold_line_style(RGBColor(0xc4, 0xc4, 0xc4))
         .draw()
         .map_err(&e)?;
     let left = TextStyle::from(font(15)).pos(Pos::new(HPos::Left, VPos::Center));
@@ -128,7 +121,6 @@ fn draw_legend<DB: DrawingBackend>(
     path: &Path,
 ) -> Result<(), ReportError> {
     let e = err(path);
-    let font = |size: u32| (FAMILY, size).into_font();
     let mut y = 70;
     area.draw(&Text::new(chart.legend_title.clone(), (10, y), font(21)))
         .map_err(&e)?;

@@ -45,11 +45,9 @@ pub(super) fn sync(file: &File, datasync: bool) -> FsResult<()> {
     .map_err(errno)
 }
 
-/// Answers a request that returns nothing but success or an errno.
 /// Whether this daemon runs as root (and so can give nodes to other users).
 pub(super) fn running_as_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }
 
 /// Changes the owner of `path` itself (not a symlink's target).

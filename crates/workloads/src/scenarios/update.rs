@@ -113,29 +113,43 @@ fn commit_checked_batch<'s, S: Store>(
     Ok(actual_root)
 }
 
-/// Addresses of Transact's same-address-space scenarios: the name Transact stores as the value,
-/// and the 70-character address. `asdfg` and `yuiop` share the prefix `e55420`.
-const ASDFG: (&str, &str) = (
+// Addresses of Transact's same-address-space scenarios: the name Transact stores as the value,
+// and the 70-character address. `asdfg` and `yuiop` share the prefix `e55420`. Public because
+// crates/transact-compare runs the same scenarios on Transact's own states.
+
+/// `asdfg` of Transact's same-address-space scenarios: (the value stored, the 70-character
+/// address); shares the prefix `e55420` with [`YUIOP`].
+pub const ASDFG: (&str, &str) = (
     "asdfg",
     "e5542002d3e2892516fa461cde69e05880609fbad3d38ab69435a189e126de672b620c",
 );
-const QWERT: (&str, &str) = (
+/// `qwert` of Transact's same-address-space scenarios: (the value stored, the 70-character
+/// address).
+pub const QWERT: (&str, &str) = (
     "qwert",
     "c946ee72d38b8c51328f1a5f31eb5bd3300362ad0ca69dab54eff996775c7069216bda",
 );
-const ZXCVB: (&str, &str) = (
+/// `zxcvb` of Transact's same-address-space scenarios: (the value stored, the 70-character
+/// address).
+pub const ZXCVB: (&str, &str) = (
     "zxcvb",
     "487a6a63c71c9b7b63146ef68858e5d010b4978fd70dda0404d4fad5e298ccc9a560eb",
 );
-const YUIOP: (&str, &str) = (
+/// `yuiop` of Transact's same-address-space scenarios: (the value stored, the 70-character
+/// address); shares the prefix `e55420` with [`ASDFG`].
+pub const YUIOP: (&str, &str) = (
     "yuiop",
     "e55420c026596ee643e26fd93927249ea28fb5f359ddbd18bc02562dc7e8dbc93e89b9",
 );
-const HJKLK: (&str, &str) = (
+/// `hjklk` of Transact's same-address-space scenarios: (the value stored, the 70-character
+/// address).
+pub const HJKLK: (&str, &str) = (
     "hjklk",
     "cc1370ce67aa16c89721ee947e9733b2a3d2460db5b0ea6410288f426ad8d8040ea641",
 );
-const BNMVC: (&str, &str) = (
+/// `bnmvc` of Transact's same-address-space scenarios: (the value stored, the 70-character
+/// address).
+pub const BNMVC: (&str, &str) = (
     "bnmvc",
     "d07e69664286712c3d268ca71464f2b3b2604346f833106f3e0f6a72276e57a16f3e0f",
 );
