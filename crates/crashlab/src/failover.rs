@@ -1,6 +1,6 @@
-//! `triebench crash-test --failover`: loses the primary of a replicated pair mid-run (its
-//! replication link cut, every process of it SIGKILLed), promotes the standby, and checks every
-//! acknowledged root on it.
+//! The failover rounds (`crash-test --failover`): each loses the primary of a replicated pair
+//! mid-run (its replication link cut, every process of it SIGKILLed), promotes the standby,
+//! and checks every acknowledged root on it.
 //!
 //! Each round starts a fresh pair in `DIR/failover-N` (`PgStore::open_replicated` or
 //! `RedisStore::open_replicated`), commits random batches on a thread of this process, noting
@@ -11,54 +11,72 @@
 //! lost acknowledgement to the kill (the loss window in time) are recorded per round in
 //! `failover.json`.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use triebench_kv::{Failover, Profile};
-use triebench_record::failover::{FailoverFile, FailoverRound, FailoverRun, FAILOVER_FILE};
-use triebench_record::file::write_atomically;
+use triebench_record::failover::{FailoverFile, FailoverRound, FailoverRun};
+use triebench_record::net::NetRecord;
 use triebench_workloads::rng::XorShift64Star;
 
-use crate::commands::crash_test::CrashTestArgs;
-use crate::commands::outputs::writable_dir;
-use crate::error::CliError;
+use crate::error::CrashError;
+use crate::folders::{work_dir, Folders};
+use crate::round::reap_leftovers;
+
+/// What the failover rounds run on, and where their counts go.
+#[derive(Debug, Clone)]
+pub struct FailoverOptions {
+    /// A profile with a standby (`postgres-sync-standby`, `redis-replica-wait`, ...).
+    pub profile: Profile,
+    /// Directory for the rounds' pairs (`DIR/failover-N`, made if missing); `None`: a fresh
+    /// temporary directory, removed at the end.
+    pub dir: Option<PathBuf>,
+    /// Rounds, each on a fresh pair.
+    pub rounds: u64,
+    /// Merge the run into this folder's `failover.json` (and write `failover.md`, `env.json`).
+    pub out: Option<PathBuf>,
+    /// Seed of the batches and kill moments; `None`: from the clock.
+    pub seed: Option<u64>,
+    /// The latest kill moment, in milliseconds after the first commit.
+    pub max_crash_ms: u64,
+    /// The emulated network between the store and the primary, recorded with the run (the
+    /// pairs read the setting from the environment, `triebench_kv::net_hop`).
+    pub net: Option<NetRecord>,
+    /// The emulated network between the primary and the standby, recorded with the run.
+    pub standby_link: Option<NetRecord>,
+}
 
 /// How long a fresh pair may take to open and commit once.
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Runs the failover rounds `args` asks for.
-pub fn run_failover(args: CrashTestArgs) -> Result<(), CliError> {
-    let net = args.net.apply()?;
-    if let Some(rtt) = &args.standby_rtt {
-        std::env::set_var(triebench_kv::net_hop::STANDBY_RTT_ENV, rtt);
-    }
-    let link = triebench_kv::net_hop::standby_link_from_env(net)?;
-    if let Some(spec) = link {
-        eprintln!("net: the standby reaches the primary through a delay proxy: {spec}");
-    }
-    let profile: Profile = args.backend.parse()?;
+/// Runs the failover rounds `options` asks for and returns the run, saved in `options.out`
+/// first; [`standby_damage`] then says whether the promoted standbys lost integrity. Progress
+/// goes to stderr, a line per round.
+///
+/// # Errors
+/// A profile without a standby, a round that cannot run (the rounds so far are saved first),
+/// server processes that outlive a round, a folder or result file that cannot be used.
+pub fn failover_rounds(
+    options: &FailoverOptions,
+    folders: &dyn Folders,
+) -> Result<FailoverRun, CrashError> {
+    let profile = options.profile;
     let Some(promise) = profile.failover() else {
         let with: Vec<&str> = Profile::ALL
             .into_iter()
             .filter(|p| p.failover().is_some())
             .map(Profile::name)
             .collect();
-        return Err(CliError::CrashTest(format!(
-            "--failover needs a profile with a standby ({}); {} has none it fails over to",
-            with.join(", "),
-            profile.name()
-        )));
+        return Err(CrashError::NoStandby {
+            profile: profile.name().to_string(),
+            with: with.join(", "),
+        });
     };
-    if let Some(out) = &args.out {
-        writable_dir("--out", out)?;
-        read_file(&out.join(FAILOVER_FILE))?;
+    if let Some(out) = &options.out {
+        crate::results::check::<FailoverFile>(folders, out)?;
     }
-    let (dir, _temp) =
-        crate::commands::crash_test::work_dir(args.dir.as_deref(), "triebench-failover-")?;
-    let seed = args
-        .seed
-        .unwrap_or_else(crate::commands::crash_test::clock_seed);
+    let (dir, _temp) = work_dir(folders, options.dir.as_deref(), "triebench-failover-")?;
+    let seed = crate::seed::or_clock(options.seed);
     let mut rng = XorShift64Star::new(seed);
     let mut run = FailoverRun {
         profile: profile.name().to_string(),
@@ -70,39 +88,41 @@ pub fn run_failover(args: CrashTestArgs) -> Result<(), CliError> {
         rounds_with_loss: 0,
         max_lost_tail: 0,
         max_lost_window_us: None,
-        net: crate::commands::net_arg::net_record(net),
-        standby_link: crate::commands::net_arg::net_record(link),
+        net: options.net.clone(),
+        standby_link: options.standby_link.clone(),
         seed,
         per_round: Vec::new(),
     };
     let started = Instant::now();
-    for n in 1..=args.rounds {
+    for n in 1..=options.rounds {
         let round_seed = rng.next_u64();
-        let crash_after = Duration::from_millis(rng.below(args.max_crash_ms.max(1) as u32) as u64);
+        let crash_after =
+            Duration::from_millis(rng.below(options.max_crash_ms.max(1) as u32) as u64);
         let round_dir = dir.join(format!("failover-{n}"));
         if round_dir.exists() {
-            return Err(CliError::CrashTest(format!(
-                "{} exists already; choose an empty --dir",
-                round_dir.display()
-            )));
+            return Err(CrashError::RoundDirExists(round_dir));
         }
         let round = match pair::round(profile, &round_dir, round_seed, crash_after) {
             Ok(round) => round,
             Err(e) => {
                 // The rounds so far are kept; the failed round's directory stays to be read.
-                write_out(&args.out, &run)?;
-                return Err(CliError::CrashTest(format!("round {n}: {e}")));
+                save(folders, &options.out, &run)?;
+                return Err(CrashError::Round {
+                    round: n,
+                    source: Box::new(e),
+                });
             }
         };
-        let leftovers =
-            crate::commands::crash_round::reap_leftovers(std::slice::from_ref(&round_dir), &[]);
+        let leftovers = reap_leftovers(std::slice::from_ref(&round_dir), &[]);
         if leftovers > 0 {
-            return Err(CliError::CrashTest(format!(
-                "round {n}: {leftovers} server processes outlived the round"
-            )));
+            return Err(CrashError::Outlived {
+                round: n,
+                count: leftovers,
+            });
         }
-        std::fs::remove_dir_all(&round_dir).map_err(|e| {
-            CliError::CrashTest(format!("cannot remove {}: {e}", round_dir.display()))
+        std::fs::remove_dir_all(&round_dir).map_err(|source| CrashError::RemoveRoundDir {
+            dir: round_dir.clone(),
+            source,
         })?;
         record(&mut run, round);
         let last = run.per_round.last();
@@ -110,7 +130,7 @@ pub fn run_failover(args: CrashTestArgs) -> Result<(), CliError> {
             "crash-test --failover {}: round {n}/{}: {} acknowledged, {} lost (last ack {} before \
              the kill); total {} acknowledged, {} lost, {} corrupt ({:.0} s)",
             run.profile,
-            args.rounds,
+            options.rounds,
             last.map_or(0, |r| r.acknowledged),
             last.map_or(0, |r| r.lost),
             last.and_then(|r| r.last_ack_to_kill_us)
@@ -124,13 +144,18 @@ pub fn run_failover(args: CrashTestArgs) -> Result<(), CliError> {
             break;
         }
     }
-    write_out(&args.out, &run)?;
-    println!("{}", summary(&run));
+    save(folders, &options.out, &run)?;
+    Ok(run)
+}
+
+/// The verdict after the summary is shown: an error when any acknowledged root was damaged on
+/// a promoted standby.
+///
+/// # Errors
+/// [`CrashError::DamagedOnStandby`] with the count.
+pub fn standby_damage(run: &FailoverRun) -> Result<(), CrashError> {
     if run.corrupt > 0 {
-        return Err(CliError::CrashTest(format!(
-            "{} acknowledged roots were damaged on the promoted standby",
-            run.corrupt
-        )));
+        return Err(CrashError::DamagedOnStandby(run.corrupt));
     }
     Ok(())
 }
@@ -148,8 +173,8 @@ fn record(run: &mut FailoverRun, round: FailoverRound) {
     run.per_round.push(round);
 }
 
-/// The one line the command prints.
-pub fn summary(run: &FailoverRun) -> String {
+/// The line a failover run is summed up in.
+pub fn failover_summary(run: &FailoverRun) -> String {
     let window = run.max_lost_window_us.map_or(String::new(), |us| {
         format!(
             ", oldest lost acknowledged {:.1} ms before the kill",
@@ -171,8 +196,8 @@ pub fn summary(run: &FailoverRun) -> String {
     )
 }
 
-/// The markdown table `--out` writes as `failover.md`.
-pub fn table(file: &FailoverFile) -> String {
+/// The markdown table saved as `failover.md`.
+fn table(file: &FailoverFile) -> String {
     let mut out = String::from(
         "# What a failover loses\n\n`triebench crash-test --failover` loses the primary's host a \
          random moment into each round (cuts the replication link, dropping what is still in \
@@ -226,37 +251,19 @@ pub fn table(file: &FailoverFile) -> String {
     out
 }
 
-fn read_file(path: &Path) -> Result<FailoverFile, CliError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| {
-            CliError::CrashTest(format!(
-                "{} is not a failover file this version can add to ({e}); move it away or \
-                 choose another --out",
-                path.display()
-            ))
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FailoverFile::default()),
-        Err(e) => Err(CliError::CrashTest(format!(
-            "cannot read {}: {e}",
-            path.display()
-        ))),
-    }
-}
-
-fn write_out(out: &Option<PathBuf>, run: &FailoverRun) -> Result<(), CliError> {
-    let Some(dir) = out else { return Ok(()) };
-    let fail = |e: String| CliError::CrashTest(format!("cannot write {}: {e}", dir.display()));
-    crate::commands::make_dir::make_dir("--out", dir)?;
-    let path = dir.join(FAILOVER_FILE);
-    let mut file = read_file(&path)?;
-    file.merge(run.clone());
-    let text = serde_json::to_string_pretty(&file).map_err(|e| fail(e.to_string()))?;
-    write_atomically(&path, (text + "\n").as_bytes()).map_err(|e| fail(e.to_string()))?;
-    let mut md = table(&file);
-    md.push('\n');
-    write_atomically(&dir.join("failover.md"), md.as_bytes()).map_err(|e| fail(e.to_string()))?;
-    let _ = std::io::stdout().flush();
-    crate::commands::crash_test::write_env(dir)
+/// Merges the run into `out`'s `failover.json` and writes `failover.md` and `env.json`.
+fn save(folders: &dyn Folders, out: &Option<PathBuf>, run: &FailoverRun) -> Result<(), CrashError> {
+    let Some(out) = out else { return Ok(()) };
+    crate::results::save(
+        folders,
+        out,
+        |file: &mut FailoverFile| file.merge(run.clone()),
+        |file| {
+            let mut md = table(file);
+            md.push('\n');
+            md
+        },
+    )
 }
 
 mod pair {
@@ -266,14 +273,14 @@ mod pair {
     use std::sync::{mpsc, Mutex};
     use std::time::{Duration, Instant};
 
+    use super::READY_TIMEOUT;
+    use crate::check::CheckVisitor;
+    use crate::child::commit_forever;
+    use crate::error::CrashError;
+    use crate::verify::RootFate;
     #[allow(unused_imports)] // the profiles' backends may not be built
     use triebench_kv::{KvResult, Profile, Store, StoreVisitor};
     use triebench_record::failover::FailoverRound;
-    use triebench_workloads::crash::{commit_forever, RootFate};
-
-    use super::READY_TIMEOUT;
-    use crate::commands::crash_test::CheckVisitor;
-    use crate::error::CliError;
 
     /// A store on a primary with a standby: lose the primary, then fail over.
     trait Pair: Store + Sized {
@@ -309,9 +316,10 @@ mod pair {
         dir: &Path,
         seed: u64,
         crash_after: Duration,
-    ) -> Result<FailoverRound, CliError> {
-        let fail = |e: &dyn std::fmt::Display| {
-            CliError::CrashTest(format!("cannot open the pair ({}): {e}", dir.display()))
+    ) -> Result<FailoverRound, CrashError> {
+        let fail = |e: &dyn std::fmt::Display| CrashError::PairOpen {
+            dir: dir.to_path_buf(),
+            reason: e.to_string(),
         };
         let net = triebench_kv::net_hop::net_from_env()?;
         let link = triebench_kv::net_hop::standby_link_from_env(net)?;
@@ -348,10 +356,7 @@ mod pair {
                         .map_err(|e| fail(&e))?;
                 run(store, dir, seed, crash_after)
             }
-            other => Err(CliError::CrashTest(format!(
-                "--failover is not built for {other} in this binary (features postgres-db, \
-                 redis-db)"
-            ))),
+            other => Err(CrashError::PairNotBuilt(other.to_string())),
         }
     }
 
@@ -361,7 +366,7 @@ mod pair {
         dir: &Path,
         seed: u64,
         crash_after: Duration,
-    ) -> Result<FailoverRound, CliError> {
+    ) -> Result<FailoverRound, CrashError> {
         let acks: Mutex<Vec<(String, Instant)>> = Mutex::new(Vec::new());
         let (first_tx, first_rx) = mpsc::channel::<()>();
         let (kill_at, committer_error) = std::thread::scope(|s| {
@@ -394,14 +399,15 @@ mod pair {
             (first.map(|()| kill_at), error)
         });
         let Ok(kill_at) = kill_at else {
-            return Err(CliError::CrashTest(format!(
-                "the pair in {} made no commit: {committer_error}",
-                dir.display()
-            )));
+            return Err(CrashError::NoCommit {
+                dir: dir.to_path_buf(),
+                reason: committer_error,
+            });
         };
         let acks = acks.into_inner().unwrap_or_else(|p| p.into_inner());
-        let promoted = store.fail_over().map_err(|e| {
-            CliError::CrashTest(format!("the failover failed ({}): {e}", dir.display()))
+        let promoted = store.fail_over().map_err(|source| CrashError::Promote {
+            dir: dir.to_path_buf(),
+            source,
         })?;
         let failover_ms = kill_at.elapsed().as_millis() as u64;
         let roots: Vec<String> = acks.iter().map(|(r, _)| r.clone()).collect();
