@@ -17,7 +17,6 @@ use std::time::Instant;
 use triebench_kv::Profile;
 use triebench_record::crash_models::{CrashModelsFile, ModelRun, ModelViolation};
 use triebench_slowfs::model::{explore, CrashModel, Exploration, PointPlan, StateId};
-use triebench_workloads::rng::XorShift64Star;
 
 use crate::error::CrashError;
 use crate::folders::Folders;
@@ -69,7 +68,7 @@ pub fn explore_states(
     adopt_orphans();
     let seed = crate::seed::or_clock(options.seed);
     let model = options.model;
-    let seeds = round_seeds(seed, options.rounds.max(options.only_round.unwrap_or(0)));
+    let seeds = crate::seed::round_seeds(seed, options.rounds.max(options.only_round.unwrap_or(0)));
     let rounds: Vec<u64> = match options.only_round {
         Some(r) if r >= 1 => vec![r],
         Some(_) => return Err(CrashError::OnlyRoundZero),
@@ -170,7 +169,7 @@ pub fn explore_states(
     run.seconds = started.elapsed().as_secs();
     if let Some(out) = &options.out {
         if options.only_round.is_none() {
-            save(folders, out, |file| file.merge(run.clone()))?;
+            crate::models_file::save(folders, out, |file| file.merge(run.clone()))?;
         }
     }
     Ok(run)
@@ -229,102 +228,4 @@ fn rerun_command(
         options.states_per_point,
         options.between
     )
-}
-
-/// The lines a model run is summed up in: the counts, then each smallest violation with its
-/// trace and rerun command.
-pub fn model_summary(run: &ModelRun) -> String {
-    let mut out = format!(
-        "{} (durability: {}), model {}: {} rounds of {} commits, {} crash points ({} between two syncs at most per gap{}{}), {} states explored, {} acknowledged roots checked, {} violations, {} s",
-        run.profile,
-        run.promised,
-        run.model,
-        run.rounds,
-        run.commits_per_round,
-        run.crash_points,
-        run.points_between,
-        if run.max_points > 0 {
-            format!(", a sample of at most {} per round", run.max_points)
-        } else {
-            String::new()
-        },
-        if run.from_open {
-            ", from the open store on"
-        } else {
-            ""
-        },
-        run.states,
-        run.roots_checked,
-        run.violations,
-        run.seconds
-    );
-    for v in &run.smallest {
-        out.push_str(&format!(
-            "\n  {}: {} (round {}, state {}: {})\n    trace: {}\n    rerun: {}",
-            v.kind,
-            v.detail,
-            v.round,
-            v.state,
-            v.how,
-            v.trace.join(" | "),
-            v.rerun
-        ));
-    }
-    out
-}
-
-/// The per-round seeds of a run.
-pub(crate) fn round_seeds(seed: u64, rounds: u64) -> Vec<u64> {
-    let mut rng = XorShift64Star::new(seed);
-    (0..rounds).map(|_| rng.next_u64()).collect()
-}
-
-/// Merges into DIR/crash-models.json (`add`), rewrites DIR/crash-models.md and DIR/env.json.
-pub(crate) fn save(
-    folders: &dyn Folders,
-    out: &std::path::Path,
-    add: impl FnOnce(&mut CrashModelsFile),
-) -> Result<(), CrashError> {
-    crate::results::save(folders, out, add, models_table)
-}
-
-/// The markdown table of a crash-models file: states and violations per profile and model,
-/// then the fsync-EIO answers.
-fn models_table(file: &CrashModelsFile) -> String {
-    let mut out = String::from(
-        "# Crash states explored per profile and model\n\n\
-         | profile | model | rounds × commits | crash points | states | roots checked | violations | smallest violation |\n\
-         |---|---|---|---|---|---|---|---|\n",
-    );
-    for r in &file.runs {
-        let smallest = r
-            .smallest
-            .iter()
-            .map(|v| format!("{} (round {}, state {})", v.kind, v.round, v.state))
-            .collect::<Vec<_>>()
-            .join("; ");
-        out.push_str(&format!(
-            "| {} | {} | {} × {} | {} | {} | {} | {} | {} |\n",
-            r.profile,
-            r.model,
-            r.rounds,
-            r.commits_per_round,
-            r.crash_points,
-            r.states,
-            r.roots_checked,
-            r.violations,
-            if smallest.is_empty() {
-                "-".into()
-            } else {
-                smallest
-            }
-        ));
-    }
-    if !file.fsync_eio.is_empty() {
-        out.push_str("\n# fsync EIO\n\n");
-        for r in &file.fsync_eio {
-            out.push_str(&format!("- {}\n", crate::fsync_eio::eio_summary(r)));
-        }
-    }
-    out
 }

@@ -10,7 +10,6 @@ use triebench_record::crash_models::{CrashModelsFile, FsyncEioRun};
 use triebench_slowfs::model::{explore, CrashModel, LogOp, PointPlan, StateId};
 
 use crate::error::CrashError;
-use crate::explore::round_seeds;
 use crate::folders::Folders;
 use crate::recording::{check_state, record_round, OPEN_NOTE};
 use crate::round::adopt_orphans;
@@ -44,7 +43,7 @@ pub fn fsync_eio(
     }
     adopt_orphans();
     let seed = crate::seed::or_clock(options.seed);
-    let round_seed = round_seeds(seed, 1)[0];
+    let round_seed = crate::seed::round_seeds(seed, 1)[0];
     let commits = options.commits.max(4);
     // A dry run counts the fsync-family calls and finds the first one after half the commits.
     let dry = record_round(profile, commits, round_seed, &[])?;
@@ -140,29 +139,6 @@ pub fn fsync_eio(
     Ok(run)
 }
 
-/// The line an fsync-EIO run is summed up in.
-pub fn eio_summary(run: &FsyncEioRun) -> String {
-    format!(
-        "{}: fsync #{} of {} commits failed with EIO; the commit {}; afterwards {} commits refused, {} acknowledged; crash states after it with an acknowledged root lost: {} of {}{}",
-        run.profile,
-        run.failed_fsync,
-        run.commits,
-        match (&run.error, run.commit_reported_failure) {
-            (Some(e), true) => format!("reported the failure ({e})"),
-            (Some(e), false) => format!("succeeded, a later one failed ({e})"),
-            (None, _) => "succeeded (the failure was not reported)".to_string(),
-        },
-        run.refused_after,
-        run.acknowledged_after,
-        run.acknowledged_lost,
-        run.states,
-        run.first_loss
-            .as_ref()
-            .map(|l| format!("; first: {l}"))
-            .unwrap_or_default()
-    )
-}
-
 /// Merges the run into `out`'s `crash-models.json` and rewrites `crash-models.md` and
 /// `env.json`.
 ///
@@ -173,5 +149,5 @@ pub fn save_fsync_eio(
     out: &Path,
     run: &FsyncEioRun,
 ) -> Result<(), CrashError> {
-    crate::explore::save(folders, out, |file| file.merge_eio(run.clone()))
+    crate::models_file::save(folders, out, |file| file.merge_eio(run.clone()))
 }

@@ -27,7 +27,11 @@
 //!   of one of its states; `owners`: the owners and modes a state gets back.
 //! - `explore`: crash states explored under a model ([`explore_states`]).
 //! - `fsync_eio`: one fsync failed with EIO mid-workload ([`fsync_eio()`]).
-//! - `failover`: the primary lost and the standby promoted ([`failover_rounds`]).
+//! - `models_file`: the lines those two runs are summed up in ([`model_summary`],
+//!   [`eio_summary`]) and `crash-models.md`.
+//! - `pair`: one failover round on a replicated pair: commit, lose the primary, promote the
+//!   standby, check; `failover`: the rounds of a profile with a standby
+//!   ([`failover_rounds`]).
 //! - `folders`: [`Folders`], the caller's way of making `--dir` and `--out`; `seed`: the clock
 //!   seed of a run given none.
 //! - `results`: the output folder checked before a run and the run merged into its result file
@@ -43,8 +47,10 @@ mod explore;
 mod failover;
 mod folders;
 mod fsync_eio;
+mod models_file;
 mod mount;
 mod owners;
+mod pair;
 mod power;
 mod recording;
 mod results;
@@ -55,9 +61,10 @@ mod verify;
 
 pub use child::{run_child, ChildOptions};
 pub use error::CrashError;
-pub use explore::{explore_states, model_summary, ExploreOptions};
+pub use explore::{explore_states, ExploreOptions};
 pub use failover::{failover_rounds, failover_summary, standby_damage, FailoverOptions};
 pub use folders::Folders;
-pub use fsync_eio::{eio_summary, fsync_eio, save_fsync_eio, FsyncEioOptions};
+pub use fsync_eio::{fsync_eio, save_fsync_eio, FsyncEioOptions};
+pub use models_file::{eio_summary, model_summary};
 pub use mount::{serve_mount, MountOptions};
 pub use rounds::{crash_rounds, crash_summary, RoundsOptions};

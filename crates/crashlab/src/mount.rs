@@ -31,7 +31,7 @@ pub struct MountOptions {
     pub enospc_write: Option<FaultSpec>,
 }
 
-/// Serves the mount until SIGTERM, printing [`MOUNTED`] on stdout once it is live.
+/// Serves the mount until SIGTERM, printing `mounted` on stdout once it is live.
 ///
 /// # Errors
 /// [`CrashError::Serve`] when the mount fails.
