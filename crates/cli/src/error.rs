@@ -36,8 +36,8 @@ pub enum CliError {
     #[error("cannot write output: {0}")]
     Write(#[source] io::Error),
     /// A crash test could not run, or found the store unusable after a crash.
-    #[error("{0}")]
-    CrashTest(String),
+    #[error(transparent)]
+    Crash(#[from] triebench_crashlab::CrashError),
     /// A measurement could not be taken or saved.
     #[error(transparent)]
     Measure(MeasureError),

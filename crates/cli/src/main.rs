@@ -133,9 +133,9 @@ fn main() -> ExitCode {
         Command::IoProfile(args) => io_profile::run_io_profile(args),
         Command::Load(args) => load::run_load_command(args),
         Command::CrashTest(args) if args.model.is_some() || args.fsync_eio => {
-            commands::crash_explore::run_explore(args)
+            crash_test::run_explore(args)
         }
-        Command::CrashTest(args) if args.failover => commands::crash_failover::run_failover(args),
+        Command::CrashTest(args) if args.failover => crash_test::run_failover(args),
         Command::CrashTest(args) => crash_test::run_crash_test(args),
         Command::CrashChild(args) => crash_child::run_crash_child(args),
         Command::CrashMount(args) => crash_mount::run_crash_mount(args),

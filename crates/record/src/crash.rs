@@ -1,6 +1,6 @@
 //! `crash.json`: what `triebench crash-test` found, per backend profile and crash mode, and the
-//! totals over every run in the file. The harness writes it (merging runs into one file per
-//! folder); the report's "what each profile loses" section reads it.
+//! totals over every run in the file. The crash lab writes it through [`crate::results`]
+//! (merging runs into one file per folder); the report's "what each profile loses" section reads it.
 
 use serde::{Deserialize, Serialize};
 

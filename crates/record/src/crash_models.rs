@@ -1,6 +1,7 @@
 //! `crash-models.json`: what `triebench crash-test --model` found when it explored crash
 //! states under a crash model (per backend profile and model), and what a failing fsync did to
-//! each profile (`--fsync-eio`). The harness writes it, merging runs into one file per folder.
+//! each profile (`--fsync-eio`). The crash lab writes it through
+//! [`crate::results`], merging runs into one file per folder.
 
 use serde::{Deserialize, Serialize};
 

@@ -63,6 +63,33 @@ pub enum RecordError {
         /// What went wrong, and what to do.
         reason: String,
     },
+    /// A result file (`crash.json`, ...) is there but is not one this version can add a run
+    /// to (see [`crate::results`]).
+    #[error("{} is not a {what} this version can add to ({source})", path.display())]
+    Unmergeable {
+        /// The file.
+        path: PathBuf,
+        /// What the file should have been (`crash file`).
+        what: &'static str,
+        /// serde_json's reason.
+        source: serde_json::Error,
+    },
+    /// A result file is there but cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    ReadResults {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A result file or its table could not be written into its folder.
+    #[error("cannot write {}: {source}", dir.display())]
+    WriteResults {
+        /// The folder.
+        dir: PathBuf,
+        /// The OS error (or the encoder's, wrapped).
+        source: std::io::Error,
+    },
     /// A run or command name that cannot name a file and a criterion baseline.
     #[error(
         "invalid run name `{0}`: use letters, digits, `.`, `_` and `-` only, not starting with \

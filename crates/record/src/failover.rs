@@ -1,7 +1,8 @@
 //! `failover.json`: what `triebench crash-test --failover` found per profile with a standby:
 //! each round's acknowledged and lost commits after the primary was killed and the standby
 //! promoted, and how far the last acknowledgement came before the kill (the loss window in
-//! time). The harness writes it (merging runs into one file per folder).
+//! time). The crash lab writes it through [`crate::results`] (merging runs
+//! into one file per folder).
 
 use serde::{Deserialize, Serialize};
 

@@ -19,8 +19,12 @@
 //! - [`load`](mod@load): a load run (`load.json`): what was offered and measured.
 //! - [`grow`]: a growth curve (`grow.json`): costs per state size, `triebench grow`.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
+//! - [`crash_models`]: what `triebench crash-test --model` and `--fsync-eio` found
+//!   (`crash-models.json`).
 //! - [`failover`]: what `triebench crash-test --failover` found per standby profile
 //!   (`failover.json`).
+//! - [`results`]: the one writer of those three: read the file a folder has, merge the new run,
+//!   write it back atomically with its markdown table.
 //! - [`run_record`]: the run record, one versioned file per run and command: environment,
 //!   filesystem, CPU idle state and every benchmark's samples with their unit ([`RunRecord`]).
 //! - [`run_folder`]: a run folder's manifest and machine (`export-run`, `bench`), the format
@@ -50,6 +54,7 @@ pub mod layout;
 pub mod load;
 pub mod net;
 pub mod phases;
+pub mod results;
 pub mod run_folder;
 pub mod run_record;
 pub mod time;

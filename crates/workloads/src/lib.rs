@@ -13,12 +13,9 @@
 //! - [`commit_file`]: the JSON Lines commit format of `triebench root` and its replay.
 //! - [`load`]: the load generator (`triebench load`): production-shaped state, an open-loop
 //!   writer, closed-loop readers, latency histograms and the saturation search.
-//! - [`crash`]: the crash-test driver: the child's random commits and the parent's check of
-//!   every acknowledged root after a crash or a power cut.
 //! - [`error`]: [`WorkloadError`], why a scenario failed.
 
 pub mod commit_file;
-pub mod crash;
 pub mod error;
 pub mod floor;
 pub mod load;

@@ -1,6 +1,7 @@
-//! The power-loss side of `triebench crash-test`: a slowfs mount in power-loss mode over the
-//! directory under test, on a fresh temporary mount point, served by this process; the round's
-//! child writes through it, and the cut undoes everything not yet fsynced.
+//! The power-loss side of the rounds: a slowfs mount in power-loss mode over the directory
+//! under test, on a fresh temporary mount point, served by a process of its own (the binary's
+//! hidden `crash-mount` command, [`crate::mount`]); the round's child writes through it, and
+//! the cut undoes everything not yet fsynced.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -10,14 +11,14 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 use triebench_slowfs::CONTROL_FILE;
 
-use crate::commands::crash_mount::MOUNTED;
-use crate::error::CliError;
+use crate::error::CrashError;
+use crate::mount::MOUNTED;
 
 /// How long a mount may take to come up or go away.
 const MOUNT_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What the power-cut emulation does not cover, printed and written with every power-loss run.
-pub const POWER_LIMITS: [&str; 3] = [
+pub(crate) const POWER_LIMITS: [&str; 3] = [
     "metadata (create, rename, unlink, mkdir) counts as synced at once: a missing directory \
      fsync is not caught",
     "a cut undoes whole unsynced writes, never tears a write or a sector, and never reorders \
@@ -31,7 +32,7 @@ pub const POWER_LIMITS: [&str; 3] = [
 /// and made and unmade round after round on one temporary mount point: the store must see one
 /// path (a Redis store's key namespace is derived from its directory path), and the check after
 /// a cut runs on a fresh mount whose unmount keeps everything (no cut).
-pub struct PowerMount {
+pub(crate) struct PowerMount {
     server: Option<Child>,
     mountpoint: TempDir,
     backing: PathBuf,
@@ -40,18 +41,14 @@ pub struct PowerMount {
 
 impl PowerMount {
     /// Prepares a fresh temporary mount point for `backing` (nothing mounted yet).
-    pub fn new(backing: &Path) -> Result<PowerMount, CliError> {
+    pub(crate) fn new(backing: &Path) -> Result<PowerMount, CrashError> {
         if cfg!(not(target_os = "linux")) {
-            return Err(CliError::CrashTest(
-                "--power-loss needs a slowfs mount, which is Linux only (FUSE); process-crash \
-                 rounds (without --power-loss) run here"
-                    .into(),
-            ));
+            return Err(CrashError::NoFuse);
         }
         let mountpoint = tempfile::Builder::new()
             .prefix("triebench-powercut-")
             .tempdir()
-            .map_err(CliError::TempDir)?;
+            .map_err(CrashError::TempDir)?;
         Ok(PowerMount {
             server: None,
             mountpoint,
@@ -61,18 +58,14 @@ impl PowerMount {
     }
 
     /// Further `crash-mount` flags for every mount from now on (an op log, faults).
-    pub fn set_mount_args(&mut self, args: Vec<std::ffi::OsString>) {
+    pub(crate) fn set_mount_args(&mut self, args: Vec<std::ffi::OsString>) {
         self.extra = args;
     }
 
     /// Mounts the backing directory in power-loss mode with nothing unsynced.
-    pub fn mount(&mut self) -> Result<(), CliError> {
+    pub(crate) fn mount(&mut self) -> Result<(), CrashError> {
         self.unmount()?;
-        let fail = |what: String| {
-            CliError::CrashTest(format!(
-                "--power-loss needs a slowfs (FUSE) mount and could not make one: {what}"
-            ))
-        };
+        let fail = CrashError::Mount;
         let exe = std::env::current_exe().map_err(|e| fail(e.to_string()))?;
         let mut command = Command::new(exe);
         command
@@ -106,27 +99,27 @@ impl PowerMount {
     }
 
     /// The mount server's process id while mounted (a child this process waits for itself).
-    pub fn server_pid(&self) -> Option<u32> {
+    pub(crate) fn server_pid(&self) -> Option<u32> {
         self.server.as_ref().map(Child::id)
     }
 
     /// Where the store is reached through the mount.
-    pub fn mountpoint(&self) -> &Path {
+    pub(crate) fn mountpoint(&self) -> &Path {
         self.mountpoint.path()
     }
 
     /// Cuts power on the mount: returns once every unsynced change is undone.
-    pub fn cut(&self) -> Result<(), CliError> {
+    pub(crate) fn cut(&self) -> Result<(), CrashError> {
         let control = self.mountpoint.path().join(CONTROL_FILE);
         std::fs::OpenOptions::new()
             .write(true)
             .open(&control)
             .and_then(|mut f| f.write_all(b"cut"))
-            .map_err(|e| CliError::CrashTest(format!("the power cut failed: {e}")))
+            .map_err(CrashError::Cut)
     }
 
     /// Unmounts (SIGTERM to the serving process, which unmounts and exits), if mounted.
-    pub fn unmount(&mut self) -> Result<(), CliError> {
+    pub(crate) fn unmount(&mut self) -> Result<(), CrashError> {
         let Some(mut server) = self.server.take() else {
             return Ok(());
         };
@@ -142,10 +135,7 @@ impl PowerMount {
                 _ => {
                     let _ = server.kill();
                     let _ = server.wait();
-                    return Err(CliError::CrashTest(format!(
-                        "the slowfs mount on {} did not go away within 20 s",
-                        self.mountpoint.path().display()
-                    )));
+                    return Err(CrashError::Unmount(self.mountpoint.path().to_path_buf()));
                 }
             }
         }

@@ -1,5 +1,6 @@
-//! One crash-test round's process work: start the `crash-child`, collect the roots it
-//! acknowledges, kill it with SIGKILL, and make sure nothing it started stays behind.
+//! One crash round's process work: start the child ([`crate::child`], through the binary's
+//! hidden `crash-child` command), collect the roots it acknowledges, kill it with SIGKILL, and
+//! make sure nothing it started stays behind.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -8,8 +9,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::commands::crash_child::READY;
-use crate::error::CliError;
+use crate::child::READY;
+use crate::error::CrashError;
 
 /// How long a child may take to open its store (a managed redis-server replays its AOF).
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -23,7 +24,7 @@ enum Line {
 }
 
 /// A running crash-test child.
-pub struct RunningChild {
+pub(crate) struct RunningChild {
     child: Child,
     lines: Receiver<Line>,
     reader: JoinHandle<()>,
@@ -33,14 +34,13 @@ pub struct RunningChild {
 
 impl RunningChild {
     /// Starts `triebench crash-child` on `profile` in `dir`, resuming from `from`.
-    pub fn start(
+    pub(crate) fn start(
         profile: &str,
         dir: &Path,
         seed: u64,
         from: Option<&str>,
-    ) -> Result<RunningChild, CliError> {
-        let exe = std::env::current_exe()
-            .map_err(|e| CliError::CrashTest(format!("cannot find the triebench binary: {e}")))?;
+    ) -> Result<RunningChild, CrashError> {
+        let exe = std::env::current_exe().map_err(CrashError::NoBinary)?;
         let mut command = Command::new(exe);
         command
             .arg("crash-child")
@@ -58,11 +58,11 @@ impl RunningChild {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| CliError::CrashTest(format!("cannot start the crash-test child: {e}")))?;
+            .map_err(CrashError::ChildStart)?;
         let (Some(stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(CliError::CrashTest("the child has no output pipes".into()));
+            return Err(CrashError::ChildPipes);
         };
         let (tx, lines) = mpsc::channel();
         let reader = std::thread::spawn(move || {
@@ -93,7 +93,7 @@ impl RunningChild {
     }
 
     /// Waits until the child has opened its store and starts committing.
-    pub fn wait_ready(&mut self) -> Result<(), CliError> {
+    pub(crate) fn wait_ready(&mut self) -> Result<(), CrashError> {
         let deadline = Instant::now() + READY_TIMEOUT;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -111,7 +111,7 @@ impl RunningChild {
     }
 
     /// Whether the child is still running.
-    pub fn check_alive(&mut self) -> Result<(), CliError> {
+    pub(crate) fn check_alive(&mut self) -> Result<(), CrashError> {
         match self.child.try_wait() {
             Ok(None) => Ok(()),
             _ => Err(self.failed("exited by itself")),
@@ -119,7 +119,7 @@ impl RunningChild {
     }
 
     /// Kills the child with SIGKILL, reaps it, and returns every root it acknowledged.
-    pub fn kill(mut self) -> Vec<String> {
+    pub(crate) fn kill(mut self) -> Vec<String> {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = self.reader.join();
@@ -132,15 +132,15 @@ impl RunningChild {
         self.roots
     }
 
-    fn failed(&mut self, what: &str) -> CliError {
+    fn failed(&mut self, what: &'static str) -> CrashError {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let stderr = std::mem::replace(&mut self.stderr, std::thread::spawn(String::new));
         let text = stderr.join().unwrap_or_default();
-        CliError::CrashTest(format!(
-            "the crash-test child {what}; its stderr: {}",
-            text.trim()
-        ))
+        CrashError::ChildFailed {
+            what,
+            stderr: text.trim().to_string(),
+        }
     }
 }
 
@@ -149,7 +149,7 @@ impl RunningChild {
 /// which may reap late; until reaped, its zombie still counts as alive to a server checking its
 /// lock file (`kill(pid, 0)`), and the next round's server would refuse to start.
 /// Linux only; elsewhere orphans go to launchd/init as before.
-pub fn adopt_orphans() {
+pub(crate) fn adopt_orphans() {
     // SAFETY: prctl with integer arguments only; failure (an old kernel) only loses the adoption.
     #[cfg(target_os = "linux")]
     unsafe {
@@ -212,7 +212,7 @@ fn processes_in(dirs: &[PathBuf]) -> Vec<i32> {
 /// Waits for processes working in `dirs` to exit (a managed server dies with its owner);
 /// kills and counts any still there after a grace period. Zombies adopted by this process are
 /// reaped on the way, except the processes in `known` (children this process waits for itself).
-pub fn reap_leftovers(dirs: &[PathBuf], known: &[u32]) -> u64 {
+pub(crate) fn reap_leftovers(dirs: &[PathBuf], known: &[u32]) -> u64 {
     let deadline = Instant::now() + LEFTOVER_GRACE;
     loop {
         reap_adopted_zombies(known);

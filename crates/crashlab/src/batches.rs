@@ -1,4 +1,4 @@
-//! Random commit batches shaped like production state: 70-hex addresses (a 6-hex namespace
+//! [`BatchGen`]: random commit batches shaped like production state: 70-hex addresses (a 6-hex namespace
 //! prefix and 64 random hex characters), values from 1 byte to 4 KiB, and a mix of new
 //! addresses, updates of live ones and deletes, keeping the state between about 16 and 64
 //! leaves so a check of every root stays cheap.
@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use triebench_merkle::StateChange;
 
-use crate::rng::XorShift64Star;
+use triebench_workloads::rng::XorShift64Star;
 
 /// The namespace prefix of every generated address (6 hex characters, like Sawtooth's).
 pub const NAMESPACE: &str = "c7a5e1";
@@ -38,6 +38,7 @@ impl BatchGen {
     }
 
     /// How many addresses hold a value after the batches handed out so far.
+    #[cfg(test)]
     pub fn live(&self) -> usize {
         self.live.len()
     }
