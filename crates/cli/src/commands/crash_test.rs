@@ -13,9 +13,9 @@ use triebench_crashlab::{
 use triebench_kv::Profile;
 use triebench_slowfs::model::CrashModel;
 
+use crate::error::CliError;
 use triebench_kv::net_hop::net_record;
 use triebench_measure::outputs::writable_dir;
-use crate::error::CliError;
 
 #[derive(Debug, Args)]
 pub struct CrashTestArgs {
