@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use triebench_netdelay::{DelayProxy, DelaySpec};
 
 use super::conn::Lease;
+use crate::dir_handle::DirHandle;
 use super::{RedisOptions, RedisServer, RedisStore};
 use crate::error::{KvError, KvResult};
 
@@ -95,12 +96,18 @@ impl RedisStore {
                 "the replication proxy has no address",
             ));
         };
+        // `repl-diskless-load on-empty-db`: the replica loads the primary's snapshot straight
+        // from the link, so it writes no `dump.rdb` (nor its temp file) anywhere.
         let config = format!(
-            "replicaof {} {}\nmasteruser {REPLICA_USER}\nmasterauth {secret}\n",
+            "replicaof {} {}\nmasteruser {REPLICA_USER}\nmasterauth {secret}\n\
+             repl-diskless-load on-empty-db\n",
             addr.ip(),
             addr.port()
         );
-        let server = RedisServer::start_with_config(&store.dir.join(REPLICA_DIR), false, &config)?;
+        // `<dir>/replica` made and opened through a handle on the store's directory: a link
+        // planted there is refused, never followed.
+        let data = DirHandle::open_top(&store.dir)?.create_dir(REPLICA_DIR, None)?;
+        let server = RedisServer::start_with_config(data, false, &config)?;
         wait_linked(&server)?;
         store.shared.wait = Some(WAIT_TIMEOUT);
         store.replica = Some(Box::new(Replica {
