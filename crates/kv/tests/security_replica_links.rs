@@ -29,13 +29,7 @@ fn names(dir: &Path) -> Vec<String> {
 }
 
 fn open_standby(dir: &Path) -> Result<PgStore, KvError> {
-    PgStore::open_replicated(
-        dir,
-        TABLES,
-        PgOptions::default(),
-        StandbyMode::Sync,
-        None,
-    )
+    PgStore::open_replicated(dir, TABLES, PgOptions::default(), StandbyMode::Sync, None)
 }
 
 #[test]
@@ -73,7 +67,10 @@ fn a_link_named_standby_is_refused_and_its_target_untouched() {
     );
     assert!(err.to_string().contains("standby"), "{err}");
     assert_eq!(names(elsewhere.path()), vec!["pgdata".to_string()]);
-    assert_eq!(names(&elsewhere.path().join("pgdata")), Vec::<String>::new());
+    assert_eq!(
+        names(&elsewhere.path().join("pgdata")),
+        Vec::<String>::new()
+    );
     assert_eq!(
         std::fs::metadata(elsewhere.path().join("pgdata"))
             .unwrap()

@@ -28,8 +28,8 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::dir_handle::DirHandle;
 use crate::content_cache::{ContentCache, DEFAULT_BUDGET};
+use crate::dir_handle::DirHandle;
 use crate::error::{KvError, KvResult};
 use crate::net_hop::NetHop;
 use crate::server_user::ServerUser;

@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use triebench_netdelay::{DelayProxy, DelaySpec};
 
 use super::conn::Lease;
-use crate::dir_handle::DirHandle;
 use super::{RedisOptions, RedisServer, RedisStore};
+use crate::dir_handle::DirHandle;
 use crate::error::{KvError, KvResult};
 
 /// Sub-directory of the store's directory holding the replica's log.
