@@ -28,6 +28,7 @@
 //! - [`file`](mod@file): pretty JSON written atomically, read as `None` when absent.
 //! - [`copy_tree`]: run folders copied and read safely: plain files and directories only,
 //!   never through a link, never a FIFO or device, with a bound on what is read.
+//! - [`excerpt`]: at most 100 bytes of any input in a message.
 //! - [`error`]: [`RecordError`], every way a file fails to read, write or check.
 //!
 //! The run record's layout, fields, units and versioning rule are in [`run_record`] and in
@@ -40,6 +41,7 @@ pub mod crash;
 pub mod crash_models;
 pub mod env;
 pub mod error;
+pub mod excerpt;
 pub mod failover;
 pub mod file;
 pub mod fs;

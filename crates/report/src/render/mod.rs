@@ -30,6 +30,7 @@ pub mod compare_markdown;
 pub mod context_markdown;
 pub mod crash_models_section;
 pub mod crash_section;
+pub mod csv_cell;
 pub mod dashboard_export;
 pub mod export;
 pub mod floor_section;
