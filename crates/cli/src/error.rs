@@ -26,9 +26,6 @@ pub enum CliError {
         /// The OS error.
         source: io::Error,
     },
-    /// No temporary directory could be made for a file-backed profile.
-    #[error("cannot create a temporary directory (set TMPDIR or pass --dir): {0}")]
-    TempDir(#[source] io::Error),
     /// A report could not be written.
     #[error(transparent)]
     Report(#[from] ReportError),

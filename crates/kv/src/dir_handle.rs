@@ -50,6 +50,40 @@ impl DirHandle {
         })
     }
 
+    /// Creates the directory `path` (with its missing parents) if missing, resolves it to its
+    /// canonical path and opens it: the top of a server's files (`--dir`, the caller's own
+    /// choice, so it is resolved as given). Everything below it is reached through the handle.
+    pub(crate) fn open_top(path: &Path) -> KvResult<DirHandle> {
+        std::fs::create_dir_all(path).map_err(|e| KvError::io("create directory", path, e))?;
+        let canonical = path
+            .canonicalize()
+            .map_err(|e| KvError::io("resolve directory", path, e))?;
+        DirHandle::open(&canonical)
+    }
+
+    /// Opens the existing sub-directory `name` without following a link: `None` when there
+    /// is none (or it is a link or not a directory: nothing is read through it).
+    #[cfg(feature = "postgres-db")]
+    pub(crate) fn open_existing_dir(&self, name: &str) -> Option<DirHandle> {
+        let c = CString::new(name).ok()?;
+        // SAFETY: valid directory descriptor and NUL-terminated name; the result is checked.
+        let fd = unsafe {
+            libc::openat(
+                self.raw(),
+                c.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return None;
+        }
+        Some(DirHandle {
+            // SAFETY: `fd` was just opened and is owned by nobody else.
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            path: self.path.join(name),
+        })
+    }
+
     /// The path the directory was opened at.
     pub(crate) fn path(&self) -> &Path {
         &self.path
@@ -68,13 +102,16 @@ impl DirHandle {
     }
 
     /// Creates the sub-directory `name` (mode 0700) if missing and opens it, refusing a
-    /// symbolic link or anything but a directory there; with `owner`, the directory is handed
-    /// to that user (through the handle, so the object checked is the object chowned).
+    /// symbolic link or anything but a directory there; with `owner`, a directory made here
+    /// now is handed to that user (through the handle, so the object checked is the object
+    /// chowned). An existing directory is never chowned: it must already belong to `owner`
+    /// (or, without one, to us), else it is refused as planted.
     pub(crate) fn create_dir(&self, name: &str, owner: Option<ServerUser>) -> KvResult<DirHandle> {
         let path = self.path.join(name);
         let c = cstring(Path::new(name))?;
         // SAFETY: valid directory descriptor and NUL-terminated name.
-        if unsafe { libc::mkdirat(self.raw(), c.as_ptr(), 0o700) } != 0 {
+        let created = unsafe { libc::mkdirat(self.raw(), c.as_ptr(), 0o700) } == 0;
+        if !created {
             let e = std::io::Error::last_os_error();
             if e.raw_os_error() != Some(libc::EEXIST) {
                 return Err(KvError::io("create directory", &path, e));
@@ -111,7 +148,20 @@ impl DirHandle {
                 ),
             });
         }
-        dir.hand_to(owner)?;
+        if created {
+            dir.hand_to(owner)?;
+        } else if let Some(user) = owner {
+            if st.st_uid != user.uid {
+                return Err(KvError::Planted {
+                    path: dir.path,
+                    found: format!(
+                        "a directory owned by uid {}, not by the server's user (uid {}); it \
+                         was not made by this run, so it is not handed over",
+                        st.st_uid, user.uid
+                    ),
+                });
+            }
+        }
         Ok(dir)
     }
 

@@ -22,6 +22,8 @@
 //! - `store_dir`: the directory an LMDB or SQLite store opens its files in by name, refused as
 //!   root when another user can write to it.
 //! - `error`: [`KvError`], what every backend maps its native failures onto, with what to do.
+//! - [`temp_store_dir`]: a command's private temporary store directory ([`TempStoreDir`]),
+//!   removed on SIGINT/SIGTERM too, and those of killed runs removed by the next.
 //! - [`versions`]: the versions of the storage libraries this build links, for run records.
 //!
 //! Inside the crate, modules import an item from the module that defines it, never through the
@@ -63,6 +65,7 @@ mod spec;
 mod store;
 #[cfg(any(feature = "lmdb", feature = "sqlite-db"))]
 mod store_dir;
+pub mod temp_store_dir;
 pub mod traced;
 pub mod versions;
 
@@ -86,6 +89,7 @@ pub use profile::{Durability, Failover, Profile, DEFAULT_LMDB_MAP_SIZE, MANAGED_
 pub use range::KeyRange;
 pub use spec::BackendSpec;
 pub use store::{ReadTx, Store, Table, WriteTx};
+pub use temp_store_dir::TempStoreDir;
 pub use traced::Traced;
 pub use triebench_netdelay::DelaySpec;
 

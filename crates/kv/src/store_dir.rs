@@ -15,11 +15,37 @@ use std::path::Path;
 
 use crate::error::{KvError, KvResult};
 
-/// Creates `dir` if it is missing (as root: mode 0700, and refused when another user can write
-/// to it, [`KvError::SharedStoreDir`]).
+/// The mode of every file a store creates: its owner's alone.
+pub(crate) const FILE_MODE: u32 = 0o600;
+
+/// Narrows `file` (opened at `path`) to [`FILE_MODE`] when its group or others may read or
+/// write it (a store file an older version made 0644); a file we may not chmod (another
+/// user's) is left as it is.
+pub(crate) fn narrow_to_owner(file: &std::fs::File, path: &Path) -> KvResult<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = file
+        .metadata()
+        .map_err(|e| KvError::io("inspect", path, e))?;
+    if meta.mode() & 0o077 != 0 {
+        match file.set_permissions(std::fs::Permissions::from_mode(FILE_MODE)) {
+            Err(e) if e.kind() != std::io::ErrorKind::PermissionDenied => {
+                return Err(KvError::io("make private", path, e))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Creates `dir` if it is missing, with mode 0700 (as root, a `dir` another user can write to
+/// is refused, [`KvError::SharedStoreDir`]).
 pub(crate) fn create_store_dir(dir: &Path) -> KvResult<()> {
     if !is_root() {
-        return std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e));
+        return std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| KvError::io("create directory", dir, e));
     }
     match std::fs::symlink_metadata(dir) {
         Ok(_) => {

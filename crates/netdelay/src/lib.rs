@@ -20,7 +20,7 @@ mod pump;
 
 pub use delay::{DelaySpec, DelaySpecError};
 pub use probe::{probe, ProbeResult};
-pub use proxy::DelayProxy;
+pub use proxy::{Admit, DelayProxy};
 
 /// The README's examples, compiled and run by `cargo test --doc` so that they cannot rot.
 #[cfg(doctest)]

@@ -2,11 +2,12 @@
 //! dials TCP, like a Redis replica) that forwards each connection to a target unix socket
 //! through two delayed pumps.
 
+use std::collections::HashMap;
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 
@@ -23,27 +24,57 @@ enum Listen {
 /// Shuts both directions of one end of a proxied connection.
 type Closer = Box<dyn Fn() + Send>;
 
-/// Every end of every proxied connection, to shut them when the proxy stops.
+/// Decides, at accept, whether a TCP client may be proxied at all (see
+/// [`DelayProxy::start_tcp_admitting`]).
+pub type Admit = Box<dyn Fn(&TcpStream) -> bool + Send>;
+
+/// The ends of every live proxied connection, to shut them when the proxy stops. A
+/// connection's entry (two duplicated descriptors) is removed as soon as both of its
+/// directions have ended, so no descriptor outlives its connection.
 #[derive(Default, Clone)]
-struct Open(Arc<Mutex<Vec<Closer>>>);
+struct Open(Arc<Mutex<OpenList>>);
+
+#[derive(Default)]
+struct OpenList {
+    next: u64,
+    live: HashMap<u64, Vec<Closer>>,
+}
 
 impl std::fmt::Debug for Open {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.0.lock().map_or(0, |l| l.len());
+        let n = self.0.lock().map_or(0, |l| l.live.len());
         write!(f, "Open({n})")
     }
 }
 
 impl Open {
-    fn keep<S: Stream>(&self, stream: S) {
+    /// Registers one connection's two ends; returns its id for [`Open::done`].
+    fn keep<S: Stream, T: Stream>(&self, client: S, server: T) -> u64 {
+        let Ok(mut list) = self.0.lock() else {
+            return u64::MAX;
+        };
+        let id = list.next;
+        list.next += 1;
+        list.live.insert(
+            id,
+            vec![
+                Box::new(move || client.shut(Shutdown::Both)),
+                Box::new(move || server.shut(Shutdown::Both)),
+            ],
+        );
+        id
+    }
+
+    /// Drops connection `id`'s entry (its duplicated descriptors).
+    fn done(&self, id: u64) {
         if let Ok(mut list) = self.0.lock() {
-            list.push(Box::new(move || stream.shut(Shutdown::Both)));
+            list.live.remove(&id);
         }
     }
 
     fn close_all(&self) {
         if let Ok(list) = self.0.lock() {
-            for close in list.iter() {
+            for close in list.live.values().flatten() {
                 close();
             }
         }
@@ -80,12 +111,30 @@ impl DelayProxy {
     /// each connection to the unix socket `target`: for a client that can only dial TCP. Any
     /// local user can connect to the port, so the server behind must authenticate.
     pub fn start_tcp(target: &Path, spec: DelaySpec) -> io::Result<DelayProxy> {
+        Self::start_tcp_admitting(target, spec, Box::new(|_| true))
+    }
+
+    /// [`start_tcp`](Self::start_tcp), proxying only the clients `admit` accepts: any other
+    /// connection is closed at once, before a byte is read or forwarded and before any thread
+    /// is started for it (a Redis replica's link admits the replica's process alone).
+    pub fn start_tcp_admitting(
+        target: &Path,
+        spec: DelaySpec,
+        admit: Admit,
+    ) -> io::Result<DelayProxy> {
         let listener = TcpListener::bind(("127.0.0.1", 0))?;
         let addr = listener.local_addr()?;
         Self::spawn(
             Listen::Tcp(addr),
             move || {
                 let (stream, _) = listener.accept()?;
+                if !admit(&stream) {
+                    let _ = stream.shutdown(Shutdown::Both);
+                    return Err(io::Error::new(
+                        io::ErrorKind::PermissionDenied,
+                        "client not admitted",
+                    ));
+                }
                 // No Nagle: a small write held for the peer's delayed ACK costs ~40 ms, which
                 // is not the hop being emulated (servers such as Redis turn it off too).
                 stream.set_nodelay(true)?;
@@ -182,17 +231,38 @@ fn accept_loop<C: Stream>(
         let Ok((client_r, server_w, keep_c, keep_s)) = clones else {
             continue;
         };
-        open.keep(keep_c);
-        open.keep(keep_s);
+        let id = open.keep(keep_c, keep_s);
+        // The last of the two directions to end drops the connection's entry.
+        let ends = Arc::new(AtomicUsize::new(2));
+        let finish = {
+            let open = open.clone();
+            move |ends: &AtomicUsize| {
+                if ends.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    open.done(id);
+                }
+            }
+        };
+        let (up_ends, up_finish) = (ends.clone(), finish.clone());
         let spawned = thread::Builder::new()
             .name("netdelay-up".into())
-            .spawn(move || forward(client_r, server_w, up));
+            .spawn(move || {
+                forward(client_r, server_w, up);
+                up_finish(&up_ends);
+            });
         if spawned.is_err() {
+            open.done(id);
             continue;
         }
-        let _ = thread::Builder::new()
+        let down_thread = thread::Builder::new()
             .name("netdelay-down".into())
-            .spawn(move || forward(server, client, down));
+            .spawn(move || {
+                forward(server, client, down);
+                finish(&ends);
+            });
+        if down_thread.is_err() {
+            // Its entry goes when the up direction ends (its ends were shut here).
+            open.done(id);
+        }
     }
 }
 

@@ -79,7 +79,8 @@ pub fn export_run(e: &ExportRun<'_>) -> Result<PathBuf, PlanError> {
         if let Some(dir) = target.parent() {
             fs::create_dir_all(dir).map_err(io(dir))?;
         }
-        fs::copy(&file, &target).map_err(io(&target))?;
+        triebench_record::copy_tree::copy_file(&file, &target)
+            .map_err(|e| io(&target)(e.into()))?;
     }
     write_json(
         &folder.join("env.json"),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     /// The file could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {c_source}", path.display(), c_source = crate::excerpt::clip_quoted(&source.to_string()).into_owned())]
     Io {
         /// The file.
         path: PathBuf,
@@ -14,7 +14,7 @@ pub enum RecordError {
         source: std::io::Error,
     },
     /// The file is not JSON of the expected shape.
-    #[error("{}: not a valid {what}: {source}", path.display())]
+    #[error("{}: not a valid {what}: {c_source}", path.display(), c_source = crate::excerpt::clip_quoted(&source.to_string()).into_owned())]
     Json {
         /// The file.
         path: PathBuf,
@@ -24,7 +24,7 @@ pub enum RecordError {
         source: serde_json::Error,
     },
     /// The file names another format.
-    #[error("{}: format `{found}` is not `{expected}`", path.display())]
+    #[error("{}: format `{c_found}` is not `{expected}`", path.display(), c_found = crate::excerpt::excerpt(found))]
     Format {
         /// The file.
         path: PathBuf,
@@ -48,7 +48,7 @@ pub enum RecordError {
         supported: u32,
     },
     /// The record breaks a rule of the format (see [`crate::run_record`]).
-    #[error("{}: {reason}", path.display())]
+    #[error("{}: {c_reason}", path.display(), c_reason = crate::excerpt::clip_quoted(&reason.to_string()).into_owned())]
     Invalid {
         /// The file.
         path: PathBuf,
@@ -56,7 +56,7 @@ pub enum RecordError {
         reason: String,
     },
     /// A sidecar (phase file, I/O profile) could not be read or written.
-    #[error("{}: {reason}", path.display())]
+    #[error("{}: {c_reason}", path.display(), c_reason = crate::excerpt::clip_quoted(&reason.to_string()).into_owned())]
     Sidecar {
         /// The file.
         path: PathBuf,
@@ -92,8 +92,7 @@ pub enum RecordError {
     },
     /// A run or command name that cannot name a file and a criterion baseline.
     #[error(
-        "invalid run name `{0}`: use letters, digits, `.`, `_` and `-` only, not starting with \
-         `.`, and not `new` or `base` (criterion's own)"
-    )]
+        "invalid run name `{c0}`: use letters, digits, `.`, `_` and `-` only, not starting with \
+         `.`, and not `new` or `base` (criterion's own)", c0 = crate::excerpt::excerpt(.0))]
     InvalidName(String),
 }

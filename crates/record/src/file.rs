@@ -73,7 +73,7 @@ pub fn read_json<T: DeserializeOwned>(
     if !path.is_file() {
         return Ok(None);
     }
-    let text = fs::read_to_string(path).map_err(|source| RecordError::Io {
+    let text = crate::copy_tree::read_text(path).map_err(|source| RecordError::Io {
         path: path.to_path_buf(),
         source,
     })?;

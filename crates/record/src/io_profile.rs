@@ -111,7 +111,7 @@ impl IoProfileFile {
             path: path.to_path_buf(),
             reason: format!("not an I/O profile ({reason}); re-run `triebench io-profile`"),
         };
-        let text = fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+        let text = crate::copy_tree::read_text(path).map_err(|e| bad(e.to_string()))?;
         let file: IoProfileFile = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
         if file.schema != SCHEMA {
             return Err(bad(format!("schema {} is not {SCHEMA}", file.schema)));

@@ -32,17 +32,22 @@
 //! - [`layout`]: where each file lives under `<criterion-dir>/triebench-runs/`, and the rule for
 //!   run names.
 //! - [`file`](mod@file): pretty JSON written atomically, read as `None` when absent.
+//! - [`copy_tree`]: run folders copied and read safely: plain files and directories only,
+//!   never through a link, never a FIFO or device, with a bound on what is read.
+//! - [`excerpt`]: at most 100 bytes of any input in a message.
 //! - [`error`]: [`RecordError`], every way a file fails to read, write or check.
 //!
 //! The run record's layout, fields, units and versioning rule are in [`run_record`] and in
 //! `docs/run-record.md`.
 
 pub mod class;
+pub mod copy_tree;
 pub mod cpu_idle;
 pub mod crash;
 pub mod crash_models;
 pub mod env;
 pub mod error;
+pub mod excerpt;
 pub mod failover;
 pub mod file;
 pub mod fs;

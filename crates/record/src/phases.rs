@@ -93,7 +93,7 @@ impl PhaseRunFile {
             path: path.to_path_buf(),
             reason: format!("not a phase file ({reason}); re-run `triebench phases`"),
         };
-        let text = fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+        let text = crate::copy_tree::read_text(path).map_err(|e| bad(e.to_string()))?;
         let file: PhaseRunFile = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
         if file.schema != SCHEMA {
             return Err(bad(format!("schema {} is not {SCHEMA}", file.schema)));

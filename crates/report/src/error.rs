@@ -16,11 +16,10 @@ pub enum ReportError {
 
     /// The requested baseline run was never saved.
     #[error(
-        "baseline `{name}` not found under {}: saved baselines are [{}]; \
-         save one with `cargo bench -- --save-baseline {name}` or pick an existing one",
+        "baseline `{c_name}` not found under {}: saved baselines are [{}]; \
+         save one with `cargo bench -- --save-baseline {c_name}` or pick an existing one",
         dir.display(),
-        available.join(", ")
-    )]
+        available.join(", "), c_name = triebench_record::excerpt::excerpt(name))]
     BaselineNotFound {
         /// The requested name.
         name: String,
@@ -32,10 +31,9 @@ pub enum ReportError {
 
     /// A criterion file could not be parsed (criterion's layout changed, or the file is damaged).
     #[error(
-        "cannot read criterion file {}: {reason}; re-run that benchmark, or delete its \
+        "cannot read criterion file {}: {c_reason}; re-run that benchmark, or delete its \
          directory if it is stale",
-        path.display()
-    )]
+        path.display(), c_reason = triebench_record::excerpt::clip_quoted(&reason.to_string()).into_owned())]
     CriterionFile {
         /// The file.
         path: PathBuf,
@@ -45,10 +43,9 @@ pub enum ReportError {
 
     /// A `load.json` could not be read, or is of a layout this version does not know.
     #[error(
-        "cannot read load file {}: {reason}; it is written by `triebench load --out DIR` \
+        "cannot read load file {}: {c_reason}; it is written by `triebench load --out DIR` \
          (pass that DIR or its load.json)",
-        path.display()
-    )]
+        path.display(), c_reason = triebench_record::excerpt::clip_quoted(&reason.to_string()).into_owned())]
     LoadFile {
         /// The file.
         path: PathBuf,
@@ -58,10 +55,9 @@ pub enum ReportError {
 
     /// A filesystem sidecar (`triebench-runs/NAME.json`) could not be parsed.
     #[error(
-        "cannot read filesystem sidecar {}: {reason}; re-create it with \
+        "cannot read filesystem sidecar {}: {c_reason}; re-create it with \
          `triebench capture-fs NAME DIR --criterion-dir D`",
-        path.display()
-    )]
+        path.display(), c_reason = triebench_record::excerpt::clip_quoted(&reason.to_string()).into_owned())]
     Sidecar {
         /// The file.
         path: PathBuf,
@@ -71,10 +67,9 @@ pub enum ReportError {
 
     /// A run folder (`triebench export-run`) that cannot be merged.
     #[error(
-        "cannot use run folder {}: {reason}; a run folder holds manifest.json, env.json and \
+        "cannot use run folder {}: {c_reason}; a run folder holds manifest.json, env.json and \
          criterion/ as `triebench export-run` writes them",
-        path.display()
-    )]
+        path.display(), c_reason = triebench_record::excerpt::clip_quoted(&reason.to_string()).into_owned())]
     RunFolder {
         /// The folder or file.
         path: PathBuf,
@@ -84,9 +79,8 @@ pub enum ReportError {
 
     /// A run name that cannot be used as a file name.
     #[error(
-        "invalid run name `{0}`: use letters, digits, `.`, `_` and `-` only, not starting with \
-         `.`, and not `new` or `base` (criterion's own)"
-    )]
+        "invalid run name `{c0}`: use letters, digits, `.`, `_` and `-` only, not starting with \
+         `.`, and not `new` or `base` (criterion's own)", c0 = triebench_record::excerpt::excerpt(.0))]
     InvalidRunName(String),
 
     /// A run record or a sidecar could not be read, or breaks its format's rules (the message
@@ -95,7 +89,7 @@ pub enum ReportError {
     Record(#[from] triebench_record::RecordError),
 
     /// A sidecar (phase file, I/O profile) could not be read or written.
-    #[error("{}: {reason}", path.display())]
+    #[error("{}: {c_reason}", path.display(), c_reason = triebench_record::excerpt::clip_quoted(&reason.to_string()).into_owned())]
     File {
         /// The file.
         path: PathBuf,
@@ -105,7 +99,7 @@ pub enum ReportError {
 
     /// An output folder a report may not replace (one of its inputs, or a folder it did not
     /// write); nothing was written.
-    #[error("refusing --out {}: {reason}", out.display())]
+    #[error("refusing --out {}: {c_reason}", out.display(), c_reason = triebench_record::excerpt::clip_quoted(&reason.to_string()).into_owned())]
     OutRefused {
         /// The output folder asked for.
         out: PathBuf,
@@ -123,7 +117,7 @@ pub enum ReportError {
     },
 
     /// Drawing a plot failed.
-    #[error("cannot draw plot {}: {reason}", path.display())]
+    #[error("cannot draw plot {}: {c_reason}", path.display(), c_reason = triebench_record::excerpt::clip_quoted(&reason.to_string()).into_owned())]
     Plot {
         /// The plot file.
         path: PathBuf,

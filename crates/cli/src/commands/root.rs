@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader};
 use std::path::PathBuf;
 
 use clap::Args;
-use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor};
+use triebench_kv::{BackendSpec, Profile, Store, StoreVisitor, TempStoreDir};
 use triebench_measure::phases::measure;
 use triebench_record::phases::{save_json, PhaseRow};
 use triebench_workloads::commit_file::{read_checked, replay};
@@ -111,10 +111,11 @@ pub fn run_root(args: RootArgs) -> Result<(), CliError> {
             Some(dir)
         }
         None if profile.needs_dir() => {
-            let temp = tempfile::Builder::new()
-                .prefix("triebench-root-")
-                .tempdir()
-                .map_err(CliError::TempDir)?;
+            for stale in TempStoreDir::remove_stale(&std::env::temp_dir(), "triebench-root-") {
+                eprintln!("note: removed {}, left by a killed run", stale.display());
+            }
+            let temp = TempStoreDir::create("triebench-root-")?;
+            temp.remove_on_signal()?;
             eprintln!(
                 "note: no --dir given; backend `{profile}` uses the temporary directory {} \
                  (removed on exit)",

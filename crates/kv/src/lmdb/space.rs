@@ -133,10 +133,13 @@ pub const LOCK_FILE_BYTES: u64 = 64 << 10;
 /// backed: a full disk is [`KvError::DiskFull`] here instead of a SIGBUS inside LMDB. `dir`
 /// names the store in errors. Without `fallocate` (some FUSE mounts) it reserves nothing.
 pub fn reserve_lock_file(lock_file: &Path, dir: &Path) -> KvResult<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // 0600: a store is readable by its owner alone (issue 48).
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(false)
+        .mode(crate::store_dir::FILE_MODE)
         .open(lock_file)
         .map_err(|e| match e.raw_os_error() {
             Some(libc::ENOSPC) => {

@@ -106,20 +106,25 @@ impl PgServer {
     /// tests, which must not change the environment of a process running other tests.
     #[doc(hidden)]
     pub fn start_with_bin(dir: &Path, bin: Option<&Path>) -> KvResult<PgServer> {
-        Self::start_with(dir, bin, &Extra::default())
+        let bin = find_bin_dir(bin).ok_or(KvError::PostgresMissing)?;
+        Self::start_in(DirHandle::open_top(dir)?, &bin, &Extra::default())
     }
 
-    /// [`PgServer::start_with_bin`] with what a server of a replicated pair needs beyond a
-    /// plain one ([`Extra`], used by `standby`).
-    pub(crate) fn start_with(dir: &Path, bin: Option<&Path>, extra: &Extra) -> KvResult<PgServer> {
-        let bin = find_bin_dir(bin).ok_or(KvError::PostgresMissing)?;
-        std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
-        let dir = dir
-            .canonicalize()
-            .map_err(|e| KvError::io("resolve directory", dir, e))?;
+    /// The binaries' directory found from `bin` (or the usual places without it), or
+    /// [`KvError::PostgresMissing`].
+    pub(crate) fn bin_dir(bin: Option<&Path>) -> KvResult<PathBuf> {
+        find_bin_dir(bin).ok_or(KvError::PostgresMissing)
+    }
+
+    /// [`PgServer::start_with_bin`] on the directory `top`, already opened through a handle
+    /// (a standby's `<dir>/standby` is made below the store's directory without following a
+    /// link), with the binaries in `bin` and what a server of a replicated pair needs beyond
+    /// a plain one ([`Extra`], used by `standby`).
+    pub(crate) fn start_in(top: DirHandle, bin: &Path, extra: &Extra) -> KvResult<PgServer> {
+        let bin = bin.to_path_buf();
+        let dir = top.path().to_path_buf();
         let user = ServerUser::for_server("postgres")?;
         let client_user = os_user_name()?;
-        let top = DirHandle::open(&dir)?;
         let log = dir.join(LOG_FILE);
         let log_file = top.open_append(LOG_FILE, user)?;
         let log_start = log_file.metadata().map(|m| m.len()).unwrap_or(0);

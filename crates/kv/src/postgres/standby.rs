@@ -29,6 +29,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::content_cache::{ContentCache, DEFAULT_BUDGET};
+use crate::dir_handle::DirHandle;
 use crate::error::{KvError, KvResult};
 use crate::net_hop::NetHop;
 use crate::server_user::ServerUser;
@@ -205,14 +206,16 @@ pub(super) fn start_pair(
     mode: StandbyMode,
     link: Option<triebench_netdelay::DelaySpec>,
 ) -> KvResult<(PgServer, Standby)> {
-    let bin = std::env::var_os(BIN_ENV).map(PathBuf::from);
-    std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
-    let standby_dir = dir.join(STANDBY_DIR);
+    let bin = PgServer::bin_dir(std::env::var_os(BIN_ENV).map(PathBuf::from).as_deref())?;
+    // Every directory below `dir` is made and opened through a handle: a link planted as
+    // `standby` (or `pgdata` in it) is refused, never followed or chowned.
+    let top = DirHandle::open_top(dir)?;
+    let standby_dir = top.create_dir(STANDBY_DIR, None)?;
     refuse_promoted(&standby_dir)?;
     let secret = crate::secret::random_secret()?;
-    let primary = PgServer::start_with(
-        dir,
-        bin.as_deref(),
+    let primary = PgServer::start_in(
+        top,
+        &bin,
         &Extra {
             settings: vec![("wal_keep_size".into(), "512MB".into())],
             replication: true,
@@ -238,9 +241,9 @@ pub(super) fn start_pair(
         "host={} user={REPLICATION_ROLE} password={secret} application_name={STANDBY_NAME}",
         link_dir.display()
     );
-    let standby = PgServer::start_with(
-        &standby_dir,
-        bin.as_deref(),
+    let standby = PgServer::start_in(
+        standby_dir,
+        &bin,
         &Extra {
             // Replay waits for a conflicting query rather than cancel it: the only queries
             // on the standby are short (promotion, checks).
@@ -489,18 +492,17 @@ fn auto_conf(settings: &[(&str, &str)]) -> Vec<u8> {
 
 /// Refuses a standby that was promoted (a failover left it a primary of its own): starting it
 /// as a standby again would follow a primary it has diverged from.
-fn refuse_promoted(standby_dir: &Path) -> KvResult<()> {
-    let data = standby_dir.join(super::server::DATA_DIR);
-    let is_file = |name: &str| {
-        std::fs::symlink_metadata(data.join(name)).is_ok_and(|m| m.file_type().is_file())
+fn refuse_promoted(standby_dir: &DirHandle) -> KvResult<()> {
+    let Some(data) = standby_dir.open_existing_dir(super::server::DATA_DIR) else {
+        return Ok(());
     };
-    if is_file("PG_VERSION") && !is_file("standby.signal") {
+    if data.has_file("PG_VERSION") && !data.has_file("standby.signal") {
         return Err(KvError::backend(
             "postgres",
             format!(
                 "the standby in {} was promoted (a failover); this pair cannot be reopened \
                  (use a new directory)",
-                standby_dir.display()
+                standby_dir.path().display()
             ),
         ));
     }

@@ -73,6 +73,7 @@ mod namespace;
 mod overlay;
 mod reader;
 mod replica;
+mod replica_peer;
 mod scripts;
 mod server;
 mod shared_pair;

@@ -6,20 +6,27 @@
 //!   a delay proxy listening on a fresh port of `127.0.0.1`, which forwards to the primary's
 //!   unix socket; with `--net-rtt` (or `TRIEBENCH_STANDBY_RTT`) it delays that link, else it
 //!   proxies without delay. The primary itself still listens on its private unix socket only.
-//! - **Authentication**: any local user can reach the port, so the replica logs in as the ACL
+//! - **Admission**: any local user can connect to the port, but the proxy admits only the
+//!   replica's own process (`replica_peer`: the client socket must be one the replica's pid
+//!   holds); any other connection is closed before a byte is forwarded, and a proxied
+//!   connection's descriptors and threads go when it ends.
+//! - **Authentication**: as a second lock, the replica logs in as the ACL
 //!   user `triebench_repl`, which may only replicate (`+psync +replconf +ping +sync`), with a
 //!   password drawn at every start. It is set on the primary by `ACL SETUSER` over the store's
 //!   private socket and given to the replica in its 0600 config file (`masterauth`), never on
 //!   a command line or printed. The replica has its own `requirepass`, as every managed server.
 //! - The replica's data directory is `<dir>/replica`; both servers keep nothing on disk.
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use triebench_netdelay::{DelayProxy, DelaySpec};
 
 use super::conn::Lease;
+use super::replica_peer::{is_held_by, ReplicaPid};
 use super::{RedisOptions, RedisServer, RedisStore};
+use crate::dir_handle::DirHandle;
 use crate::error::{KvError, KvResult};
 
 /// Sub-directory of the store's directory holding the replica's log.
@@ -86,21 +93,35 @@ impl RedisStore {
             })?;
         }
         let spec = link.unwrap_or_else(|| DelaySpec::from_rtt(Duration::ZERO));
-        let proxy = DelayProxy::start_tcp(primary.socket_path(), spec).map_err(|e| {
-            KvError::io("start the replication proxy for", primary.socket_path(), e)
-        })?;
+        // Admits only the replica's own process (`replica_peer`): other local users can
+        // connect to the port, but are closed before a byte reaches the primary.
+        let replica_pid: ReplicaPid = Arc::new(AtomicU32::new(0));
+        let admitted = replica_pid.clone();
+        let proxy = DelayProxy::start_tcp_admitting(
+            primary.socket_path(),
+            spec,
+            Box::new(move |stream| is_held_by(stream, &admitted)),
+        )
+        .map_err(|e| KvError::io("start the replication proxy for", primary.socket_path(), e))?;
         let Some(addr) = proxy.tcp_addr() else {
             return Err(KvError::backend(
                 "redis",
                 "the replication proxy has no address",
             ));
         };
+        // `repl-diskless-load on-empty-db`: the replica loads the primary's snapshot straight
+        // from the link, so it writes no `dump.rdb` (nor its temp file) anywhere.
         let config = format!(
-            "replicaof {} {}\nmasteruser {REPLICA_USER}\nmasterauth {secret}\n",
+            "replicaof {} {}\nmasteruser {REPLICA_USER}\nmasterauth {secret}\n\
+             repl-diskless-load on-empty-db\n",
             addr.ip(),
             addr.port()
         );
-        let server = RedisServer::start_with_config(&store.dir.join(REPLICA_DIR), false, &config)?;
+        // `<dir>/replica` made and opened through a handle on the store's directory: a link
+        // planted there is refused, never followed.
+        let data = DirHandle::open_top(&store.dir)?.create_dir(REPLICA_DIR, None)?;
+        let server = RedisServer::start_with_config(data, false, &config)?;
+        replica_pid.store(server.pid(), Ordering::Release);
         wait_linked(&server)?;
         store.shared.wait = Some(WAIT_TIMEOUT);
         store.replica = Some(Box::new(Replica {

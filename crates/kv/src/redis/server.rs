@@ -116,34 +116,32 @@ impl RedisServer {
         append_only: bool,
         path_var: Option<&OsStr>,
     ) -> KvResult<RedisServer> {
-        Self::start_inner(dir, append_only, path_var, "")
+        Self::start_inner(DirHandle::open_top(dir)?, append_only, path_var, "")
     }
 
     /// [`RedisServer::start`] with `extra` lines in its config file (0600 in its private
     /// directory: they may hold secrets, as a replica's `masterauth` does).
+    /// The data directory is `data`, a directory already opened through a handle (a
+    /// replica's `<dir>/replica`, made without following a link).
     pub(crate) fn start_with_config(
-        dir: &Path,
+        data: DirHandle,
         append_only: bool,
         extra: &str,
     ) -> KvResult<RedisServer> {
         let path = std::env::var_os("PATH");
-        Self::start_inner(dir, append_only, path.as_deref(), extra)
+        Self::start_inner(data, append_only, path.as_deref(), extra)
     }
 
     fn start_inner(
-        dir: &Path,
+        data: DirHandle,
         append_only: bool,
         path_var: Option<&OsStr>,
         extra: &str,
     ) -> KvResult<RedisServer> {
         let exe = find_executable(EXECUTABLE, path_var).ok_or(KvError::RedisServerMissing)?;
-        std::fs::create_dir_all(dir).map_err(|e| KvError::io("create directory", dir, e))?;
-        let dir = dir
-            .canonicalize()
-            .map_err(|e| KvError::io("resolve directory", dir, e))?;
+        let dir = data.path().to_path_buf();
         remove_stale_sockets(Path::new("/tmp"));
         let user = ServerUser::for_server(EXECUTABLE)?;
-        let data = DirHandle::open(&dir)?;
         let log = dir.join(LOG_FILE);
         let log_file = data.open_append(LOG_FILE, user)?;
         let log_start = log_file.metadata().map(|m| m.len()).unwrap_or(0);

@@ -12,6 +12,7 @@
 //! With a dedicated writer connection every reader after a commit started cold and reread its
 //! pages from the file, which was most of the read time of a single-key commit.
 
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
@@ -63,13 +64,18 @@ impl SqliteStore {
         let existed = std::fs::symlink_metadata(&path).is_ok();
         // Probe with the OS first, so an unwritable directory or file reports the real errno
         // (SQLite only says "unable to open database file").
-        std::fs::OpenOptions::new()
+        // Created 0600 (and an older file of ours narrowed to it): SQLite gives its `-wal`,
+        // `-shm` and `-journal` files the database file's mode, so the store is its owner's
+        // alone (issue 48).
+        let probe = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
+            .mode(crate::store_dir::FILE_MODE)
             .open(&path)
             .map_err(|e| KvError::io("open database file", &path, e))?;
+        crate::store_dir::narrow_to_owner(&probe, &path)?;
         let sql: Vec<TableSql> = names.iter().map(|n| TableSql::new(n)).collect();
         let cache_capacity = sql.len() * STATEMENTS_PER_TABLE + CONTROL_STATEMENTS;
         let mut writer = connect(&path, mode, cache_capacity)?;

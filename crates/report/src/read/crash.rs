@@ -14,7 +14,7 @@ use crate::read::fs_info::SIDECAR_DIR;
 /// [`ReportError::Sidecar`] when the file exists but does not parse.
 pub fn load_crash(criterion_dir: &Path) -> Result<Option<CrashFile>, ReportError> {
     let path = criterion_dir.join(SIDECAR_DIR).join(CRASH_FILE);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match triebench_record::copy_tree::read_text(&path) {
         Ok(text) => text,
         Err(_) => return Ok(None),
     };

@@ -22,7 +22,7 @@ pub fn load_crash_models(criterion_dir: &Path) -> Result<Option<CrashModelsFile>
 /// # Errors
 /// [`ReportError::Sidecar`] when the file exists but cannot be read or does not parse.
 pub fn load_file(path: &Path) -> Result<Option<CrashModelsFile>, ReportError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match triebench_record::copy_tree::read_text(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {

@@ -105,7 +105,7 @@ fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ReportError
         path: path.to_path_buf(),
         reason,
     };
-    let text = fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let text = triebench_record::copy_tree::read_text(path).map_err(|e| bad(e.to_string()))?;
     serde_json::from_str(&text).map_err(|e| bad(e.to_string()))
 }
 

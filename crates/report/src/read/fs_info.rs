@@ -6,7 +6,6 @@
 //! "statfs"?: {"magic", "block_size", "total_bytes", "available_bytes"}, "latency_us"?:
 //! {"metadata", "read", "write", "sync"}, "flush_extent_us"?}`.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
@@ -47,7 +46,7 @@ pub(crate) fn read_json_sidecar<T: DeserializeOwned>(
         path: path.to_path_buf(),
         reason,
     };
-    let text = fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let text = triebench_record::copy_tree::read_text(path).map_err(|e| bad(e.to_string()))?;
     serde_json::from_str(&text)
         .map(Some)
         .map_err(|e| bad(e.to_string()))

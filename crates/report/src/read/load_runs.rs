@@ -32,7 +32,7 @@ pub fn read_load_file(path: &Path) -> Result<LoadFile, ReportError> {
         path: path.to_path_buf(),
         reason,
     };
-    let text = fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let text = triebench_record::copy_tree::read_text(path).map_err(|e| bad(e.to_string()))?;
     let file: LoadFile = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
     if file.schema_version > SCHEMA_VERSION {
         return Err(bad(format!(

@@ -7,10 +7,10 @@
 //! run to `<host>.<filesystem>` while copying it into one directory: every column of the report
 //! then names its machine and its filesystem, and the rest of the report reads it unchanged.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use triebench_record::copy_tree::{copy_tree, read_text, Limits};
 
 use crate::error::ReportError;
 use crate::model::merged_run::MergedRun;
@@ -77,28 +77,20 @@ pub fn merge(runs: &[MergedRun], into: &Path) -> Result<(), ReportError> {
 /// `name` below a benchmark, the sidecar `triebench-runs/<name>.json`, the load runs of `name`
 /// and its files `triebench-runs/<kind>/<name>.json` (phases, headline) to `label`.
 fn copy_run(from: &Path, into: &Path, name: &str, label: &str) -> std::io::Result<()> {
-    fs::create_dir_all(into)?;
     let in_sidecars = |dir: &Path| dir.file_name().is_some_and(|f| f == SIDECAR_DIR);
-    let sidecar_level = in_sidecars(from) || from.parent().is_some_and(in_sidecars);
-    for entry in fs::read_dir(from)? {
-        let entry = entry?;
-        let file_name = entry.file_name();
-        let source = entry.path();
-        let renamed = if file_name == name {
-            label.to_string()
-        } else if file_name.to_str() == Some(&format!("{name}.json")) && sidecar_level {
-            format!("{label}.json")
+    let json = format!("{name}.json");
+    // Plain files and directories only, never through a link, bounded (`copy_tree`).
+    copy_tree(from, into, Limits::default(), &mut |dir, file_name| {
+        let sidecar_level = in_sidecars(dir) || dir.parent().is_some_and(in_sidecars);
+        if file_name == name {
+            label.into()
+        } else if file_name.to_str() == Some(json.as_str()) && sidecar_level {
+            format!("{label}.json").into()
         } else {
-            file_name.to_string_lossy().into_owned()
-        };
-        let target = into.join(renamed);
-        if entry.file_type()?.is_dir() {
-            copy_run(&source, &target, name, label)?;
-        } else {
-            fs::copy(&source, &target)?;
+            file_name.to_os_string()
         }
-    }
-    Ok(())
+    })
+    .map_err(std::io::Error::from)
 }
 
 /// A host name as a run name may hold it (letters, digits, `.`, `_`, `-`).
@@ -115,7 +107,7 @@ fn file_safe(host: &str) -> String {
 }
 
 fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ReportError> {
-    let text = fs::read_to_string(path).map_err(|e| bad(path, e.to_string()))?;
+    let text = read_text(path).map_err(|e| bad(path, e.to_string()))?;
     serde_json::from_str(&text).map_err(|e| bad(path, e.to_string()))
 }
 

@@ -8,7 +8,6 @@
 //!   `new` and `base`.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -150,7 +149,7 @@ fn result_folder_runs(file: &Path) -> Result<Vec<SideRun>, ReportError> {
         path: file.to_path_buf(),
         reason,
     };
-    let text = fs::read_to_string(file).map_err(|e| bad(e.to_string()))?;
+    let text = triebench_record::copy_tree::read_text(file).map_err(|e| bad(e.to_string()))?;
     let parsed: RatiosFile =
         serde_json::from_str(&text).map_err(|e| bad(format!("not a ratios.json: {e}")))?;
     if parsed.schema_version != RATIOS_SCHEMA_VERSION {

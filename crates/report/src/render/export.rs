@@ -63,13 +63,9 @@ pub const CSV_COLUMNS: [&str; 20] = [
     "confidence",
 ];
 
-/// Quotes a CSV field when it needs it (RFC 4180).
+/// A CSV cell: quoted when it needs it, neutralised when it would start a formula.
 fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
+    super::csv_cell::cell(text)
 }
 
 fn opt<T: ToString>(v: &Option<T>) -> String {

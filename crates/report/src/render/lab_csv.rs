@@ -12,8 +12,8 @@ pub fn io_profile_csv(io: &IoProfileFile) -> String {
         let c = &r.counts;
         out.push_str(&format!(
             "{},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.1}\n",
-            r.profile,
-            r.scenario,
+            super::csv_cell::cell(&r.profile.to_string()),
+            super::csv_cell::cell(&r.scenario.to_string()),
             r.commits,
             c.fsyncs,
             c.ops.sync,

@@ -33,6 +33,7 @@ pub mod compare_markdown;
 pub(crate) mod context_markdown;
 pub(crate) mod crash_models_section;
 pub mod crash_section;
+pub mod csv_cell;
 pub mod dashboard_export;
 pub mod export;
 pub(crate) mod floor_section;
