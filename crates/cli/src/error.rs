@@ -1,7 +1,6 @@
 //! [`CliError`]: everything a `triebench` command can fail with, printed as one line.
 
 use std::io;
-use std::path::PathBuf;
 
 use triebench_kv::KvError;
 use triebench_measure::MeasureError;
@@ -18,14 +17,6 @@ pub enum CliError {
     /// A bad line or a failed commit.
     #[error(transparent)]
     Replay(#[from] ReplayError),
-    /// The commit file could not be opened.
-    #[error("cannot open {}: {source}", path.display())]
-    Input {
-        /// The file given.
-        path: PathBuf,
-        /// The OS error.
-        source: io::Error,
-    },
     /// A report could not be written.
     #[error(transparent)]
     Report(#[from] ReportError),
@@ -41,9 +32,6 @@ pub enum CliError {
     /// A run record or sidecar could not be written, or a run name is unusable.
     #[error(transparent)]
     Record(#[from] RecordError),
-    /// A load run failed or was misconfigured.
-    #[error(transparent)]
-    Load(#[from] triebench_workloads::load::LoadError),
     /// Arguments that cannot work together.
     #[error("{0}")]
     Usage(String),

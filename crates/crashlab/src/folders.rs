@@ -21,6 +21,21 @@ pub trait Folders {
     fn writable(&self, flag: &str, dir: &Path) -> Result<(), String>;
 }
 
+/// The folders every `triebench` command makes: a missing folder made one directory at a time
+/// without following links planted on the way (`triebench_measure::make_dir`), 0700 as root.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SafeFolders;
+
+impl Folders for SafeFolders {
+    fn make(&self, flag: &str, dir: &Path) -> Result<(), String> {
+        triebench_measure::make_dir::make_dir(flag, dir).map_err(|e| e.to_string())
+    }
+
+    fn writable(&self, flag: &str, dir: &Path) -> Result<(), String> {
+        triebench_measure::outputs::writable_dir(flag, dir).map_err(|e| e.to_string())
+    }
+}
+
 /// `folders.make`, its message as a [`CrashError::Folder`].
 pub(crate) fn make(folders: &dyn Folders, flag: &str, dir: &Path) -> Result<(), CrashError> {
     folders.make(flag, dir).map_err(CrashError::Folder)

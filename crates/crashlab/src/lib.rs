@@ -32,7 +32,8 @@
 //! - `pair`: one failover round on a replicated pair: commit, lose the primary, promote the
 //!   standby, check; `failover`: the rounds of a profile with a standby
 //!   ([`failover_rounds`]).
-//! - `folders`: [`Folders`], the caller's way of making `--dir` and `--out`; `seed`: the clock
+//! - `folders`: [`Folders`], how `--dir` and `--out` are made ([`SafeFolders`]: as every
+//!   command makes them); `seed`: the clock
 //!   seed of a run given none.
 //! - `results`: the output folder checked before a run and the run merged into its result file
 //!   after ([`triebench_record::results`], the one writer), with `env.json`.
@@ -63,7 +64,7 @@ pub use child::{run_child, ChildOptions};
 pub use error::CrashError;
 pub use explore::{explore_states, ExploreOptions};
 pub use failover::{failover_rounds, failover_summary, standby_damage, FailoverOptions};
-pub use folders::Folders;
+pub use folders::{Folders, SafeFolders};
 pub use fsync_eio::{fsync_eio, save_fsync_eio, FsyncEioOptions};
 pub use models_file::{eio_summary, model_summary};
 pub use mount::{serve_mount, MountOptions};

@@ -17,6 +17,17 @@ pub enum PlanError {
     /// `compare --fail-above`: something regressed beyond the limit (the message lists it).
     #[error("{0}")]
     Regressed(String),
+    /// An input file could not be opened.
+    #[error("cannot open {}: {source}", path.display())]
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// A commit file could not be read or replayed (the error names the line).
+    #[error(transparent)]
+    Replay(#[from] triebench_workloads::commit_file::ReplayError),
     /// A measurement failed.
     #[error(transparent)]
     Measure(triebench_measure::MeasureError),

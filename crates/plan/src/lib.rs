@@ -9,7 +9,7 @@
 //!
 //! - [`step`]: the steps ([`step::capture_fs`], [`step::headline`], [`step::phases`],
 //!   [`step::io_profile`], [`step::load`], [`step::grow`], [`step::report`], [`step::compare`],
-//!   [`step::dashboard`]), each an options struct and one function; [`flamegraph`]: a step sampled into a flamegraph SVG.
+//!   [`step::dashboard`], [`step::root`]), each an options struct and one function; [`flamegraph`]: a step sampled into a flamegraph SVG.
 //! - [`scale`]: how big a run is; [`run_spec`]: the filesystems (`NAME=DIR`); [`iolab`]: the
 //!   slowfs counting mount; [`checkout`]: the checkout criterion's benches are built in.
 //! - [`steps`]: the options of `triebench bench` turned into a [`steps::Plan`] (a pure function:

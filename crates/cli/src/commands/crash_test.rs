@@ -4,18 +4,17 @@
 //! that every root the store acknowledged survived intact. The lab is `triebench-crashlab`;
 //! here are its arguments, turned into the lab's options, and the lines it prints.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use triebench_crashlab::{
-    ExploreOptions, FailoverOptions, Folders, FsyncEioOptions, RoundsOptions,
+    ExploreOptions, FailoverOptions, FsyncEioOptions, RoundsOptions, SafeFolders,
 };
 use triebench_kv::Profile;
 use triebench_slowfs::model::CrashModel;
 
 use crate::error::CliError;
 use triebench_kv::net_hop::net_record;
-use triebench_measure::outputs::writable_dir;
 
 #[derive(Debug, Args)]
 pub struct CrashTestArgs {
@@ -86,19 +85,6 @@ pub struct CrashTestArgs {
     pub net: crate::commands::net_arg::NetArgs,
 }
 
-/// The CLI's way of making `--dir` and `--out` (`triebench_measure::make_dir`).
-struct CliFolders;
-
-impl Folders for CliFolders {
-    fn make(&self, flag: &str, dir: &Path) -> Result<(), String> {
-        triebench_measure::make_dir::make_dir(flag, dir).map_err(|e| e.to_string())
-    }
-
-    fn writable(&self, flag: &str, dir: &Path) -> Result<(), String> {
-        writable_dir(flag, dir).map_err(|e| e.to_string())
-    }
-}
-
 /// `crash-test` without `--model`, `--fsync-eio` or `--failover`: process-kill rounds, or
 /// power-cut rounds with `--power-loss`.
 pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
@@ -113,7 +99,7 @@ pub fn run_crash_test(args: CrashTestArgs) -> Result<(), CliError> {
         max_crash_ms: args.max_crash_ms,
         net: net_record(net),
     };
-    let run = triebench_crashlab::crash_rounds(&options, &CliFolders)?;
+    let run = triebench_crashlab::crash_rounds(&options, &SafeFolders)?;
     println!("{}", triebench_crashlab::crash_summary(&run));
     Ok(())
 }
@@ -139,10 +125,10 @@ pub fn run_explore(args: CrashTestArgs) -> Result<(), CliError> {
             seed: args.seed,
             commits: args.commits,
         };
-        let run = triebench_crashlab::fsync_eio(&options, &CliFolders)?;
+        let run = triebench_crashlab::fsync_eio(&options, &SafeFolders)?;
         println!("{}", triebench_crashlab::eio_summary(&run));
         if let Some(out) = &options.out {
-            triebench_crashlab::save_fsync_eio(&CliFolders, out, &run)?;
+            triebench_crashlab::save_fsync_eio(&SafeFolders, out, &run)?;
         }
         return Ok(());
     }
@@ -159,7 +145,7 @@ pub fn run_explore(args: CrashTestArgs) -> Result<(), CliError> {
         only_round: args.only_round,
         only_state: args.only_state,
     };
-    let run = triebench_crashlab::explore_states(&options, &CliFolders)?;
+    let run = triebench_crashlab::explore_states(&options, &SafeFolders)?;
     println!("{}", triebench_crashlab::model_summary(&run));
     Ok(())
 }
@@ -184,7 +170,7 @@ pub fn run_failover(args: CrashTestArgs) -> Result<(), CliError> {
         net: net_record(net),
         standby_link: net_record(link),
     };
-    let run = triebench_crashlab::failover_rounds(&options, &CliFolders)?;
+    let run = triebench_crashlab::failover_rounds(&options, &SafeFolders)?;
     println!("{}", triebench_crashlab::failover_summary(&run));
     Ok(triebench_crashlab::standby_damage(&run)?)
 }

@@ -12,3 +12,4 @@ pub mod load;
 pub mod load_temp;
 pub mod phases;
 pub mod report;
+pub mod root;
