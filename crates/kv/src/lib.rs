@@ -7,7 +7,8 @@
 //!   one new empty store per run, sharing a managed PostgreSQL server among them, each touched
 //!   first ([`first_touch`]) so that its one-time costs stay out of what is timed on it.
 //! - `profile`: the profile names and what each promises per commit ([`Profile`],
-//!   [`Durability`]), so every tool accepts the same names.
+//!   [`Durability`]), so every tool accepts the same names; `profile_table`: them as
+//!   `triebench profiles` prints them ([`profile_table()`]).
 //! - `store`: the trait generic code calls ([`Store`], [`ReadTx`], [`WriteTx`], [`Table`]),
 //!   statically dispatched, so the trie pays no boxing per operation.
 //! - [`phase`]: the phases of a commit ([`Phase`]) and the span macro the trie and `traced`
@@ -56,6 +57,7 @@ pub mod phase;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod private_dir;
 mod profile;
+mod profile_table;
 mod range;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod secret;
@@ -86,6 +88,7 @@ pub use phase::Phase;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 pub use private_dir::remove_orphaned_server_dirs;
 pub use profile::{Durability, Failover, Profile, DEFAULT_LMDB_MAP_SIZE, MANAGED_SERVERS};
+pub use profile_table::profile_table;
 pub use range::KeyRange;
 pub use spec::BackendSpec;
 pub use store::{ReadTx, Store, Table, WriteTx};

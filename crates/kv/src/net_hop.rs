@@ -144,6 +144,46 @@ mod hop {
     }
 }
 
+/// Exports a network setting (`--net-rtt`, `--net-jitter`, `--net-bandwidth`, each when given)
+/// where every store this process opens, and every child it starts, reads it; returns it as
+/// checked (`None`: stores reach their server straight). Call before any thread starts.
+pub fn export_net_setting(
+    rtt: Option<&str>,
+    jitter: Option<&str>,
+    bandwidth: Option<&str>,
+) -> KvResult<Option<DelaySpec>> {
+    for (name, value) in [
+        (NET_RTT_ENV, rtt),
+        (NET_JITTER_ENV, jitter),
+        (NET_BANDWIDTH_ENV, bandwidth),
+    ] {
+        if let Some(value) = value {
+            std::env::set_var(name, value);
+        }
+    }
+    let spec = net_from_env()?;
+    if let Some(spec) = spec {
+        eprintln!("net: stores reach their managed server through a delay proxy: {spec}");
+    }
+    Ok(spec)
+}
+
+/// Exports the standby's own link setting (`--standby-rtt`, when given) and returns the link
+/// between primary and standby as checked (it defaults to the client's, `client`).
+pub fn export_standby_link(
+    rtt: Option<&str>,
+    client: Option<DelaySpec>,
+) -> KvResult<Option<DelaySpec>> {
+    if let Some(rtt) = rtt {
+        std::env::set_var(STANDBY_RTT_ENV, rtt);
+    }
+    let link = standby_link_from_env(client)?;
+    if let Some(spec) = link {
+        eprintln!("net: the standby reaches the primary through a delay proxy: {spec}");
+    }
+    Ok(link)
+}
+
 /// The record of a network setting, for run records, `load.json` and `crash.json` (`None`:
 /// stores reached their server straight).
 pub fn net_record(spec: Option<DelaySpec>) -> Option<triebench_record::net::NetRecord> {

@@ -6,6 +6,7 @@ use std::fmt;
 
 /// The run size, as `--scale` (and the benches' `TRIEBENCH_SCALE`) names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Scale {
     /// A first look: one round of the headline per profile, no phase breakdown, no growth
     /// curve.

@@ -17,6 +17,7 @@ use crate::scale::Scale;
 /// Which criterion groups run beside the headline's (`--groups`; the benches'
 /// `TRIEBENCH_GROUPS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Groups {
     /// The headline's groups only (`scenario/`, `floor/`).
     Headline,
@@ -70,6 +71,20 @@ pub const DEFAULT_GROW_PROFILES: [&str; 3] = ["lmdb", "sqlite-wal-full", "postgr
 /// Timed commits and reads per checkpoint of a curve to at most 10^5 leaves (`grow --commits`,
 /// `--reads`): fewer than `grow`'s own defaults, to keep the main job short.
 pub const SHORT_GROW_SAMPLES: (u64, u64) = (50, 300);
+
+/// Where run folders go by default.
+pub const DEFAULT_EXPORT: &str = "runs";
+
+/// `--criterion[=BOOL]`, or TRIEBENCH_HEADLINE's `criterion`/`runs`.
+pub fn parse_criterion(text: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "criterion" | "true" | "yes" | "on" | "1" => Ok(true),
+        "runs" | "false" | "no" | "off" | "0" => Ok(false),
+        _ => Err(format!(
+            "`{text}`: use true or false (TRIEBENCH_HEADLINE: criterion or runs)"
+        )),
+    }
+}
 
 /// The load search's size (`--load-state`, `--load-readers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,22 +5,20 @@
 //! (`TRIEBENCH_SCALE`, ...), named in its help; a flag on the command line wins.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use clap::Args;
-use triebench_kv::Profile;
+use triebench_plan::checkout::{checkout, default_disk_dir};
+use triebench_plan::iolab::IoLabChoice;
+use triebench_plan::main_job::{run_main_job, MainJob};
+use triebench_plan::run_spec::{default_runs, parse_runs, shm_is_tmpfs};
+use triebench_plan::scale::Scale;
+use triebench_plan::steps::{
+    parse_criterion, CriterionOptions, Groups, GrowChoice, LoadOptions, Options, DEFAULT_EXPORT,
+};
 use triebench_record::CpuIdle;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
-use triebench_plan::checkout::{checkout, default_disk_dir};
-use triebench_plan::describe::describe;
-use triebench_plan::execute::{execute, times_table, Context};
-use triebench_plan::iolab::IoLabChoice;
-use triebench_plan::preflight::preflight;
-use triebench_plan::run_spec::{default_runs, parse_runs, shm_is_tmpfs};
-use triebench_plan::scale::Scale;
-use triebench_plan::steps::{plan, CriterionOptions, Groups, GrowChoice, LoadOptions, Options};
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -33,7 +31,7 @@ pub struct BenchArgs {
     /// rounds per profile, phases), `full` (up to 30 s, phases, criterion's scalable and raw
     /// groups).
     #[arg(long, value_enum, default_value = "standard", env = "TRIEBENCH_SCALE")]
-    pub scale: ScaleArg,
+    pub scale: Scale,
     /// Backend profiles, comma-separated [default: every profile built in].
     #[arg(
         long,
@@ -141,7 +139,7 @@ pub struct BenchArgs {
     /// Criterion's groups beside the headline's: `all` adds the scalable (`scale/`) and raw
     /// backend (`kv/`) groups [default: all at full scale, else headline].
     #[arg(long, value_enum, env = "TRIEBENCH_GROUPS")]
-    pub groups: Option<GroupsArg>,
+    pub groups: Option<Groups>,
     /// Criterion's bench targets, when criterion runs.
     #[arg(
         long,
@@ -174,64 +172,7 @@ pub struct BenchArgs {
     pub dry_run: bool,
 }
 
-/// `--scale`, as clap parses it: the plan's [`Scale`], with its help per value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ScaleArg {
-    /// A first look: one round of the headline per profile, no phase breakdown, no growth
-    /// curve.
-    Quick,
-    /// The default: up to 5 s per profile of headline rounds, the phase breakdown, growth
-    /// curves to 10^5 leaves.
-    Standard,
-    /// Up to 30 s per profile, the phase breakdown, criterion's scalable and raw groups,
-    /// growth curves to 10^6 leaves.
-    Full,
-}
-
-impl From<ScaleArg> for Scale {
-    fn from(a: ScaleArg) -> Scale {
-        match a {
-            ScaleArg::Quick => Scale::Quick,
-            ScaleArg::Standard => Scale::Standard,
-            ScaleArg::Full => Scale::Full,
-        }
-    }
-}
-
-/// `--groups`, as clap parses it: the plan's [`Groups`], with its help per value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum GroupsArg {
-    /// The headline's groups only (`scenario/`, `floor/`).
-    Headline,
-    /// Also the scalable groups (`scale/`) and raw backend operations (`kv/`).
-    All,
-}
-
-impl From<GroupsArg> for Groups {
-    fn from(a: GroupsArg) -> Groups {
-        match a {
-            GroupsArg::Headline => Groups::Headline,
-            GroupsArg::All => Groups::All,
-        }
-    }
-}
-
-/// Where run folders go by default.
-const DEFAULT_EXPORT: &str = "runs";
-
-/// `--criterion[=BOOL]`, or TRIEBENCH_HEADLINE's `criterion`/`runs`.
-fn parse_criterion(text: &str) -> Result<bool, String> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "criterion" | "true" | "yes" | "on" | "1" => Ok(true),
-        "runs" | "false" | "no" | "off" | "0" => Ok(false),
-        _ => Err(format!(
-            "`{text}`: use true or false (TRIEBENCH_HEADLINE: criterion or runs)"
-        )),
-    }
-}
-
 pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
-    let start = Instant::now();
     let runs = if args.runs.is_empty() {
         default_runs(shm_is_tmpfs(), default_disk_dir())
     } else {
@@ -246,7 +187,7 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
         dir => Some(PathBuf::from(dir)),
     };
     let options = Options {
-        scale: args.scale.into(),
+        scale: args.scale,
         runs,
         profiles: args
             .profiles
@@ -269,7 +210,7 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
                 .map(String::from)
                 .collect(),
             filter: args.filter.filter(|f| !f.is_empty()),
-            groups: args.groups.map(Groups::from),
+            groups: args.groups,
             samples: args.samples,
             plots: args.plots,
         },
@@ -291,30 +232,13 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
         out: args.out.filter(|o| !o.is_empty()).map(PathBuf::from),
         export,
     };
-    let enabled: Vec<String> = Profile::enabled()
-        .into_iter()
-        .map(|p| p.name().to_string())
-        .collect();
-    let plan = plan(&options, &enabled);
-    eprintln!("bench: {}", describe(&plan));
-    if args.dry_run {
-        return Ok(());
-    }
-    let criterion_dir = args.criterion_dir.resolve();
-    preflight(&plan, checkout.as_deref(), &criterion_dir)?;
-    let cx = Context {
-        criterion_dir,
+    let host = args.host.filter(|h| !h.is_empty());
+    let job = MainJob {
+        options,
+        criterion_dir: args.criterion_dir.resolve(),
         checkout,
-        host: args
-            .host
-            .filter(|h| !h.is_empty())
-            .unwrap_or_else(triebench_record::host::hostname),
+        host: host.unwrap_or_else(triebench_record::host::hostname),
+        dry_run: args.dry_run,
     };
-    let times = execute(&plan, &cx)?;
-    eprintln!("{}", times_table(&times));
-    eprintln!(
-        "bench: all steps took {:.0} s",
-        start.elapsed().as_secs_f64()
-    );
-    Ok(())
+    Ok(run_main_job(&job)?)
 }

@@ -153,13 +153,7 @@ pub fn run_explore(args: CrashTestArgs) -> Result<(), CliError> {
 /// `crash-test --failover`: the primary lost mid-run, the standby promoted and checked.
 pub fn run_failover(args: CrashTestArgs) -> Result<(), CliError> {
     let net = args.net.apply()?;
-    if let Some(rtt) = &args.standby_rtt {
-        std::env::set_var(triebench_kv::net_hop::STANDBY_RTT_ENV, rtt);
-    }
-    let link = triebench_kv::net_hop::standby_link_from_env(net)?;
-    if let Some(spec) = link {
-        eprintln!("net: the standby reaches the primary through a delay proxy: {spec}");
-    }
+    let link = triebench_kv::net_hop::export_standby_link(args.standby_rtt.as_deref(), net)?;
     let options = FailoverOptions {
         profile: args.backend.parse()?,
         dir: args.dir,

@@ -11,8 +11,6 @@ use crate::error::CliError;
 use triebench_plan::export::{export_run, ExportRun};
 use triebench_plan::scale::Scale;
 
-use crate::commands::bench::ScaleArg;
-
 #[derive(Debug, Args)]
 pub struct ExportRunArgs {
     /// The run name (the criterion baseline, e.g. `tmpfs`).
@@ -27,7 +25,7 @@ pub struct ExportRunArgs {
     pub host: Option<String>,
     /// The scale the run was measured at, recorded in the manifest.
     #[arg(long, value_enum, default_value = "standard", env = "TRIEBENCH_SCALE")]
-    pub scale: ScaleArg,
+    pub scale: Scale,
 }
 
 pub fn run_export_run(args: ExportRunArgs) -> Result<(), CliError> {
@@ -42,7 +40,7 @@ pub fn run_export_run(args: ExportRunArgs) -> Result<(), CliError> {
         criterion_dir: &criterion_dir,
         parent: &args.out,
         host: &host,
-        scale: Scale::from(args.scale).name(),
+        scale: args.scale.name(),
     })?;
     println!("{}", folder.display());
     Ok(())

@@ -4,7 +4,7 @@
 //! child it starts) opens, and recorded with the run's results.
 
 use clap::Args;
-use triebench_kv::net_hop::{net_from_env, NET_BANDWIDTH_ENV, NET_JITTER_ENV, NET_RTT_ENV};
+use triebench_kv::net_hop::export_net_setting;
 use triebench_kv::DelaySpec;
 
 use crate::error::CliError;
@@ -26,22 +26,13 @@ pub struct NetArgs {
 }
 
 impl NetArgs {
-    /// Checks the setting and exports it where stores and child processes read it; returns it
-    /// (`None`: stores reach their server straight). Call before any thread starts.
+    /// Checks the setting and exports it where stores and child processes read it
+    /// ([`export_net_setting`]); call before any thread starts.
     pub fn apply(&self) -> Result<Option<DelaySpec>, CliError> {
-        for (name, value) in [
-            (NET_RTT_ENV, &self.net_rtt),
-            (NET_JITTER_ENV, &self.net_jitter),
-            (NET_BANDWIDTH_ENV, &self.net_bandwidth),
-        ] {
-            if let Some(value) = value {
-                std::env::set_var(name, value);
-            }
-        }
-        let spec = net_from_env()?;
-        if let Some(spec) = spec {
-            eprintln!("net: stores reach their managed server through a delay proxy: {spec}");
-        }
-        Ok(spec)
+        Ok(export_net_setting(
+            self.net_rtt.as_deref(),
+            self.net_jitter.as_deref(),
+            self.net_bandwidth.as_deref(),
+        )?)
     }
 }

@@ -9,6 +9,7 @@ pub mod grow;
 pub mod headline;
 pub mod io_profile;
 pub mod load;
+pub mod load_args;
 pub mod load_temp;
 pub mod phases;
 pub mod report;
