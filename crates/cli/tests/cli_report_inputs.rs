@@ -94,8 +94,8 @@ fn csv_cells_are_neutralised_and_markdown_cells_carry_no_html() {
     for line in csv.lines() {
         for cell in line.split(',') {
             let cell = cell.trim_start_matches('"');
-            let formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r'])
-                && cell.parse::<f64>().is_err();
+            let formula =
+                cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && cell.parse::<f64>().is_err();
             assert!(!formula, "a formula cell in ratios.csv: {cell:?} in {line}");
         }
     }

@@ -56,6 +56,9 @@ mod tests {
         assert_eq!(esc("`<run>`"), "`<run>`");
         assert_eq!(esc("`a` <b>"), "`a` &lt;b>");
         assert_eq!(esc("`<img>"), "`&lt;img>");
-        assert_eq!(row(&["x|y".into(), "`tmpfs`".into()]), "| x\\|y | `tmpfs` |\n");
+        assert_eq!(
+            row(&["x|y".into(), "`tmpfs`".into()]),
+            "| x\\|y | `tmpfs` |\n"
+        );
     }
 }
