@@ -41,7 +41,11 @@ fn nobody_cannot_read_the_servers_secrets() {
     let tmp = tempfile::tempdir().unwrap();
     let redis = RedisServer::start(&tmp.path().join("redis"), false).unwrap();
     assert_ne!(redis.uid(), 0);
-    assert_ne!(redis.uid(), nobody, "redis-server runs as the shared nobody");
+    assert_ne!(
+        redis.uid(),
+        nobody,
+        "redis-server runs as the shared nobody"
+    );
     let conf = redis.private_dir().join("redis.conf");
     assert!(conf.is_file(), "{}", conf.display());
     assert!(!nobody_reads(&conf), "nobody read {}", conf.display());
