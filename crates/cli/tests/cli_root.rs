@@ -228,9 +228,9 @@ fn profiles_lists_every_profile_with_durability() {
     // Which user each managed server runs as and how it is reached (issue 34).
     for server in ["note: redis, redis-aof", "note: postgres, postgres-async"] {
         assert!(
-            stdout
-                .lines()
-                .any(|l| l.starts_with(server) && l.contains("`nobody`") && l.contains("0700")),
+            stdout.lines().any(|l| l.starts_with(server)
+                && l.contains("`triebench-srv`")
+                && l.contains("0700")),
             "{stdout}"
         );
     }

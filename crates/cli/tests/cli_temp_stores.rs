@@ -1,6 +1,7 @@
 //! Issue 48, item 4: every store is readable by its owner alone (0700 directories, 0600 files:
 //! LMDB, `lmdb-async`, SQLite with its `-wal`/`-shm`), a `triebench root` stopped by SIGTERM or
-//! Ctrl-C removes its temporary store, and one killed with SIGKILL is removed by the next run.
+//! Ctrl-C removes its temporary store (a `load` so stopped too), and one killed with SIGKILL is
+//! removed by the next run.
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
@@ -153,4 +154,54 @@ fn a_killed_roots_store_is_removed_by_the_next_run() {
     );
     assert!(!left.exists(), "the killed run's store was not removed");
     assert!(live.exists(), "a live run's store was removed");
+}
+
+#[test]
+fn load_stopped_by_sigterm_removes_its_private_store() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let tmp = work.path().join("tmp");
+    std::fs::create_dir(&tmp).expect("mkdir tmp");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_triebench"))
+        .args(["load", "--backend", "sqlite-wal", "--state-size", "2000"])
+        .args(["--duration", "120s", "--out"])
+        .arg(work.path().join("out"))
+        .env("TMPDIR", &tmp)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run triebench load");
+    let load_dirs = || -> Vec<PathBuf> {
+        std::fs::read_dir(&tmp)
+            .expect("read TMPDIR")
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("triebench-load-")
+            })
+            .map(|e| e.path())
+            .collect()
+    };
+    // Until its store holds a file (the preload has begun), or the run is over.
+    let dir = loop {
+        if let Some(dir) = load_dirs()
+            .into_iter()
+            .find(|d| std::fs::read_dir(d).is_ok_and(|mut it| it.next().is_some()))
+        {
+            break dir;
+        }
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "load ended before its store was made"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(mode(&dir), 0o700, "{}", dir.display());
+    let open = readable_by_others(&dir);
+    // SAFETY: kill on our own child's pid.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let _ = child.wait();
+    assert_eq!(open, Vec::<String>::new(), "store files others can read");
+    assert_eq!(load_dirs(), Vec::<PathBuf>::new(), "SIGTERM left the store");
 }

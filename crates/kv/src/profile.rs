@@ -61,11 +61,11 @@ impl Failover {
 /// (the profiles' one-line descriptions stay about what a commit costs): the user it runs as and
 /// the only way in, so a user running as root on a shared machine knows what is exposed.
 pub const MANAGED_SERVERS: [&str; 4] = [
-    "redis, redis-aof, redis-uncached: a managed redis-server runs as `nobody` when triebench \
+    "redis, redis-aof, redis-uncached: a managed redis-server runs as `triebench-srv` (a dedicated system account, made on first use) when triebench \
      runs as root (else as you), with no TCP port: a unix socket in a private 0700 \
      /tmp/triebench-redis-* directory and a random password (never printed); REDIS_URL uses \
      your server instead",
-    "postgres, postgres-async, postgres-uncached: a managed PostgreSQL runs as `nobody` when triebench runs as \
+    "postgres, postgres-async, postgres-uncached: a managed PostgreSQL runs as `triebench-srv` (a dedicated system account, made on first use) when triebench runs as \
      root (else as you), with no TCP port: a unix socket in a private 0700 /tmp/triebench-pg-* \
      directory, peer authentication for your OS user only, stores as the ordinary role \
      triebench_store; POSTGRES_URL uses your server instead",
@@ -77,8 +77,9 @@ pub const MANAGED_SERVERS: [&str; 4] = [
      printed); failover: crash-test --failover",
     "redis-replica-wait: the managed redis-server as above plus a replica (DIR/replica), Redis's \
      own replication; Redis replicates only over TCP, so the replica dials a delay proxy on a \
-     fresh 127.0.0.1 port (delayed by --net-rtt or TRIEBENCH_STANDBY_RTT) that forwards to the \
-     primary's private socket, and logs in as the ACL user triebench_repl (replication only) \
+     fresh 127.0.0.1 port (delayed by --net-rtt or TRIEBENCH_STANDBY_RTT) that admits only the \
+     replica's own process (any other connection is closed unread) and forwards to the \
+     primary's private socket; the replica logs in as the ACL user triebench_repl (replication only) \
      with a random password (never printed); WAIT 1 after each commit, 0 replicas is a commit \
      error; failover: crash-test --failover",
 ];

@@ -2,7 +2,9 @@
 //!
 //! Neither managed server runs as root: PostgreSQL refuses to, and a root `redis-server` turns
 //! any command a client can send (`SAVE`, `CONFIG SET`) into a root write. When this process is
-//! root, the server runs as [`ServerUser`] `nobody`; otherwise as this process's own user.
+//! root, the server runs as [`ServerUser`] `triebench-srv`, a dedicated system account made on
+//! first use (not the shared `nobody`, whose other processes could read a server's files);
+//! otherwise as this process's own user.
 //! [`Launch`] is what every managed child (redis-server, initdb, postgres) gets: a working
 //! directory given as an open handle (so the unprivileged user needs no search permission on
 //! the directory's parents, which therefore stay as they are), umask 077 (its files 0600, its
@@ -13,8 +15,11 @@ use std::process::Command;
 
 use crate::error::{KvError, KvResult};
 
-/// The unprivileged user a managed server runs as when this process is root.
-pub(crate) const UNPRIVILEGED: &str = "nobody";
+/// The dedicated unprivileged account the managed servers run as when this process is root.
+/// Not the shared `nobody`: whatever else runs as `nobody` could read a server's config (the
+/// Redis password) and its cluster. Made on first use when missing (`useradd --system`).
+pub const SERVER_ACCOUNT_NAME: &str = "triebench-srv";
+const SERVER_ACCOUNT: &std::ffi::CStr = c"triebench-srv";
 
 /// A user (and its primary group) to run a server as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,28 +31,62 @@ pub(crate) struct ServerUser {
 }
 
 impl ServerUser {
-    /// `Some(nobody)` when this process is root (the server must drop to it), `None` when it
-    /// runs as an unprivileged user already (the server runs as that user).
+    /// `Some(triebench-srv)` when this process is root (the server must drop to it; the
+    /// account is made if missing), `None` when it runs as an unprivileged user already (the
+    /// server runs as that user).
     pub(crate) fn for_server(server: &str) -> KvResult<Option<ServerUser>> {
         if !rustix::process::geteuid().is_root() {
             return Ok(None);
         }
-        let name = c"nobody";
-        // SAFETY: getpwnam with a valid C string; the record is read at once.
-        let pw = unsafe { libc::getpwnam(name.as_ptr()) };
-        if pw.is_null() {
-            return Err(KvError::backend(
+        if let Some(user) = lookup(SERVER_ACCOUNT) {
+            return Ok(Some(user));
+        }
+        // First use on this machine: the account is made once, a system account with no
+        // home and no login shell. Two servers starting at once may both try; one wins.
+        let made = std::process::Command::new("useradd")
+            .args([
+                "--system",
+                "--user-group",
+                "--no-create-home",
+                "--home-dir",
+                "/nonexistent",
+                "--shell",
+                "/usr/sbin/nologin",
+                "--comment",
+                "triebench managed servers",
+                SERVER_ACCOUNT_NAME,
+            ])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+        lookup(SERVER_ACCOUNT).map(Some).ok_or_else(|| {
+            KvError::backend(
                 "server",
                 format!(
-                    "running as root, and there is no user `{UNPRIVILEGED}` to run {server} as: \
-                     create it (useradd -r {UNPRIVILEGED}) or run triebench as an ordinary user"
+                    "running as root, and there is no user `{SERVER_ACCOUNT_NAME}` to run {server} \
+                     as, nor could it be made (useradd: {}): create it (useradd --system \
+                     --user-group {SERVER_ACCOUNT_NAME}) or run triebench as an ordinary user",
+                    match made {
+                        Ok(status) => status.to_string(),
+                        Err(e) => e.to_string(),
+                    }
                 ),
-            ));
-        }
-        // SAFETY: pw is non-null and points to libc's static passwd record.
-        let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
-        Ok(Some(ServerUser { uid, gid }))
+            )
+        })
     }
+}
+
+/// The user and primary group of the account `name`, if it exists.
+fn lookup(name: &std::ffi::CStr) -> Option<ServerUser> {
+    // SAFETY: getpwnam with a valid C string; the record is read at once.
+    let pw = unsafe { libc::getpwnam(name.as_ptr()) };
+    if pw.is_null() {
+        return None;
+    }
+    // SAFETY: pw is non-null and points to libc's static passwd record.
+    let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
+    Some(ServerUser { uid, gid })
 }
 
 /// How a managed child process is started.

@@ -38,8 +38,11 @@ fn a_link_named_replica_is_refused_and_its_target_untouched() {
     let elsewhere = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(elsewhere.path(), tmp.path().join("replica")).unwrap();
     let err = RedisStore::open_replicated(tmp.path(), TABLES, RedisOptions::default(), None)
-        .err()
-        .expect("a store whose replica directory is a link must not open");
+        .map(drop)
+        .map_or_else(
+            |e| e,
+            |()| panic!("a store whose replica directory is a link must not open"),
+        );
     assert!(
         matches!(err, KvError::Planted { .. }),
         "expected a planted-link error, got {err}"
@@ -58,9 +61,10 @@ fn a_link_named_standby_is_refused_and_its_target_untouched() {
         .unwrap()
         .uid();
     std::os::unix::fs::symlink(elsewhere.path(), tmp.path().join("standby")).unwrap();
-    let err = open_standby(tmp.path())
-        .err()
-        .expect("a pair whose standby directory is a link must not open");
+    let err = open_standby(tmp.path()).map(drop).map_or_else(
+        |e| e,
+        |()| panic!("a pair whose standby directory is a link must not open"),
+    );
     assert!(
         matches!(err, KvError::Planted { .. }),
         "expected a planted-link error, got {err}"
@@ -85,9 +89,10 @@ fn a_link_named_pgdata_in_the_standby_is_refused() {
     let elsewhere = tempfile::tempdir().unwrap();
     std::fs::create_dir(tmp.path().join("standby")).unwrap();
     std::os::unix::fs::symlink(elsewhere.path(), tmp.path().join("standby/pgdata")).unwrap();
-    let err = open_standby(tmp.path())
-        .err()
-        .expect("a standby whose pgdata is a link must not open");
+    let err = open_standby(tmp.path()).map(drop).map_or_else(
+        |e| e,
+        |()| panic!("a standby whose pgdata is a link must not open"),
+    );
     assert!(err.to_string().contains("pgdata"), "{err}");
     assert_eq!(names(elsewhere.path()), Vec::<String>::new());
 }
@@ -101,9 +106,10 @@ fn an_existing_pgdata_this_run_did_not_make_is_not_chowned() {
     let tmp = tempfile::tempdir().unwrap();
     // Root's own directory, made by someone else before the run (not by triebench).
     std::fs::create_dir_all(tmp.path().join("standby/pgdata")).unwrap();
-    let err = open_standby(tmp.path())
-        .err()
-        .expect("a root-owned pgdata that this run did not make must be refused");
+    let err = open_standby(tmp.path()).map(drop).map_or_else(
+        |e| e,
+        |()| panic!("a root-owned pgdata that this run did not make must be refused"),
+    );
     assert!(err.to_string().contains("pgdata"), "{err}");
     assert_eq!(
         std::fs::metadata(tmp.path().join("standby/pgdata"))

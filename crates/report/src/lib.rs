@@ -230,6 +230,24 @@ fn read_inputs(index: &CriterionIndex, runs: &[String]) -> Result<Inputs, Report
 /// the user's file rather than its copy.
 pub(crate) fn check_run(criterion_dir: &Path, run: &str) -> Result<(), ReportError> {
     let index = CriterionIndex::open(criterion_dir)?;
+    // A run folder may be anyone's: every profile its benchmarks name must be one triebench
+    // knows (a made-up one would reach the tables and ratios.csv as it is).
+    for key in index.benchmarks(run) {
+        let Some(named) = key.profile() else {
+            continue;
+        };
+        let (_, profile) = model::bench_id::split_implementation(&named);
+        if triebench_record::vocabulary::profile(profile).is_none() {
+            return Err(ReportError::RunFolder {
+                path: criterion_dir.to_path_buf(),
+                reason: format!(
+                    "benchmark `{}` names the profile `{profile}`, which is not one triebench \
+                     knows (`triebench profiles` lists them)",
+                    key.group
+                ),
+            });
+        }
+    }
     read_inputs(&index, &[run.to_string()]).map(drop)
 }
 

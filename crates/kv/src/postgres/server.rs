@@ -5,7 +5,7 @@
 //! - Binaries: looked up in `TRIEBENCH_PG_BIN` (a directory; a seam for tests and unusual
 //!   installs), then on `PATH`, then in Debian's `/usr/lib/postgresql/<version>/bin` (newest).
 //! - Root: PostgreSQL refuses to run as root, so when the effective uid is 0 `initdb` and
-//!   `postgres` run as `nobody` (`server_user`), which is made owner of the cluster directory
+//!   `postgres` run as `triebench-srv` (`server_user`), which is made owner of the cluster directory
 //!   `<dir>/pgdata` (created 0700 and handed over through a handle, never by following a
 //!   link: `dir_handle`). The server reaches the cluster through that open handle
 //!   (`-D /proc/self/fd/<n>`), so no parent of the directory under test is opened up for it:
@@ -301,7 +301,7 @@ impl PgServer {
         &self.socket_dir
     }
 
-    /// The user id the server runs as: `nobody`'s when this process is root, else ours.
+    /// The user id the server runs as: `triebench-srv`'s when this process is root, else ours.
     pub fn uid(&self) -> u32 {
         // SAFETY: geteuid has no preconditions.
         self.user

@@ -12,7 +12,7 @@
 //!   0600 config file in that private directory and passed by the file's path, never in argv
 //!   (which `ps` shows to everyone) and never printed; [`RedisServer::url`] carries it for
 //!   clients, and every message quotes the URL redacted;
-//! - not as root: when this process is root the server runs as `nobody` (`server_user`),
+//! - not as root: when this process is root the server runs as `triebench-srv` (`server_user`),
 //!   started in its working directory through an open handle, so no parent of the directory
 //!   under test needs to be opened up for it;
 //! - `--dir .` and `--save ""` (never writes RDB snapshots); `--appendonly no` (`redis`), or
@@ -304,7 +304,7 @@ impl RedisServer {
         self.private.path()
     }
 
-    /// The user id the server runs as: `nobody`'s when this process is root, else ours.
+    /// The user id the server runs as: `triebench-srv`'s when this process is root, else ours.
     pub fn uid(&self) -> u32 {
         // SAFETY: geteuid has no preconditions.
         self.user
