@@ -1,6 +1,6 @@
 //! Owners and modes of a materialised crash state: the op log records names and bytes, not who
 //! owns a file or its permission bits, yet a power cut keeps both. A managed PostgreSQL runs as
-//! `nobody` when triebench is root and refuses a cluster directory that is not 0700 and its own,
+//! `triebench-srv` when triebench is root and refuses a cluster directory that is not 0700 and its own,
 //! so each state gets back what the recording left: every path that exists in the recording's
 //! backing directory takes that path's owner and mode; a path the recording no longer has (a
 //! file a later step removed) takes its parent's owner, 0700 for a directory, 0600 for a file.

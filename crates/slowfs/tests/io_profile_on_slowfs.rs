@@ -60,7 +60,7 @@ fn durable_profiles_fsync_every_commit_and_btree_touches_nothing() {
     let _ = m.finish();
 }
 
-/// PostgreSQL on slowfs (its managed server runs as `nobody` under root, through the mount):
+/// PostgreSQL on slowfs (its managed server runs as `triebench-srv` under root, through the mount):
 /// `postgres` flushes its WAL at every commit, `postgres-async` leaves that to its WAL writer.
 #[test]
 fn postgres_flushes_its_wal_per_commit_and_postgres_async_does_not() {
