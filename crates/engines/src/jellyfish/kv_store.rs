@@ -10,21 +10,19 @@
 //!   encoding -> nothing.
 //!
 //! A value read at a version is the first entry at or after (key hash, complement of the
-//! version): one ordered seek, however many versions the key has.
-
-use std::ops::ControlFlow;
+//! version): one ordered seek, however many versions the key has. Reads go through a
+//! [`KvTreeReader`] (`kv_reader`), one read transaction for a whole batch.
 
 use ::jmt::storage::{LeafNode, Node, NodeBatch, NodeKey, TreeReader, TreeUpdateBatch, TreeWriter};
 use ::jmt::{KeyHash, OwnedValue, Version};
 use triebench_kv::{KeyRange, ReadTx, Store, Table, WriteTx};
 
+use super::kv_reader::{corrupt, value_key, KvTreeReader, NAME};
 use super::JmtStore;
 use crate::EngineError;
 
 /// The tables a [`KvTreeStore`] needs: open the store with these.
 pub const JMT_TABLES: &[&str] = &["jmt_nodes", "jmt_values", "jmt_stale"];
-
-const NAME: &str = "jmt";
 
 /// JMT's node storage on a kv store, for a [`JmtEngine`](super::JmtEngine) on any profile.
 #[derive(Debug)]
@@ -43,6 +41,15 @@ impl<S: Store> KvTreeStore<S> {
             values: store.table("jmt_values")?,
             stale: store.table("jmt_stale")?,
             store,
+        })
+    }
+
+    /// JMT's reader over one read transaction of the store.
+    pub fn tree_reader(&self) -> Result<KvTreeReader<S::Reader<'_>>, EngineError> {
+        Ok(KvTreeReader {
+            rx: self.store.reader()?,
+            nodes: self.nodes,
+            values: self.values,
         })
     }
 
@@ -67,27 +74,11 @@ impl<S: Store> KvTreeStore<S> {
     }
 }
 
-/// Storage key of a key's value at a version.
-fn value_key(key_hash: &KeyHash, version: Version) -> Vec<u8> {
-    [&key_hash.0[..], &(!version).to_be_bytes()].concat()
-}
-
-fn corrupt(what: &'static str, e: impl std::fmt::Display) -> EngineError {
-    EngineError::Corrupt {
-        engine: NAME,
-        what,
-        message: e.to_string(),
-    }
-}
-
 impl<S: Store> TreeReader for KvTreeStore<S> {
+    // One read transaction per call; a JmtEngine reads a whole batch through one
+    // (`JmtStore::reader`).
     fn get_node_option(&self, node_key: &NodeKey) -> anyhow::Result<Option<Node>> {
-        let key = borsh::to_vec(node_key)?;
-        let Some(bytes) = self.store.reader()?.get(self.nodes, &key)? else {
-            return Ok(None);
-        };
-        let node = borsh::from_slice(&bytes).map_err(|e| corrupt("node", e))?;
-        Ok(Some(node))
+        self.tree_reader()?.get_node_option(node_key)
     }
 
     fn get_value_option(
@@ -95,50 +86,11 @@ impl<S: Store> TreeReader for KvTreeStore<S> {
         max_version: Version,
         key_hash: KeyHash,
     ) -> anyhow::Result<Option<OwnedValue>> {
-        let mut range = KeyRange::prefix(&key_hash.0);
-        range.start = value_key(&key_hash, max_version);
-        let mut found: Option<Vec<u8>> = None;
-        self.store.reader()?.scan(self.values, &range, |_, value| {
-            found = Some(value.to_vec());
-            ControlFlow::Break(())
-        })?;
-        match found.as_deref() {
-            None | Some([0]) => Ok(None),
-            Some([1, value @ ..]) => Ok(Some(value.to_vec())),
-            Some(_) => Err(corrupt("value", "neither 0x00 nor 0x01 + value").into()),
-        }
+        self.tree_reader()?.get_value_option(max_version, key_hash)
     }
 
     fn get_rightmost_leaf(&self) -> anyhow::Result<Option<(NodeKey, LeafNode)>> {
-        // Only JMT's restore asks this: a scan of every node.
-        let mut best: Option<(NodeKey, LeafNode)> = None;
-        let mut failure: Option<EngineError> = None;
-        self.store
-            .reader()?
-            .scan(self.nodes, &KeyRange::all(), |key, value| {
-                let decoded = borsh::from_slice::<NodeKey>(key)
-                    .and_then(|k| borsh::from_slice::<Node>(value).map(|n| (k, n)));
-                match decoded {
-                    Ok((key, Node::Leaf(leaf))) => {
-                        if best
-                            .as_ref()
-                            .is_none_or(|(_, b)| leaf.key_hash() > b.key_hash())
-                        {
-                            best = Some((key, leaf));
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(e) => {
-                        failure = Some(corrupt("node", e));
-                        return ControlFlow::Break(());
-                    }
-                }
-                ControlFlow::Continue(())
-            })?;
-        match failure {
-            Some(e) => Err(e.into()),
-            None => Ok(best),
-        }
+        self.tree_reader()?.get_rightmost_leaf()
     }
 }
 
@@ -153,6 +105,15 @@ impl<S: Store> TreeWriter for KvTreeStore<S> {
 
 impl<S: Store> JmtStore for KvTreeStore<S> {
     const NAME: &'static str = NAME;
+
+    type Reader<'a>
+        = KvTreeReader<S::Reader<'a>>
+    where
+        S: 'a;
+
+    fn reader(&self) -> Result<Self::Reader<'_>, EngineError> {
+        self.tree_reader()
+    }
 
     fn write_update(&self, update: TreeUpdateBatch) -> Result<(), EngineError> {
         let mut w = self.store.writer()?;

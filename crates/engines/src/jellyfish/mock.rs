@@ -2,8 +2,8 @@
 //! store is checked against.
 
 use ::jmt::mock::MockTreeStore;
-use ::jmt::storage::TreeUpdateBatch;
-use ::jmt::Version;
+use ::jmt::storage::{LeafNode, Node, NodeKey, TreeReader, TreeUpdateBatch};
+use ::jmt::{KeyHash, OwnedValue, Version};
 
 use super::{library, JmtEngine, JmtStore};
 use crate::EngineError;
@@ -11,8 +11,36 @@ use crate::EngineError;
 /// JMT on its own in-memory mock store (the `jmt` crate's `mocks` feature).
 pub type MockJmt = JmtEngine<MockTreeStore>;
 
+/// The mock's reads, borrowed (the mock itself is the reader).
+#[derive(Clone, Copy)]
+pub struct MockReader<'a>(&'a MockTreeStore);
+
+impl TreeReader for MockReader<'_> {
+    fn get_node_option(&self, node_key: &NodeKey) -> anyhow::Result<Option<Node>> {
+        self.0.get_node_option(node_key)
+    }
+
+    fn get_value_option(
+        &self,
+        max_version: Version,
+        key_hash: KeyHash,
+    ) -> anyhow::Result<Option<OwnedValue>> {
+        self.0.get_value_option(max_version, key_hash)
+    }
+
+    fn get_rightmost_leaf(&self) -> anyhow::Result<Option<(NodeKey, LeafNode)>> {
+        self.0.get_rightmost_leaf()
+    }
+}
+
 impl JmtStore for MockTreeStore {
     const NAME: &'static str = "jmt-mock";
+
+    type Reader<'a> = MockReader<'a>;
+
+    fn reader(&self) -> Result<Self::Reader<'_>, EngineError> {
+        Ok(MockReader(self))
+    }
 
     fn write_update(&self, update: TreeUpdateBatch) -> Result<(), EngineError> {
         self.write_tree_update_batch(update)

@@ -9,8 +9,10 @@
 //!
 //! * `kv_store`: [`KvTreeStore`], JMT's `TreeReader`/`TreeWriter` over a
 //!   [`triebench_kv::Store`], so JMT runs on every kv profile;
+//! * `kv_reader`: [`KvTreeReader`], its reads from one read transaction;
 //! * `mock`: [`JmtStore`] for JMT's own `MockTreeStore`, the reference ([`MockJmt`]).
 
+mod kv_reader;
 mod kv_store;
 mod mock;
 
@@ -23,8 +25,9 @@ use triebench_merkle::StateChange;
 
 use crate::{Engine, EngineError, Root};
 
+pub use kv_reader::KvTreeReader;
 pub use kv_store::{KvTreeStore, JMT_TABLES};
-pub use mock::MockJmt;
+pub use mock::{MockJmt, MockReader};
 
 /// The empty tree's root: JMT's placeholder hash.
 const EMPTY: [u8; 32] = *b"SPARSE_MERKLE_PLACEHOLDER_HASH__";
@@ -40,6 +43,14 @@ type Tree<'a, T> = JellyfishMerkleTree<'a, T, Sha256>;
 pub trait JmtStore: TreeReader + TreeWriter {
     /// The engine's name on this store, as reports show it.
     const NAME: &'static str;
+
+    /// What a batch, a read or a proof reads the tree through.
+    type Reader<'a>: TreeReader
+    where
+        Self: 'a;
+
+    /// A reader for one batch, read or proof (one read transaction of a kv store).
+    fn reader(&self) -> Result<Self::Reader<'_>, EngineError>;
 
     /// Stores a version's new nodes, values and stale-node records in one transaction.
     fn write_update(&self, update: TreeUpdateBatch) -> Result<(), EngineError>;
@@ -151,7 +162,7 @@ impl<T: JmtStore> Engine for JmtEngine<T> {
             return Ok(root);
         }
         let version = self.next;
-        let (root, update) = Tree::new(&self.store)
+        let (root, update) = Tree::new(&self.store.reader()?)
             .put_value_set(set, version)
             .map_err(|e| library(T::NAME, e))?;
         self.store.write_update(update)?;
@@ -166,7 +177,7 @@ impl<T: JmtStore> Engine for JmtEngine<T> {
         let Some(version) = self.version_of(root)? else {
             return Ok(None);
         };
-        Tree::new(&self.store)
+        Tree::new(&self.store.reader()?)
             .get(key, version)
             .map_err(|e| library(T::NAME, e))
     }
@@ -188,7 +199,7 @@ impl<T: JmtStore> Engine for JmtEngine<T> {
         let Some(version) = self.version_of(root)? else {
             return Ok(Some(EMPTY_PROOF.to_vec()));
         };
-        let (_, proof) = Tree::new(&self.store)
+        let (_, proof) = Tree::new(&self.store.reader()?)
             .get_with_proof(key, version)
             .map_err(|e| library(T::NAME, e))?;
         borsh::to_vec(&proof)
