@@ -273,3 +273,73 @@ fn jmt_ignores_a_delete_of_an_absent_key() {
     assert_eq!(after, root);
     assert_eq!(engine.get(&after, "ab").unwrap(), Some(vec![1]));
 }
+
+/// Transact's `update` data (1,000 keys, then 50 sets and 50 deletes in one batch) in commits
+/// of 100, on LMDB: JMT beside its mock, the trie beside its model and Transact's roots.
+#[test]
+fn the_update_workload_on_lmdb_matches_the_references() {
+    use sha2::{Digest, Sha512};
+    let entry = |i: u32| {
+        let key = format!("{i:016x}");
+        (
+            hex::encode(&Sha512::digest(key.as_bytes())[..32]),
+            key.into_bytes(),
+        )
+    };
+    let mut batches: Vec<Vec<StateChange>> = (0..10)
+        .map(|b| {
+            (b * 100..(b + 1) * 100)
+                .map(|i| {
+                    let (address, value) = entry(i);
+                    StateChange::Set { address, value }
+                })
+                .collect()
+        })
+        .collect();
+    let mut mixed: Vec<StateChange> = (0..50)
+        .map(|i| StateChange::Set {
+            address: entry(i).0,
+            value: b"5.0".to_vec(),
+        })
+        .collect();
+    mixed.extend((500..550).map(|i| StateChange::Delete {
+        address: entry(i).0,
+    }));
+    batches.push(mixed);
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut trie = TrieEngine::new(lmdb(&dir, TABLES)).unwrap();
+    let roots = check_roots(&mut trie, &mut ModelTrie::default(), &batches).unwrap();
+    assert_eq!(
+        roots[9].to_string(),
+        "8a5b72e8c541e97267d481e59f389774ff656624bb8cb0b0c7ce1fb59ab35a5f"
+    );
+    assert_eq!(
+        roots[10].to_string(),
+        "26c1c3b4cd2c6fcd1726f15829e674c78b042822983bd62250b12d2f42c5a8bc"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut jmt = JmtEngine::new(KvTreeStore::new(lmdb(&dir, JMT_TABLES)).unwrap());
+    let roots = check_roots(&mut jmt, &mut MockJmt::default(), &batches).unwrap();
+    let last = roots.last().unwrap();
+    let before = jmt_nodes(&jmt);
+    jmt.prune_before(last).unwrap();
+    assert!(jmt_nodes(&jmt) < before);
+    for i in [0u32, 49, 50, 499, 500, 549, 550, 999, 1000] {
+        let (address, value) = entry(i);
+        let expected = match i {
+            0..50 => Some(b"5.0".to_vec()),
+            500..550 | 1000.. => None,
+            _ => Some(value),
+        };
+        assert_eq!(jmt.get(last, &address).unwrap(), expected, "key {i}");
+        let proof = jmt.prove(last, &address).unwrap().unwrap();
+        jmt.verify(last, &address, expected.as_deref(), &proof)
+            .unwrap();
+    }
+    assert!(matches!(
+        jmt.get(&roots[0], &entry(0).0),
+        Err(EngineError::UnknownRoot { .. })
+    ));
+}
