@@ -17,6 +17,7 @@
 //! * `leaves`: [`Leaves`], the values under a prefix read lazily in address order.
 //! * `trie`: [`MerkleTrie`], the view at one root that reads and drives all of the above.
 //! * `state`: [`TrieState`], an owned handle to the store that takes the root per call.
+//! * [`proof`]: [`Proof`]s that an address holds a value or none at a root, and [`verify`].
 //! * [`reference`](mod@reference): a mapping's root built from scratch, the tests' model.
 //! * `error`: [`MerkleError`], every way the above can fail.
 //!
@@ -36,6 +37,8 @@
 //! [`StateChange`]s in one storage transaction and returns the new root;
 //! [`compute`](MerkleTrie::compute) returns the same root without writing. Every commit keeps
 //! a [change log](changelog) so that old roots can be [pruned](prune).
+//! [`prove`](MerkleTrie::prove) gives a [`Proof`] of what an address holds (a value or none)
+//! that [`verify`] checks against the root alone.
 //!
 //! # Batches
 //!
@@ -119,6 +122,7 @@ mod fetch;
 pub mod hash;
 mod leaves;
 mod node;
+pub mod proof;
 pub mod prune;
 mod refcount;
 pub mod reference;
@@ -135,6 +139,7 @@ pub use codec::DecodeError;
 pub use error::{excerpt, MerkleError, EXCERPT_BYTES};
 pub use hash::HashStats;
 pub use leaves::Leaves;
+pub use proof::{verify, Proof, ProofError};
 pub use state::TrieState;
 pub use trie::MerkleTrie;
 

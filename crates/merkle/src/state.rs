@@ -9,6 +9,7 @@ use triebench_kv::Store;
 use crate::changelog::ChangeLogEntry;
 use crate::hash::{hex_to_raw, HexHash};
 use crate::leaves::Leaves;
+use crate::proof::Proof;
 use crate::tables::{read_change_log, Tables};
 use crate::trie::{parse_root, MerkleTrie};
 use crate::{write, MerkleError, StateChange};
@@ -67,6 +68,15 @@ impl<S: Store> TrieState<S> {
         let hash = parse_root(root)?;
         self.at(hash)
             .get(address)
+            .map_err(|e| unknown_root(e, root))
+    }
+
+    /// A proof of what `address` holds at `root`, inclusion or exclusion (see
+    /// [`MerkleTrie::prove`]); check it with [`verify`](crate::verify).
+    pub fn prove(&self, root: &str, address: &str) -> Result<Proof, MerkleError> {
+        let hash = parse_root(root)?;
+        self.at(hash)
+            .prove(address)
             .map_err(|e| unknown_root(e, root))
     }
 

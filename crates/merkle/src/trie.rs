@@ -10,6 +10,7 @@ use crate::descend::descend;
 use crate::hash::{hex_string, hex_to_raw, parse_hex_hash, HexHash};
 use crate::leaves::Leaves;
 use crate::node::Layout;
+use crate::proof::{self, Proof};
 use crate::tables::{read_change_log, Tables};
 use crate::write::WrittenEntry;
 use crate::{address, fetch, prune, update, write, MerkleError, StateChange, EMPTY_ROOT_HEX};
@@ -143,6 +144,17 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     /// Whether a value is stored at `address` (same rule as [`get`](Self::get)).
     pub fn contains(&self, address: &str) -> Result<bool, MerkleError> {
         Ok(self.get(address)?.is_some())
+    }
+
+    /// A proof of what `address` holds at this root: inclusion if it holds a value, exclusion
+    /// if not (see [`proof`](crate::proof)); check it with [`verify`](crate::verify). One read
+    /// per level, like [`get`](Self::get).
+    pub fn prove(&self, address: &str) -> Result<Proof, MerkleError> {
+        phase_span!(TRIE);
+        let tokens = address::tokens(address)?;
+        let rx = Traced(open_reader(self.store)?);
+        let cache = self.store.content_cache();
+        proof::build(&rx, cache, self.tables.main, &self.root_hash, &tokens)
     }
 
     /// Applies `changes` on top of this root in one storage transaction and returns the new

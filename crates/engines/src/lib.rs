@@ -1,0 +1,50 @@
+//! `triebench-engines`: one interface, [`Engine`], for authenticated state engines, so that
+//! the same batches run on each over the same [`triebench_kv::Store`] and their roots, reads,
+//! pruning and proofs can be compared.
+//!
+//! # Modules, in data order
+//!
+//! * [`engine`](mod@engine): the [`Engine`] trait and [`Root`], an engine's state root.
+//! * `trie`: [`TrieEngine`], triebench's Transact-compatible Merkle-Radix trie
+//!   ([`triebench_merkle`]).
+//! * [`jellyfish`]: [`JmtEngine`], a Jellyfish Merkle tree (the `jmt` crate) over a
+//!   [`JmtStore`]: [`KvTreeStore`] (any kv store) or JMT's own in-memory mock.
+//! * `model`: [`ModelTrie`], the trie's reference: roots computed from scratch from the
+//!   mapping ([`triebench_merkle::reference`]).
+//! * `check`: [`check_roots`], an engine run batch by batch beside its reference; a wrong root
+//!   is an error.
+//! * `error`: [`EngineError`].
+//!
+//! # What is here, and what is not
+//!
+//! Two engines (ours and JMT), each checked against its reference. Not yet: an Ethereum MPT,
+//! NOMT, Transact 0.4.7 and Firewood behind the trait, the CLI and report wiring (issue 50).
+//!
+//! # Example
+//!
+//! ```
+//! use triebench_kv::btree::BTreeStore;
+//! use triebench_engines::{check_roots, Engine, JmtEngine, KvTreeStore, MockJmt};
+//! use triebench_merkle::StateChange;
+//!
+//! let store = BTreeStore::open(triebench_engines::JMT_TABLES)?;
+//! let mut jmt = JmtEngine::new(KvTreeStore::new(store)?);
+//! let batches = vec![vec![StateChange::Set { address: "abcd".into(), value: b"v".to_vec() }]];
+//! let roots = check_roots(&mut jmt, &mut MockJmt::default(), &batches)?;
+//! assert_eq!(jmt.get(&roots[0], "abcd")?, Some(b"v".to_vec()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod check;
+pub mod engine;
+mod error;
+pub mod jellyfish;
+mod model;
+mod trie;
+
+pub use check::check_roots;
+pub use engine::{Engine, Root};
+pub use error::EngineError;
+pub use jellyfish::{JmtEngine, JmtStore, KvTreeStore, MockJmt, JMT_TABLES};
+pub use model::ModelTrie;
+pub use trie::TrieEngine;
