@@ -90,6 +90,7 @@ pub use private_dir::remove_orphaned_server_dirs;
 pub use profile::{Durability, Failover, Profile, DEFAULT_LMDB_MAP_SIZE, MANAGED_SERVERS};
 pub use profile_table::profile_table;
 pub use range::KeyRange;
+#[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 pub use server_user::SERVER_ACCOUNT_NAME;
 pub use spec::BackendSpec;
 pub use store::{ReadTx, Store, Table, WriteTx};

@@ -21,6 +21,7 @@ pub(crate) const FILE_MODE: u32 = 0o600;
 /// Narrows `file` (opened at `path`) to [`FILE_MODE`] when its group or others may read or
 /// write it (a store file an older version made 0644); a file we may not chmod (another
 /// user's) is left as it is.
+#[cfg(feature = "sqlite-db")]
 pub(crate) fn narrow_to_owner(file: &std::fs::File, path: &Path) -> KvResult<()> {
     use std::os::unix::fs::PermissionsExt;
     let meta = file

@@ -18,6 +18,7 @@
 //! `env.json` are written from [`Manifest`] and [`Machine`], the types the reader parses.
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -66,10 +67,14 @@ pub fn export_run(e: &ExportRun<'_>) -> Result<PathBuf, PlanError> {
             criterion_dir: e.criterion_dir.to_path_buf(),
         });
     }
-    if folder.exists() {
-        fs::remove_dir_all(&folder).map_err(io(&folder))?;
-    }
-    let tree = folder.join(CRITERION);
+    // Written in a staging folder beside it and renamed into place at the end, so a failed
+    // export leaves no half-written run folder (the staging folder goes with the error).
+    fs::create_dir_all(e.parent).map_err(io(e.parent))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".new-export-")
+        .tempdir_in(e.parent)
+        .map_err(io(e.parent))?;
+    let tree = staging.path().join(CRITERION);
     fs::create_dir_all(tree.join(SIDECAR_DIR)).map_err(io(&tree))?;
     for file in files {
         let Ok(rel) = file.strip_prefix(e.criterion_dir) else {
@@ -83,7 +88,7 @@ pub fn export_run(e: &ExportRun<'_>) -> Result<PathBuf, PlanError> {
             .map_err(|e| io(&target)(e.into()))?;
     }
     write_json(
-        &folder.join("env.json"),
+        &staging.path().join("env.json"),
         &Machine::this_host(e.host, &rustc_version()),
         e.run,
     )?;
@@ -96,7 +101,17 @@ pub fn export_run(e: &ExportRun<'_>) -> Result<PathBuf, PlanError> {
         date,
         criterion: CRITERION.to_string(),
     };
-    write_json(&folder.join(MANIFEST), &manifest, e.run)?;
+    write_json(&staging.path().join(MANIFEST), &manifest, e.run)?;
+    // Readable as a run folder always was (0755, not the staging folder's 0700): it holds
+    // results to share, no store.
+    fs::set_permissions(staging.path(), fs::Permissions::from_mode(0o755))
+        .map_err(io(staging.path()))?;
+    if folder.exists() {
+        fs::remove_dir_all(&folder).map_err(io(&folder))?;
+    }
+    fs::rename(staging.path(), &folder).map_err(io(&folder))?;
+    // Renamed away: nothing is left for the guard to remove.
+    let _ = staging.keep();
     Ok(folder)
 }
 
