@@ -18,6 +18,10 @@ use crate::error::{KvError, KvResult};
 /// The mode of every file a store creates: its owner's alone.
 pub(crate) const FILE_MODE: u32 = 0o600;
 
+/// [`FILE_MODE`] as LMDB takes it (`mode_t`: 32 bits on Linux, 16 on macOS).
+#[cfg(feature = "lmdb")]
+pub(crate) const LMDB_FILE_MODE: lmdb_sys::mdb_mode_t = 0o600;
+
 /// Narrows `file` (opened at `path`) to [`FILE_MODE`] when its group or others may read or
 /// write it (a store file an older version made 0644); a file we may not chmod (another
 /// user's) is left as it is.

@@ -43,7 +43,7 @@ pub(super) fn create_atomically(
             .set_flags(EnvironmentFlags::NO_TLS)
             .set_max_dbs(u32::try_from(names.len()).unwrap_or(u32::MAX))
             .set_map_size(map_size)
-            .open_with_permissions(&building, crate::store_dir::FILE_MODE)
+            .open_with_permissions(&building, crate::store_dir::LMDB_FILE_MODE)
             .map_err(|e| open_error(e, &building))?;
         for name in names {
             env.create_db(Some(name), DatabaseFlags::empty())

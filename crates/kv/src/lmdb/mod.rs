@@ -133,7 +133,7 @@ impl LmdbStore {
             .set_flags(flags)
             .set_max_dbs(max_dbs)
             .set_map_size(options.map_size)
-            .open_with_permissions(&env_path, crate::store_dir::FILE_MODE)
+            .open_with_permissions(&env_path, crate::store_dir::LMDB_FILE_MODE)
             .map_err(|e| open_error(e, &env_path))?;
         close_data_file_on_exec(&env, &data_file)?;
         if let Some(len) = existing_len.filter(|&len| len > 0) {
