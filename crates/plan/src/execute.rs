@@ -18,7 +18,7 @@ use crate::describe::{
     build_label, export_label, io_profile_label, load_label, report_label, run_step_label,
 };
 use crate::error::PlanError;
-use crate::export::{export_run, ExportRun};
+use crate::export_run::{export_run, ExportRun};
 use crate::step::capture_fs::{capture_fs, CaptureFsOptions};
 use crate::step::grow::{grow, GrowOptions};
 use crate::step::headline::{headline, HeadlineOptions};

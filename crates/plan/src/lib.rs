@@ -19,7 +19,7 @@
 //! - [`execute`]: runs the plan, step by step, timed; [`criterion_route`]: the `cargo bench`
 //!   command lines of criterion's benches (the one route that leaves the process).
 //! - [`main_job`]: all of the above in order, as `triebench bench` runs it.
-//! - [`export`]: a run copied out of the criterion directory into a run folder (the format is
+//! - [`export_run`]: a run copied out of the criterion directory into a run folder (the format is
 //!   `triebench_record::run_folder`), which `report --runs` merges with other machines'.
 //! - [`error`]: [`PlanError`], what stops a step or the plan.
 
@@ -28,7 +28,7 @@ pub mod criterion_route;
 pub mod describe;
 pub mod error;
 pub mod execute;
-pub mod export;
+pub mod export_run;
 pub mod flamegraph;
 pub mod iolab;
 pub mod main_job;

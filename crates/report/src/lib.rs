@@ -51,7 +51,7 @@ use analysis::{lab, missing, ratios, stats};
 use atomic_file::write_text;
 use model::{naming, results};
 use read::{cpu_idle, env, fs_info, io_profile_file, versions};
-use render::{export, lab_csv, markdown, plots};
+use render::{lab_csv, markdown, plots, ratio_files};
 
 /// Writes `<dir>/grow-report.md` (the section "How cost grows with state") and its plots in
 /// `<dir>/plots/` from every growth curve under `dir` (see `read::grow_files`); returns the
@@ -431,10 +431,10 @@ fn write_report(
     )?;
     write_text(
         &out_dir.join("ratios.csv"),
-        &export::to_csv(&ratios.rows, stats::CONFIDENCE),
+        &ratio_files::to_csv(&ratios.rows, stats::CONFIDENCE),
     )?;
-    let ratios_file = export::RatiosFile {
-        schema_version: export::SCHEMA_VERSION,
+    let ratios_file = ratio_files::RatiosFile {
+        schema_version: ratio_files::SCHEMA_VERSION,
         generated_at,
         baseline: args.baseline.clone(),
         runs,
@@ -452,7 +452,7 @@ fn write_report(
         &out_dir.join("env.json"),
         &to_json("environment", &env_info)?,
     )?;
-    write_text(&out_dir.join("SCHEMA.md"), &export::schema_markdown())?;
+    write_text(&out_dir.join("SCHEMA.md"), &ratio_files::schema_markdown())?;
     for file in &phases {
         let path = out_dir.join(format!("phases-{}.json", file.run));
         write_text(&path, &to_json("phase run", file)?)?;

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use triebench_report::analysis::ratios::Status;
 use triebench_report::render::chart::chart_size;
-use triebench_report::render::export::{RatiosFile, CSV_COLUMNS};
 use triebench_report::render::markdown::{DURABLE_YES, MISSING};
+use triebench_report::render::ratio_files::{RatiosFile, CSV_COLUMNS};
 use triebench_report::{run_report, ReportArgs, ReportError};
 
 const PROFILES: [&str; 3] = ["btree", "lmdb", "sqlite-wal"];

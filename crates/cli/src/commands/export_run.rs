@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
-use triebench_plan::export::{export_run, ExportRun};
+use triebench_plan::export_run::{export_run, ExportRun};
 use triebench_plan::scale::Scale;
 
 #[derive(Debug, Args)]

@@ -82,7 +82,7 @@ pub fn read_side(spec: &str, criterion_dir: Option<&Path>) -> Result<Side, Repor
 /// The name of a result folder's ratios file.
 const RATIOS: &str = "ratios.json";
 
-/// The `ratios.json` layout this reads: `render::export::SCHEMA_VERSION` (a later stage, so not
+/// The `ratios.json` layout this reads: `render::ratio_files::SCHEMA_VERSION` (a later stage, so not
 /// imported here; a test of `render::dashboard_export` checks that the two agree).
 pub const RATIOS_SCHEMA_VERSION: u32 = 1;
 

@@ -121,7 +121,7 @@ mod tests {
     fn the_side_reader_reads_the_ratios_layout_the_report_writes() {
         assert_eq!(
             crate::read::side::RATIOS_SCHEMA_VERSION,
-            crate::render::export::SCHEMA_VERSION
+            crate::render::ratio_files::SCHEMA_VERSION
         );
     }
 }

@@ -8,7 +8,7 @@
 //!   missing, environment) and `lab_markdown` (the filesystem lab). All use `table` and `fmt`.
 //! - [`compare_markdown`]: `triebench compare`'s Markdown; [`dashboard_export`]: a side as
 //!   github-action-benchmark's or Bencher's JSON.
-//! - [`export`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; `lab_csv`: `io-profile.csv`.
+//! - [`ratio_files`]: `ratios.csv`, `ratios.json` and `SCHEMA.md`; `lab_csv`: `io-profile.csv`.
 //! - `transact_section`: triebench vs Transact's own code, when both were measured.
 //! - `floor_section`: each backend's `update` commit against its storage floor.
 //! - `plots`: the slowdown and time plots, drawn by [`chart`] on `axes` with the embedded
@@ -35,7 +35,6 @@ pub(crate) mod crash_models_section;
 pub mod crash_section;
 pub mod csv_cell;
 pub mod dashboard_export;
-pub mod export;
 pub(crate) mod floor_section;
 pub(crate) mod fmt;
 pub mod font;
@@ -57,6 +56,7 @@ pub mod phase_lines;
 pub(crate) mod phase_section;
 pub(crate) mod plot_pair;
 pub(crate) mod plots;
+pub mod ratio_files;
 pub(crate) mod summary_section;
 pub(crate) mod table;
 pub(crate) mod transact_section;
