@@ -6,7 +6,6 @@
 use std::io::Write;
 use std::path::Path;
 
-use triebench_record::file::write_atomically;
 use triebench_record::results::{merge_results, read_results, ResultsFile};
 
 use crate::error::CrashError;
@@ -38,18 +37,10 @@ pub(crate) fn save<F: ResultsFile>(
 /// Writes DIR/env.json: the machine and software the counts come from (rewritten with each
 /// run).
 fn write_env(dir: &Path) -> Result<(), CrashError> {
-    let fail = |source: std::io::Error| CrashError::WriteEnv {
+    triebench_measure::versions::write_env_json(dir).map_err(|source| CrashError::WriteEnv {
         dir: dir.to_path_buf(),
         source,
-    };
-    let env = serde_json::json!({
-        "generated_at": triebench_record::time::now(),
-        "host": triebench_record::host::capture_host(),
-        "versions": triebench_measure::versions::capture(),
-        "command": std::env::args().collect::<Vec<_>>().join(" "),
-    });
-    let env = serde_json::to_string_pretty(&env).map_err(|e| fail(std::io::Error::other(e)))?;
-    write_atomically(&dir.join("env.json"), (env + "\n").as_bytes()).map_err(fail)
+    })
 }
 
 #[cfg(test)]

@@ -46,6 +46,20 @@ pub fn capture() -> Versions {
     }
 }
 
+/// Writes `dir/env.json` (replaced whole): when, on which machine, with which software versions
+/// and by which command a result folder's figures were made; the one writer of that file for
+/// the growth curves and the crash lab's folders.
+pub fn write_env_json(dir: &Path) -> std::io::Result<()> {
+    let env = serde_json::json!({
+        "generated_at": triebench_record::time::now(),
+        "host": triebench_record::host::capture_host(),
+        "versions": capture(),
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
+    });
+    let text = serde_json::to_string_pretty(&env).map_err(std::io::Error::other)?;
+    triebench_record::file::write_atomically(&dir.join("env.json"), (text + "\n").as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

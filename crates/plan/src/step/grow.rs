@@ -196,14 +196,8 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
 /// The machine and software a curve comes from, as `env.json` beside it (and, from
 /// `grow-report`, at the top of a results folder).
 pub fn write_env(dir: &Path) -> Result<(), PlanError> {
-    let env = serde_json::json!({
-        "generated_at": triebench_record::time::now(),
-        "host": triebench_record::host::capture_host(),
-        "versions": triebench_measure::versions::capture(),
-        "command": std::env::args().collect::<Vec<_>>().join(" "),
-    });
-    let text = serde_json::to_string_pretty(&env).map_err(|e| PlanError::Usage(e.to_string()))?;
-    let path = dir.join("env.json");
-    triebench_record::file::write_atomically(&path, (text + "\n").as_bytes())
-        .map_err(|source| PlanError::Write { path, source })
+    triebench_measure::versions::write_env_json(dir).map_err(|source| PlanError::Write {
+        path: dir.join("env.json"),
+        source,
+    })
 }
