@@ -3,26 +3,13 @@
 //! LMDB files. Every address of each state proves its value against the literal root, and
 //! absent ones (deleted, prefixes, neighbours) prove their absence.
 
-use sha2::{Digest, Sha512};
+mod common;
+
+use common::{set, update_entry};
 use triebench_kv::btree::BTreeStore;
 use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
 use triebench_kv::Store;
 use triebench_merkle::{verify, MerkleTrie, ProofError, StateChange, EMPTY_ROOT, TABLES};
-
-fn set(address: &str, value: &[u8]) -> StateChange {
-    StateChange::Set {
-        address: address.to_string(),
-        value: value.to_vec(),
-    }
-}
-
-fn update_entry(i: u32) -> (String, Vec<u8>) {
-    let key = format!("{i:016x}");
-    (
-        hex::encode(&Sha512::digest(key.as_bytes())[..32]),
-        key.into_bytes(),
-    )
-}
 
 /// A vector: batches committed in order from the empty root, the root Transact gives after
 /// the last, what each address then holds, and addresses to prove absent.

@@ -4,24 +4,11 @@
 //! as the benches do; `redis-replica-wait` one pair, a key namespace per vector).
 //! Profiles run side by side: most of the time is spent waiting on fsyncs and servers.
 
-use sha2::{Digest, Sha512};
+mod common;
+
+use common::{set, update_entry};
 use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
 use triebench_merkle::{MerkleTrie, StateChange, EMPTY_ROOT, TABLES};
-
-fn set(address: &str, value: &[u8]) -> StateChange {
-    StateChange::Set {
-        address: address.to_string(),
-        value: value.to_vec(),
-    }
-}
-
-fn update_entry(i: u32) -> (String, Vec<u8>) {
-    let key = format!("{i:016x}");
-    (
-        hex::encode(&Sha512::digest(key.as_bytes())[..32]),
-        key.into_bytes(),
-    )
-}
 
 /// A vector: batches committed one after another from the empty root, and the expected roots
 /// after each batch.

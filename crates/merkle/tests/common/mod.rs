@@ -15,6 +15,17 @@ pub fn set(address: &str, value: &[u8]) -> StateChange {
     }
 }
 
+/// Entry `i` of Transact's `update` test data: the address is the first 32 bytes of SHA-512 of
+/// the 16-digit hex of `i`, the value that hex text.
+pub fn update_entry(i: u32) -> (String, Vec<u8>) {
+    use sha2::{Digest, Sha512};
+    let key = format!("{i:016x}");
+    (
+        hex::encode(&Sha512::digest(key.as_bytes())[..32]),
+        key.into_bytes(),
+    )
+}
+
 pub fn del(address: &str) -> StateChange {
     StateChange::Delete {
         address: address.to_string(),
