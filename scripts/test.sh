@@ -18,6 +18,8 @@ echo "== [${SECONDS}s] module cycles (no module imports one that imports it back
 scripts/check-module-cycles.py
 echo "== [${SECONDS}s] crate layers (no workspace crate depends on one above it; scripts/check-crate-layers.py has the table)"
 scripts/check-crate-layers.py
+echo "== [${SECONDS}s] test suites (every integration test file of a one-binary crate is in its tests/suite.rs)"
+scripts/check-test-suites.py
 echo "== [${SECONDS}s] docs (every results/ folder cited and indexed, every link and anchor resolves)"
 scripts/check-docs.sh
 echo "== [${SECONDS}s] cargo package (the library crates are ready for crates.io: metadata, READMEs, versions)"
@@ -101,10 +103,11 @@ if ((transact_status != 0)); then
   exit "$transact_status"
 fi
 echo "== [${SECONDS}s] macOS build check in the background (scripts/check-macos.sh: every crate, test and bench for x86_64-apple-darwin)"
-# A cargo check of its own target: it runs on the core the test-mode benches below leave idle
-# (they run one benchmark at a time).
+# A cargo check of its own target, in a target directory of its own: in the shared one, cargo's
+# build-directory lock made every cargo command below wait for the whole check (~60 s of CI). So
+# it runs on the core the test-mode benches below leave idle (they run one benchmark at a time).
 macos_log=$(mktemp)
-scripts/check-macos.sh >"$macos_log" 2>&1 &
+CARGO_TARGET_DIR=$target/macos-check scripts/check-macos.sh >"$macos_log" 2>&1 &
 macos_pid=$!
 trap 'kill "$macos_pid" 2>/dev/null || true; [[ -z $made_test_tmp ]] || rm -rf "$made_test_tmp"' EXIT
 echo "== [${SECONDS}s] criterion benches in test mode (each benchmark once, quick sizes)"
@@ -121,7 +124,7 @@ echo "== [${SECONDS}s] a measuring bench records what idle CPUs did, and its run
 # where criterion saved the baseline (here CRITERION_HOME), and an unknown mode must stop the
 # bench with the valid ones named.
 idle_home=$(mktemp -d)
-idle_bench=(cargo test -q --bench kv --features all-backends -- --bench --save-baseline ci-idle '^floor/sha512_8k$')
+idle_bench=(cargo test -q --bench kv --features all-backends -- --bench --noplot --save-baseline ci-idle '^floor/sha512_8k$')
 CRITERION_HOME=$idle_home TRIEBENCH_SCALE=quick TRIEBENCH_FILTER='^floor/sha512_8k$' TRIEBENCH_CPU_IDLE=os \
   "${test_env[@]}" "${idle_bench[@]}" >/dev/null
 if [[ ! -f $idle_home/floor/sha512_8k/ci-idle/sample.json ]] ||

@@ -56,7 +56,7 @@ fn open_without_redis_server_on_path() {
     let output = std::process::Command::new(exe)
         .args([
             "--exact",
-            "open_without_redis_server_on_path_child",
+            &crate::test_name(module_path!(), "open_without_redis_server_on_path_child"),
             "--nocapture",
         ])
         .env(CHILD_ENV, "1")

@@ -132,7 +132,7 @@ fn outcome(dir: &Path, transact_flags: bool) -> String {
     let out = Command::new(exe)
         .args([
             "--exact",
-            "corrupt_child",
+            &crate::test_name(module_path!(), "corrupt_child"),
             "--nocapture",
             "--test-threads=1",
         ])

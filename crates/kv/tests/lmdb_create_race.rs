@@ -35,7 +35,11 @@ fn concurrent_creation_never_reports_corruption() {
             let children: Vec<_> = (0..2)
                 .map(|_| {
                     Command::new(&exe)
-                        .args(["--exact", "race_child", "--nocapture"])
+                        .args([
+                            "--exact",
+                            &crate::test_name(module_path!(), "race_child"),
+                            "--nocapture",
+                        ])
                         .env(CHILD_ENV, &dir)
                         .env("TRIEBENCH_LMDB_RACE_ASYNC", transact_flags.to_string())
                         .stdout(Stdio::piped())

@@ -22,7 +22,11 @@ fn server_dies_with_its_sigkilled_owner() {
     let dir = tempfile::tempdir().expect("temp dir");
     let exe = std::env::current_exe().expect("test executable");
     let mut child = Command::new(exe)
-        .args(["--exact", "orphan_child", "--nocapture"])
+        .args([
+            "--exact",
+            &crate::test_name(module_path!(), "orphan_child"),
+            "--nocapture",
+        ])
         .env(CHILD_ENV, dir.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

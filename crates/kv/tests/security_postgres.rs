@@ -46,7 +46,10 @@ fn another_local_user_cannot_reach_the_server() {
     // A long data path: where the socket used to fall back to a world-readable /tmp/tbpg*.
     let dir = long_dir(parent.path(), 120);
     let server = PgServer::start(&dir).expect("start");
-    let out = stranger.run("stranger_child", &server.socket_dir().display().to_string());
+    let out = stranger.run(
+        &crate::test_name(module_path!(), "stranger_child"),
+        &server.socket_dir().display().to_string(),
+    );
     println!("as {}: {out}", stranger.name);
     assert!(
         !out.contains("reached"),
@@ -184,7 +187,11 @@ fn owner_child() {
 fn a_sigkilled_owner_leaves_no_socket_directory_behind_the_next_server() {
     let parent = tempfile::tempdir().expect("temp dir");
     let dir = long_dir(parent.path(), 120);
-    let socket_dir = kill_owner_of_a_server(OWNER_ENV, &dir);
+    let socket_dir = kill_owner_of_a_server(
+        &crate::test_name(module_path!(), "owner_child"),
+        OWNER_ENV,
+        &dir,
+    );
     let next_dir = tempfile::tempdir().expect("temp dir");
     let next = PgServer::start(next_dir.path()).expect("start the next server");
     assert!(

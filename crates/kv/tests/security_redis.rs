@@ -52,7 +52,10 @@ fn another_local_user_cannot_reach_the_server() {
             .into_iter()
             .map(|p| format!("tcp:{p}")),
     );
-    let out = stranger.run("stranger_child", &targets.join(","));
+    let out = stranger.run(
+        &crate::test_name(module_path!(), "stranger_child"),
+        &targets.join(","),
+    );
     println!("as {}: {out}", stranger.name);
     assert!(
         !out.contains("reached"),
@@ -202,7 +205,11 @@ fn owner_child() {
 #[test]
 fn a_sigkilled_owner_leaves_no_socket_behind_the_next_server() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let private = kill_owner_of_a_server(OWNER_ENV, dir.path());
+    let private = kill_owner_of_a_server(
+        &crate::test_name(module_path!(), "owner_child"),
+        OWNER_ENV,
+        dir.path(),
+    );
     let next_dir = tempfile::tempdir().expect("temp dir");
     let next = RedisServer::start(next_dir.path(), false).expect("start the next server");
     assert!(

@@ -183,7 +183,9 @@ fn check<S: Store>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    // 32 random states of up to a few hundred leaves, each proof checked and tampered with
+    // every way above: ~0.6 s a case in the test build (96 cases were a minute of CI).
+    #![proptest_config(ProptestConfig::with_cases(32))]
 
     #[test]
     fn proofs_verify_exactly_what_the_btree_state_holds(

@@ -102,7 +102,7 @@ impl Stranger {
         })
     }
 
-    /// Runs this test binary's test `child_test` as the stranger, with [`CHILD_ENV`] set to
+    /// Runs this test binary's test `child_test` (its full name: [`crate::test_name`]) as the stranger, with [`CHILD_ENV`] set to
     /// `arg`; returns its standard output. Panics if the child did not run as the stranger.
     pub fn run(&self, child_test: &str, arg: &str) -> String {
         let (uid, gid) = (self.uid, self.gid);
@@ -217,14 +217,15 @@ pub fn alive(pid: u32) -> bool {
         })
 }
 
-/// Starts this test binary's `owner_child` test in a child process (with `env` = `dir`), reads
+/// Starts this test binary's test `owner_child` (its full name: [`crate::test_name`]) in a child
+/// process (with `env` = `dir`), reads
 /// the `server <pid> <private dir>` line it prints once its managed server runs, kills the
 /// owner with SIGKILL and waits until the server has followed it (however long that takes; a
 /// hang is the test command's timeout to catch). Returns the server's private directory.
-pub fn kill_owner_of_a_server(env: &str, dir: &Path) -> String {
+pub fn kill_owner_of_a_server(owner_child: &str, env: &str, dir: &Path) -> String {
     use std::io::{BufRead, BufReader};
     let mut child = Command::new(std::env::current_exe().expect("test executable"))
-        .args(["--exact", "owner_child", "--nocapture"])
+        .args(["--exact", owner_child, "--nocapture"])
         .env(env, dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
