@@ -62,14 +62,33 @@ transact_log=$(mktemp)
   "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test "${transact[@]}" --release
 ) >"$transact_log" 2>&1 &
 transact_pid=$!
-# Never leave the background build running when this script stops early.
-trap 'pkill -P "$transact_pid" 2>/dev/null; kill "$transact_pid" 2>/dev/null || true; [[ -z $made_test_tmp ]] || rm -rf "$made_test_tmp"' EXIT
+# Never leave a background job running when this script stops early.
+background=("$transact_pid")
+cleanup() {
+  local pid
+  for pid in "${background[@]}"; do
+    [[ -n $pid ]] || continue
+    pkill -P "$pid" 2>/dev/null || true
+    kill "$pid" 2>/dev/null || true
+  done
+  [[ -z $made_test_tmp ]] || rm -rf "$made_test_tmp"
+}
+trap cleanup EXIT
 echo "== [${SECONDS}s] cargo nextest (workspace, all features; .config/nextest.toml)"
 # Tests of different binaries run side by side (cargo test runs one binary at a time, and most
 # tests wait on servers and fsyncs: on the project's VM the tests took 466 s that way).
 # A hung test (a deadlock, a server that never answers) must fail CI, not eat its 90 minutes.
 "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" \
   cargo nextest run --workspace --all-features --no-tests=fail
+echo "== [${SECONDS}s] macOS build check in the background (scripts/check-macos.sh: every crate, test and bench for x86_64-apple-darwin)"
+# A cargo check of its own target, in a target directory of its own: in the shared one, cargo's
+# build-directory lock made every cargo command below wait for the whole check (~60 s of CI). It
+# starts once the tests are done, so it runs on what the steps below leave idle: the ledger
+# example and the lab mostly wait on servers and mounts, the test-mode benches use one core.
+macos_log=$(mktemp)
+CARGO_TARGET_DIR=$target/macos-check scripts/check-macos.sh >"$macos_log" 2>&1 &
+macos_pid=$!
+background+=("$macos_pid")
 echo "== [${SECONDS}s] doctests (nextest does not run them)"
 "${test_env[@]}" timeout --kill-after=30 600 cargo test --workspace --all-features --doc -q
 echo "== [${SECONDS}s] the ledger example (crates/transact-state/examples/ledger.rs) on a profile of each backend"
@@ -95,21 +114,13 @@ fi
 echo "== [${SECONDS}s] Transact comparator: waiting for the background run"
 transact_status=0
 wait "$transact_pid" || transact_status=$?
-trap '[[ -z $made_test_tmp ]] || rm -rf "$made_test_tmp"' EXIT
+background=("${background[@]/$transact_pid/}")
 cat "$transact_log"
 rm -f "$transact_log"
 if ((transact_status != 0)); then
   echo "test: the Transact comparator's fmt, clippy or tests failed (above)" >&2
   exit "$transact_status"
 fi
-echo "== [${SECONDS}s] macOS build check in the background (scripts/check-macos.sh: every crate, test and bench for x86_64-apple-darwin)"
-# A cargo check of its own target, in a target directory of its own: in the shared one, cargo's
-# build-directory lock made every cargo command below wait for the whole check (~60 s of CI). So
-# it runs on the core the test-mode benches below leave idle (they run one benchmark at a time).
-macos_log=$(mktemp)
-CARGO_TARGET_DIR=$target/macos-check scripts/check-macos.sh >"$macos_log" 2>&1 &
-macos_pid=$!
-trap 'kill "$macos_pid" 2>/dev/null || true; [[ -z $made_test_tmp ]] || rm -rf "$made_test_tmp"' EXIT
 echo "== [${SECONDS}s] criterion benches in test mode (each benchmark once, quick sizes)"
 # The suite group runs every scenario; it is checked on one profile of each backend (the bench's
 # code is the same for every profile, and crates/workloads/tests/scenarios.rs runs every scenario
@@ -169,6 +180,7 @@ rm -rf "$plot_home"
 echo "== [${SECONDS}s] macOS build check: waiting for the background run"
 macos_status=0
 wait "$macos_pid" || macos_status=$?
+background=()
 cat "$macos_log"
 rm -f "$macos_log"
 if ((macos_status != 0)); then
