@@ -91,6 +91,10 @@ macro_rules! any_store {
             fn content_cache(&self) -> Option<&ContentCache> {
                 match self { $( $(#[$cfg])* AnyStore::$variant(s) => s.content_cache(), )+ }
             }
+
+            fn space(&self) -> KvResult<Option<triebench_record::space::StoreSpace>> {
+                match self { $( $(#[$cfg])* AnyStore::$variant(s) => s.space(), )+ }
+            }
         }
 
         impl ReadTx for AnyReader<'_> {

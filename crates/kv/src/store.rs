@@ -58,6 +58,14 @@ pub trait Store: Send + Sync {
         None
     }
 
+    /// Where the store's bytes go, table by table, as the backend accounts them (pages,
+    /// indexes, values out of line, free pages): what a byte on disk per leaf is spent on.
+    /// `None` (the default) for a backend whose bytes are not its own files' pages (memory,
+    /// Redis). It reads every entry once: a measurement's step, not a hot path.
+    fn space(&self) -> KvResult<Option<triebench_record::space::StoreSpace>> {
+        Ok(None)
+    }
+
     /// Resolves a declared table name to a handle.
     fn table(&self, name: &str) -> KvResult<Table> {
         let names = self.table_names();

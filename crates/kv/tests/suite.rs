@@ -68,6 +68,8 @@ mod security_server_user;
 mod security_store_dir;
 #[path = "server_outlives_thread.rs"]
 mod server_outlives_thread;
+#[path = "space.rs"]
+mod space;
 #[path = "spec.rs"]
 mod spec;
 #[path = "standby_postgres.rs"]

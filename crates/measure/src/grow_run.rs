@@ -312,6 +312,8 @@ impl StoreVisitor for Segment<'_> {
                 let main = store.table(TABLES[0])?;
                 rx.count(main)
             })?;
+            progress(&format!("{target} leaves: where the store's bytes go"));
+            let space = store.space()?;
             progress(&format!("{target} leaves: what-if over the state"));
             let mut leafs = leaves(plan.seed, &state.value_lens);
             let w = what_if(&mut leafs);
@@ -335,6 +337,7 @@ impl StoreVisitor for Segment<'_> {
                 memory: cgroup.map(MemCgroup::bound),
                 fill_phases: fill_phases.0.ns_by_name(),
                 fill_phases_wall_ns: fill_phases.1,
+                space,
             });
         }
         Ok(out)

@@ -120,6 +120,11 @@ pub struct Checkpoint {
     /// Wall time of that commit and prune, ns (0 where not recorded).
     #[serde(default)]
     pub fill_phases_wall_ns: u64,
+    /// Where the store's bytes go at this size, as its backend accounts them; `None` for a
+    /// store without pages of its own (memory, Redis) and in curves written before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub space: Option<crate::space::StoreSpace>,
 }
 
 /// The phases that are the backend's own work: its reads, its staged writes, its commit.

@@ -17,6 +17,8 @@
 //! - [`phases`]: a phase breakdown (`triebench phases`, `root --phases`) as its file holds it.
 //! - [`io_profile`]: an I/O profile (`io-profile.json`): operations per profile and scenario.
 //! - [`load`](mod@load): a load run (`load.json`): what was offered and measured.
+//! - [`space`]: where a store's bytes go, per table and store-wide ([`StoreSpace`](space::StoreSpace)), which
+//!   the growth curve records per checkpoint.
 //! - [`grow`]: a growth curve (`grow.json`): costs per state size, `triebench grow`.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 //! - [`crash_models`]: what `triebench crash-test --model` and `--fsync-eio` found
@@ -62,6 +64,7 @@ pub mod phases;
 pub mod results;
 pub mod run_folder;
 pub mod run_record;
+pub mod space;
 pub mod time;
 pub mod vocabulary;
 

@@ -44,6 +44,7 @@ use lmdb::{
     Transaction, WriteFlags,
 };
 
+mod accounting;
 mod create;
 pub mod meta;
 pub mod space;
@@ -459,5 +460,9 @@ impl Store for LmdbStore {
 
     fn table_names(&self) -> &[String] {
         &self.names
+    }
+
+    fn space(&self) -> KvResult<Option<triebench_record::space::StoreSpace>> {
+        self.account_space().map(Some)
     }
 }

@@ -13,6 +13,7 @@
 //! loss); `postgres-async` sets `synchronous_commit=off` (a server crash loses at most the last
 //! moments of commits; the process crashing loses nothing it committed).
 
+mod accounting;
 mod reader;
 mod redact;
 mod schema;
@@ -226,6 +227,10 @@ impl Store for PgStore {
 
     fn content_cache(&self) -> Option<&ContentCache> {
         self.content.as_ref()
+    }
+
+    fn space(&self) -> KvResult<Option<triebench_record::space::StoreSpace>> {
+        self.account_space().map(Some)
     }
 }
 

@@ -176,7 +176,7 @@ pub(crate) fn schema_for_dir(dir: &Path) -> KvResult<String> {
     Ok(name)
 }
 
-fn quote(ident: &str) -> String {
+pub(super) fn quote(ident: &str) -> String {
     format!("\"{}\"", ident.replace('"', "\"\""))
 }
 

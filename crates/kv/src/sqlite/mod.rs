@@ -58,6 +58,7 @@
 //! transaction and handed back, rolled back, when it drops), then `reader` and `writer`; this
 //! module hands them out through [`Store`].
 
+mod accounting;
 mod checkpoint;
 mod connect;
 mod error;
@@ -91,6 +92,10 @@ impl Store for SqliteStore {
 
     fn table_names(&self) -> &[String] {
         &self.names
+    }
+
+    fn space(&self) -> KvResult<Option<triebench_record::space::StoreSpace>> {
+        self.account_space().map(Some)
     }
 }
 

@@ -9,7 +9,7 @@ use triebench_measure::mem_cgroup::{parse_size, MemCgroup};
 use triebench_measure::page_evict;
 use triebench_record::grow::{self, Checkpoint, GrowRecord};
 use triebench_record::net::NetRecord;
-use triebench_report::render::grow_lines::{row, HEADER};
+use triebench_report::render::grow_lines::{row, space_line, HEADER};
 
 use crate::error::PlanError;
 
@@ -171,6 +171,9 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
     let mut progress = |line: &str| eprintln!("grow: {line}");
     let mut save = |c: &Checkpoint| -> Result<(), triebench_measure::MeasureError> {
         println!("{}", row(c));
+        if let Some(line) = space_line(c) {
+            println!("{line}");
+        }
         record.checkpoints.push(c.clone());
         grow::write(&json, &record)?;
         let csv = format!(

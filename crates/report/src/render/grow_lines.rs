@@ -1,4 +1,5 @@
-//! A growth curve as `grow` prints it while it runs: a header, then one line per checkpoint.
+//! A growth curve as `grow` prints it while it runs: a header, then one line per checkpoint,
+//! and under it where the store's bytes go.
 
 use triebench_record::grow::Checkpoint;
 
@@ -48,3 +49,39 @@ pub fn row(c: &Checkpoint) -> String {
 pub const HEADER: &str =
     "   leaves   fill l/s fill/st  commit1 p50/p99  commit100 p50/p99  wr B/commit1  \
 read warm µs  read cold µs   disk B/leaf nodes/leaf  cmpB/leaf  RSS MiB";
+
+/// Where the store's bytes go at a checkpoint, per leaf, in one line under its [`row`]: the data
+/// (keys and values as stored), then each table's pages with their index, out-of-line and
+/// unused parts, the free pages and the rest; `None` where the store reported none.
+pub fn space_line(c: &Checkpoint) -> Option<String> {
+    let space = c.space.as_ref()?;
+    let per_leaf = |bytes: u64| bytes as f64 / c.leaves.max(1) as f64;
+    let data = space.data_bytes();
+    let accounted = space.accounted_bytes();
+    let tables: Vec<String> = space
+        .tables
+        .iter()
+        .map(|t| {
+            format!(
+                "{} {:.0} (keys {:.0}, values {:.0}, index {:.0}, out of line {:.0}, unused {:.0})",
+                t.table,
+                per_leaf(t.stored_bytes),
+                per_leaf(t.key_bytes),
+                per_leaf(t.value_bytes),
+                per_leaf(t.index_bytes),
+                per_leaf(t.overflow_bytes),
+                per_leaf(t.unused_bytes),
+            )
+        })
+        .collect();
+    Some(format!(
+        "{:>9} bytes per leaf: data {:.0}, store {:.0} ({:.2}x the data): {}; free pages {:.0}; other {:.0}",
+        "",
+        per_leaf(data),
+        per_leaf(accounted),
+        accounted as f64 / data.max(1) as f64,
+        tables.join("; "),
+        per_leaf(space.free_bytes),
+        per_leaf(space.other_bytes),
+    ))
+}

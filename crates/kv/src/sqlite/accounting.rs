@@ -1,0 +1,130 @@
+//! Where a SQLite store's bytes go ([`Store::space`](crate::Store::space)), from SQLite's own
+//! `dbstat` table (compiled into the bundled library): each table's b-tree pages (its leaf
+//! pages hold the rows, interior pages find them, overflow pages hold a row's tail that did
+//! not fit), the index SQLite keeps for the `key` primary key (`sqlite_autoindex_<table>_1`:
+//! a second copy of every key, as the tables have rowids), the freelist, and the rest of the
+//! file and its WAL or journal.
+
+use rusqlite::Connection;
+use triebench_record::space::{StoreSpace, TableSpace};
+
+use super::SqliteStore;
+use crate::error::KvResult;
+
+/// One b-tree's pages as `dbstat` sums them.
+struct Btree {
+    bytes: u64,
+    unused: u64,
+    interior: u64,
+    overflow: u64,
+}
+
+impl SqliteStore {
+    /// See [`Store::space`](crate::Store::space).
+    pub(super) fn account_space(&self) -> KvResult<StoreSpace> {
+        let conn = self.take_connection()?;
+        let result = self.account_with(&conn);
+        self.give_back(conn);
+        result
+    }
+
+    fn account_with(&self, conn: &Connection) -> KvResult<StoreSpace> {
+        let err = |e| self.err(e);
+        let page: u64 = conn
+            .query_row("PRAGMA page_size", [], |row| row.get::<_, i64>(0))
+            .map_err(err)? as u64;
+        let free_pages: u64 = conn
+            .query_row("PRAGMA freelist_count", [], |row| row.get::<_, i64>(0))
+            .map_err(err)? as u64;
+        let mut btrees = std::collections::BTreeMap::<String, Btree>::new();
+        let mut stmt = conn
+            .prepare(
+                "SELECT name, sum(pgsize), sum(unused), \
+                 sum(CASE WHEN pagetype = 'internal' THEN pgsize ELSE 0 END), \
+                 sum(CASE WHEN pagetype = 'overflow' THEN pgsize ELSE 0 END) \
+                 FROM dbstat GROUP BY name",
+            )
+            .map_err(err)?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    Btree {
+                        bytes: row.get::<_, i64>(1)? as u64,
+                        unused: row.get::<_, i64>(2)? as u64,
+                        interior: row.get::<_, i64>(3)? as u64,
+                        overflow: row.get::<_, i64>(4)? as u64,
+                    },
+                ))
+            })
+            .map_err(err)?;
+        for row in rows {
+            let (name, btree) = row.map_err(err)?;
+            btrees.insert(name, btree);
+        }
+        drop(stmt);
+        let in_btrees: u64 = btrees.values().map(|b| b.bytes).sum();
+        let mut tables = Vec::with_capacity(self.names.len());
+        for name in &self.names {
+            // `name` passed validate_tables: double-quoted, it cannot break out of the quotes.
+            let (entries, key_bytes, value_bytes) = conn
+                .query_row(
+                    &format!(
+                        "SELECT count(*), coalesce(sum(length(key)), 0), \
+                         coalesce(sum(length(value)), 0) FROM \"{name}\""
+                    ),
+                    [],
+                    |row| {
+                        Ok((
+                            row.get::<_, i64>(0)? as u64,
+                            row.get::<_, i64>(1)? as u64,
+                            row.get::<_, i64>(2)? as u64,
+                        ))
+                    },
+                )
+                .map_err(err)?;
+            let own = btrees.get(name.as_str()).unwrap_or(&NONE);
+            let index_prefix = format!("sqlite_autoindex_{name}_");
+            let (index_bytes, index_unused) = btrees
+                .iter()
+                .filter(|(n, _)| n.starts_with(&index_prefix))
+                .fold((0, 0), |(b, u), (_, t)| (b + t.bytes, u + t.unused));
+            tables.push(TableSpace {
+                table: name.clone(),
+                entries,
+                key_bytes,
+                value_bytes,
+                stored_bytes: own.bytes + index_bytes,
+                unused_bytes: own.unused + index_unused,
+                index_bytes: own.interior + index_bytes,
+                overflow_bytes: own.overflow,
+            });
+        }
+        let in_tables: u64 = tables.iter().map(|t| t.stored_bytes).sum();
+        let file = std::fs::metadata(self.path()).map(|m| m.len()).unwrap_or(0);
+        let mut side = 0;
+        for suffix in ["-wal", "-journal"] {
+            let mut path = self.path().as_os_str().to_owned();
+            path.push(suffix);
+            side += std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        }
+        let free = free_pages * page;
+        // The schema table's pages and anything dbstat does not name (the file's header page
+        // is sqlite_schema's), then the WAL or journal beside the file.
+        let other = (in_btrees - in_tables) + file.saturating_sub(in_btrees + free) + side;
+        Ok(StoreSpace {
+            page_bytes: page,
+            tables,
+            free_bytes: free,
+            other_bytes: other,
+        })
+    }
+}
+
+/// A table `dbstat` does not list (no pages yet).
+const NONE: Btree = Btree {
+    bytes: 0,
+    unused: 0,
+    interior: 0,
+    overflow: 0,
+};
