@@ -149,3 +149,36 @@ fn memory_and_redis_report_no_pages() {
         assert!(report(profile).is_none(), "{profile}");
     }
 }
+
+/// A commit larger than the WAL's limit grows the WAL; once the log starts over (the next
+/// commit, after the checkpoint copied everything back) the file is cut back to 16 MiB
+/// (`journal_size_limit`) instead of staying at the large commit's size.
+#[cfg(feature = "sqlite-db")]
+#[test]
+fn sqlite_wal_is_cut_back_after_a_large_commit() {
+    use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = SqliteStore::open(dir.path(), &["t"], SqliteMode::WalFull).expect("open");
+    let t = store.table("t").expect("table");
+    let wal = dir.path().join("triebench.sqlite3-wal");
+    let mut w = store.writer().expect("writer");
+    for i in 0u32..6_000 {
+        w.put(t, &i.to_be_bytes(), &[7; 8 * 1024]).expect("put");
+    }
+    w.commit().expect("large commit");
+    let after_large = std::fs::metadata(&wal).expect("wal").len();
+    assert!(
+        after_large > 32 << 20,
+        "the large commit wrote {after_large} bytes of WAL"
+    );
+    for i in 0u32..3 {
+        let mut w = store.writer().expect("writer");
+        w.put(t, b"small", &i.to_be_bytes()).expect("put");
+        w.commit().expect("small commit");
+    }
+    let after_small = std::fs::metadata(&wal).expect("wal").len();
+    assert!(
+        after_small <= 16 << 20,
+        "the WAL stayed at {after_small} bytes"
+    );
+}

@@ -21,7 +21,8 @@
 //!
 //! The pragmas are applied to, and read back from, every connection the store opens (Transact
 //! 0.3.7 set them on one pooled connection only), and every connection has a busy timeout of
-//! [`BUSY_TIMEOUT`].
+//! [`BUSY_TIMEOUT`] and a `journal_size_limit` of 16 MiB (a WAL is cut back to it when it starts
+//! over, instead of staying as large as the largest commit made it).
 //!
 //! **Connections.** Readers and the writer take connections from one pool and give them back
 //! when they drop; the pool hands out the most recently used connection first, whose page cache
