@@ -2,7 +2,7 @@
 //! millions of leaves, optionally in a memory cgroup.
 //!
 //! A bounded run (`--memory`) is sized to its bound before it starts
-//! ([`grow_budget`](triebench_measure::grow_budget)): a fill batch that fits, or a refusal
+//! ([`triebench_measure::grow_budget`]): a fill batch that fits, or a refusal
 //! naming what it needs. It runs as a child process in the cgroup, [`supervise`] staying
 //! outside, so that if the kernel's OOM killer ends it anyway the parent says so in one line
 //! instead of the shell's bare exit status 137.
