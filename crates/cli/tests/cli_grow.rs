@@ -1,6 +1,7 @@
 //! `triebench grow`: a small curve on btree and lmdb writes grow.json with every field, leaf
 //! counts ascending, a CSV per checkpoint, and (with --memory, where a memory cgroup can be
-//! made) the cgroup's bound; `grow-report` turns the curves into the section and its plots.
+//! made) the cgroup's bound, a bound too small refused up front and a tight one met by
+//! smaller fill batches; `grow-report` turns the curves into the section and its plots.
 //! No speed is asserted.
 
 mod common;
@@ -169,6 +170,54 @@ fn memory_bound_is_recorded() {
         assert!(m["usage_bytes"].as_u64().unwrap() <= 96 << 20, "{m}");
         assert_eq!(m["held"], true, "{m}");
         assert!(["v1", "v2"].contains(&m["cgroup_version"].as_str().unwrap()));
+    }
+}
+
+/// A bound far below what the run needs is refused before anything starts, in one line that
+/// names the least bound that fits; nothing is filled and no cgroup is left behind.
+#[test]
+fn a_bound_below_the_need_is_refused_up_front() {
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let store = tmp.path().join("store");
+    let out = tmp.path().join("out");
+    let run = grow("lmdb", Some(&store), &out, &["--memory", "8M"]);
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("--memory 8 MiB is below what this run needs")
+            && lines[0].contains("give at least"),
+        "{err}"
+    );
+    assert!(!out.join("grow.json").exists());
+    assert!(!store.exists(), "nothing was filled");
+}
+
+/// A bound the run fits in only with smaller fill batches: the batch is shrunk to fit, said
+/// so, recorded, and the run completes within the bound (before, it was killed by the OOM
+/// killer with no message).
+#[test]
+fn a_tight_bound_shrinks_the_fill_batch_and_completes() {
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let store = tmp.path().join("store");
+    let out = tmp.path().join("out");
+    // The helper asks for 700-leaf batches: ~88 MiB in flight on lmdb.
+    let run = grow("lmdb", Some(&store), &out, &["--memory", "80M"]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    if !run.status.success() && err.contains("no memory cgroup is usable") {
+        eprintln!("SKIPPED: no memory cgroup can be made here: {err}");
+        return;
+    }
+    assert!(run.status.success(), "{err}");
+    assert!(err.contains("fewer to fit the bound"), "{err}");
+    let text = std::fs::read_to_string(out.join("grow.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let batch = v["fill_batch"].as_u64().unwrap();
+    assert!((100..700).contains(&batch), "{batch}");
+    assert!(v["fill"].as_str().unwrap().contains("sized to --memory"));
+    for c in checkpoints(&out) {
+        assert_eq!(c["memory"]["held"], true, "{}", c["memory"]);
     }
 }
 

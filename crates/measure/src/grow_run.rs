@@ -43,6 +43,31 @@ pub struct GrowPlan {
     pub reads: u64,
     /// Seed of addresses and values.
     pub seed: u64,
+    /// After each fill commit, write the store's files back to the disk (`fdatasync` each):
+    /// a bounded run's cgroup (v1) cannot write dirty page cache back to make room, so pages a
+    /// store dirtied without syncing them (`lmdb-async`'s map, `sqlite-wal`'s WAL) would fill
+    /// the bound until the kernel kills the run. Off for an unbounded run.
+    pub write_back: bool,
+}
+
+/// Writes back every file under `dir` (`fdatasync`), so that the page cache they dirtied is
+/// clean and can be reclaimed; files that cannot be opened are skipped.
+fn write_back(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => write_back(&path),
+            Ok(t) if t.is_file() => {
+                if let Ok(file) = std::fs::File::open(&path) {
+                    let _ = file.sync_data();
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The checkpoints 10^3, 10^4, ... below `max`, then `max` itself.
@@ -244,6 +269,11 @@ impl StoreVisitor for Segment<'_> {
                     commit()
                 };
                 trie.set_root(&stored?)?;
+                if plan.write_back {
+                    if let Some(dir) = plan.spec.dir.as_deref() {
+                        write_back(dir);
+                    }
+                }
                 state.leaves += n;
                 let secs = start.elapsed().as_secs_f64();
                 progress(&format!(

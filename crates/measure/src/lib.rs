@@ -34,12 +34,14 @@
 //! - [`grow_run`]: a growth curve (fill in large batches, then per checkpoint commits, warm
 //!   and cold reads, size, memory); [`grow_whatif`]: the path-compression what-if of a state;
 //!   [`page_evict`]: a store's files dropped from the page cache; [`mem_cgroup`]: the memory
-//!   cgroup of a bounded run.
+//!   cgroup of a bounded run; [`grow_budget`]: what a bounded run holds in its own memory and
+//!   the fill batch that fits the bound.
 //! - [`error`]: [`MeasureError`], everything that stops a measurement.
 
 pub mod cpu_idle;
 pub mod error;
 pub mod fs_capture;
+pub mod grow_budget;
 pub mod grow_run;
 pub mod grow_whatif;
 pub mod headline_record;

@@ -3,6 +3,11 @@
 //! starts afterwards (a managed PostgreSQL or redis-server) are charged to it, page cache
 //! included. cgroup v1 (`memory.limit_in_bytes`, the memory controller's own hierarchy) and v2
 //! (`memory.max`, the unified hierarchy) are both supported; v1 is tried first.
+//!
+//! A bounded run is two processes: the one the user started [makes](MemCgroup::make) the
+//! cgroup and stays outside it, and the run itself, a child it starts,
+//! [enters](MemCgroup::enter) it. If the kernel's OOM killer ends the child, the parent is
+//! still there to read [`MemCgroup::oom_kills`] and say so.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -46,6 +51,10 @@ pub struct MemCgroup {
     dir: PathBuf,
     parent: PathBuf,
     limit: u64,
+    /// Made by this process (it removes the cgroup when dropped), not [entered](Self::enter).
+    owned: bool,
+    /// This process moved itself into the cgroup (it moves back when dropped).
+    joined: bool,
 }
 
 const V1_ROOT: &str = "/sys/fs/cgroup/memory";
@@ -105,6 +114,18 @@ impl MemCgroup {
     /// Creates a child cgroup named `name` limited to `limit` bytes and moves this process into
     /// it.
     pub fn join(name: &str, limit: u64) -> Result<MemCgroup, CgroupError> {
+        let mut group = Self::make(name, limit)?;
+        write(
+            &group.dir.join("cgroup.procs"),
+            &std::process::id().to_string(),
+        )?;
+        group.joined = true;
+        Ok(group)
+    }
+
+    /// Creates a child cgroup named `name` limited to `limit` bytes, this process staying
+    /// outside it (a child process [enters](Self::enter) it); dropping it removes the cgroup.
+    pub fn make(name: &str, limit: u64) -> Result<MemCgroup, CgroupError> {
         let mut why = Vec::new();
         if let Some(own) = own_path(|_, c| c.split(',').any(|x| x == "memory")) {
             let parent = PathBuf::from(V1_ROOT).join(own.trim_start_matches('/'));
@@ -159,6 +180,8 @@ impl MemCgroup {
             dir,
             parent: parent.to_path_buf(),
             limit,
+            owned: true,
+            joined: false,
         };
         let limit_file = match version {
             Version::V1 => "memory.limit_in_bytes",
@@ -170,11 +193,58 @@ impl MemCgroup {
                 "the memory controller is not enabled for the new cgroup".into(),
             ));
         }
-        write(
-            &group.dir.join("cgroup.procs"),
-            &std::process::id().to_string(),
-        )?;
         Ok(group)
+    }
+
+    /// Moves this process into the cgroup at `dir`, made by another process with
+    /// [`make`](Self::make); dropping the handle leaves it there (the maker removes it).
+    pub fn enter(dir: &Path) -> Result<MemCgroup, CgroupError> {
+        let (version, limit_file) = if dir.join("memory.limit_in_bytes").is_file() {
+            (Version::V1, "memory.limit_in_bytes")
+        } else if dir.join("memory.max").is_file() {
+            (Version::V2, "memory.max")
+        } else {
+            return Err(CgroupError::Unavailable(format!(
+                "{} is not a memory cgroup",
+                dir.display()
+            )));
+        };
+        let limit = read_u64(&dir.join(limit_file)).ok_or_else(|| {
+            CgroupError::Unavailable(format!("cannot read {}", dir.join(limit_file).display()))
+        })?;
+        write(&dir.join("cgroup.procs"), &std::process::id().to_string())?;
+        Ok(MemCgroup {
+            version,
+            dir: dir.to_path_buf(),
+            parent: dir.parent().map(Path::to_path_buf).unwrap_or_default(),
+            limit,
+            owned: false,
+            joined: true,
+        })
+    }
+
+    /// Processes the kernel's OOM killer has killed in the cgroup (`oom_kill` of v1's
+    /// `memory.oom_control`, v2's `memory.events`; kernels before 4.13 lack the line, then 0),
+    /// and, in v1, how often usage hit the limit (`memory.failcnt`; 0 in v2).
+    pub fn oom_kills(&self) -> (u64, u64) {
+        let file = match self.version {
+            Version::V1 => "memory.oom_control",
+            Version::V2 => "memory.events",
+        };
+        let kills = fs::read_to_string(self.dir.join(file))
+            .ok()
+            .and_then(|text| {
+                text.lines().find_map(|l| {
+                    let (k, v) = l.split_once(' ')?;
+                    (k == "oom_kill").then(|| v.trim().parse().ok())?
+                })
+            })
+            .unwrap_or(0);
+        let hits = match self.version {
+            Version::V1 => read_u64(&self.dir.join("memory.failcnt")).unwrap_or(0),
+            Version::V2 => 0,
+        };
+        (kills, hits)
     }
 
     /// The cgroup's directory.
@@ -222,12 +292,16 @@ impl MemCgroup {
 
 impl Drop for MemCgroup {
     fn drop(&mut self) {
-        let _ = fs::write(
-            self.parent.join("cgroup.procs"),
-            std::process::id().to_string(),
-        );
-        // Fails (harmlessly) while a process it started is still inside.
-        let _ = fs::remove_dir(&self.dir);
+        if self.joined && self.owned {
+            let _ = fs::write(
+                self.parent.join("cgroup.procs"),
+                std::process::id().to_string(),
+            );
+        }
+        if self.owned {
+            // Fails (harmlessly) while a process it started is still inside.
+            let _ = fs::remove_dir(&self.dir);
+        }
     }
 }
 

@@ -106,6 +106,13 @@ pub enum PlanError {
         /// How it ended.
         status: std::process::ExitStatus,
     },
+    /// A bounded run (`grow --memory`) was killed by the kernel's OOM killer in its cgroup:
+    /// the line says the bound, the peak and what to give instead.
+    #[error("{0}")]
+    OomKilled(String),
+    /// A bounded run's process failed on its own (its output says why).
+    #[error("the bounded run failed ({0}); unless a signal ended it, its output above says why")]
+    BoundedRunFailed(std::process::ExitStatus),
     /// A run folder could not be written.
     #[error("cannot export run `{name}` to {}: {source}", path.display())]
     Export {

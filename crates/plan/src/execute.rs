@@ -246,6 +246,7 @@ fn run_step(
                     seed: GROW_SEED,
                     out: Some(curves.join(profile)),
                     net: None,
+                    cgroup_dir: None,
                 });
                 remove_dir(&store)?;
                 outcome?;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use triebench_measure::grow_run;
-use triebench_plan::step::grow::{grow, GrowOptions};
+use triebench_plan::step::grow::{grow, supervise, GrowOptions, CGROUP_ENV};
 
 use crate::error::CliError;
 
@@ -22,7 +22,10 @@ pub struct GrowArgs {
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     pub max_leaves: u64,
     /// Run the store and its managed server in a memory cgroup limited to SIZE (256M, 1G):
-    /// the page cache is bounded too. Needs root and a memory cgroup (v1 or v2).
+    /// the page cache is bounded too. The run's own memory is sized to it (the fill batch
+    /// shrinks to fit) or the run is refused, saying what it needs; it runs as a child
+    /// process, and if the kernel's OOM killer ends it anyway, grow says so. Needs root and a
+    /// memory cgroup (v1 or v2).
     #[arg(long, value_name = "SIZE")]
     pub memory: Option<String>,
     /// Leaves per fill commit.
@@ -45,8 +48,26 @@ pub struct GrowArgs {
 }
 
 pub fn run_grow(args: GrowArgs) -> Result<(), CliError> {
+    let cgroup_dir = std::env::var_os(CGROUP_ENV).map(PathBuf::from);
+    if args.memory.is_some() && cgroup_dir.is_none() {
+        // The bounded run is this program again, with the same arguments, in the cgroup.
+        let exe = std::env::current_exe().map_err(CliError::Write)?;
+        let mut child = std::process::Command::new(exe);
+        child.args(std::env::args_os().skip(1));
+        return Ok(supervise(&options(args, None, None), child)?);
+    }
     let net = args.net.apply()?;
-    Ok(grow(&GrowOptions {
+    let options = options(args, triebench_kv::net_hop::net_record(net), cgroup_dir);
+    Ok(grow(&options)?)
+}
+
+/// The step's options from the arguments.
+fn options(
+    args: GrowArgs,
+    net: Option<triebench_record::net::NetRecord>,
+    cgroup_dir: Option<PathBuf>,
+) -> GrowOptions {
+    GrowOptions {
         backend: args.backend,
         dir: args.dir,
         max_leaves: args.max_leaves,
@@ -56,6 +77,7 @@ pub fn run_grow(args: GrowArgs) -> Result<(), CliError> {
         reads: args.reads,
         seed: args.seed,
         out: args.out,
-        net: triebench_kv::net_hop::net_record(net),
-    })?)
+        net,
+        cgroup_dir,
+    }
 }

@@ -1,9 +1,18 @@
 //! The `grow` step: how a profile's costs grow with its state, checkpoint by checkpoint, to
 //! millions of leaves, optionally in a memory cgroup.
+//!
+//! A bounded run (`--memory`) is sized to its bound before it starts
+//! ([`triebench_measure::grow_budget`]): a fill batch that fits, or a refusal
+//! naming what it needs. It runs as a child process in the cgroup, [`supervise`] staying
+//! outside, so that if the kernel's OOM killer ends it anyway the parent says so in one line
+//! instead of the shell's bare exit status 137.
 
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use triebench_kv::{BackendSpec, Profile};
+use triebench_measure::grow_budget::{self, Budget};
 use triebench_measure::grow_run::{self, GrowPlan};
 use triebench_measure::mem_cgroup::{parse_size, MemCgroup};
 use triebench_measure::page_evict;
@@ -36,7 +45,13 @@ pub struct GrowOptions {
     pub out: Option<PathBuf>,
     /// The emulated network hop to managed servers, recorded with the curve.
     pub net: Option<NetRecord>,
+    /// The memory cgroup [`supervise`] made for this run, which it enters (`None`: with
+    /// `memory`, the run makes and joins its own, and nothing outside it watches).
+    pub cgroup_dir: Option<PathBuf>,
 }
+
+/// The environment variable through which [`supervise`] hands its child the cgroup to enter.
+pub const CGROUP_ENV: &str = "TRIEBENCH_GROW_CGROUP";
 
 /// Bytes as MiB.
 fn mib(bytes: u64) -> f64 {
@@ -85,12 +100,9 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
             "--reads, --commits and --fill-batch must be at least 1".into(),
         ));
     }
-    let limit = args
-        .memory
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .map_err(|e| PlanError::Usage(format!("--memory {e}")))?;
+    let limit = memory_limit(args)?;
+    let budget = size_to(args, profile, limit)?;
+    let fill_batch = budget.as_ref().map_or(args.fill_batch, |b| b.fill_batch);
     let dir = match (&args.dir, profile.needs_dir()) {
         (Some(d), _) => {
             fresh_dir(d)?;
@@ -120,13 +132,19 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
     // Joined before the store opens, so that a managed server it starts is charged there too.
     let cgroup = match limit {
         Some(bytes) => {
-            let g = MemCgroup::join(&format!("triebench-grow-{}", std::process::id()), bytes)
-                .map_err(triebench_measure::MeasureError::from)?;
+            let g = match &args.cgroup_dir {
+                Some(dir) => MemCgroup::enter(dir),
+                None => MemCgroup::join(&format!("triebench-grow-{}", std::process::id()), bytes),
+            }
+            .map_err(triebench_measure::MeasureError::from)?;
             eprintln!(
                 "grow: in memory cgroup {} limited to {:.0} MiB",
                 g.path().display(),
                 mib(g.limit())
             );
+            if let Some(b) = &budget {
+                eprintln!("grow: {}", budget_line(b, fill_batch != args.fill_batch));
+            }
             Some(g)
         }
         None => None,
@@ -134,10 +152,11 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
     let plan = GrowPlan {
         spec,
         checkpoints: grow_run::checkpoints(args.max_leaves),
-        fill_batch: args.fill_batch,
+        fill_batch,
         commits: args.commits,
         reads: args.reads,
         seed: args.seed,
+        write_back: limit.is_some(),
     };
     let mut record = GrowRecord {
         schema: grow::SCHEMA,
@@ -146,10 +165,14 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
         fs_type,
         fill: format!(
             "MerkleTrie::commit of {} leaves per commit, change log kept, each replaced root \
-             pruned",
-            args.fill_batch
+             pruned{}",
+            fill_batch,
+            budget.as_ref().map_or_else(String::new, |b| format!(
+                "; sized to --memory, the store's files written back after each: {}",
+                budget_line(b, fill_batch != args.fill_batch)
+            ))
         ),
-        fill_batch: args.fill_batch,
+        fill_batch,
         cold_method: if grow_run::has_cold_reads(profile) {
             page_evict::METHOD.to_string()
         } else {
@@ -194,6 +217,103 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
     result?;
     println!("grow.json written to {}", json.display());
     Ok(())
+}
+
+/// `--memory` in bytes, when given.
+fn memory_limit(args: &GrowOptions) -> Result<Option<u64>, PlanError> {
+    args.memory
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .map_err(|e| PlanError::Usage(format!("--memory {e}")))
+}
+
+/// The run sized to `limit` ([`grow_budget::fit`]), from this process's resident memory now;
+/// a bound below the need is a usage error of one line.
+fn size_to(
+    args: &GrowOptions,
+    profile: Profile,
+    limit: Option<u64>,
+) -> Result<Option<Budget>, PlanError> {
+    limit
+        .map(|bytes| {
+            grow_budget::fit(
+                profile,
+                bytes,
+                grow_budget::own_rss().max(grow_budget::MIN_BASELINE),
+                args.max_leaves,
+                args.fill_batch,
+            )
+        })
+        .transpose()
+        .map_err(|e| PlanError::Usage(e.to_string()))
+}
+
+/// What a bounded run holds, as it says so before its fill.
+fn budget_line(b: &Budget, shrunk: bool) -> String {
+    format!(
+        "memory: fill batches of {} leaves{} (~{:.0} MiB in flight at ~{} KiB per leaf), \
+         ~{:.0} MiB held (process, caches, {} B per leaf of state), ~{:.0} MiB left to the \
+         page cache ({})",
+        b.fill_batch,
+        if shrunk {
+            ", fewer to fit the bound"
+        } else {
+            ""
+        },
+        mib(b.batch_bytes),
+        b.footprint.per_batch_leaf >> 10,
+        mib(b.held),
+        b.footprint.per_state_leaf,
+        mib(b.page_cache),
+        b.footprint.basis
+    )
+}
+
+/// Runs a bounded grow (`args.memory` given) as `child` (this program again, with the same
+/// arguments) in a memory cgroup made here, this process staying outside it: a bound below
+/// what the run needs is refused before anything starts, and a child the kernel's OOM killer
+/// ends is reported in one line ([`PlanError::OomKilled`]) rather than as a bare exit status.
+pub fn supervise(args: &GrowOptions, mut child: Command) -> Result<(), PlanError> {
+    let profile: Profile = args.backend.parse()?;
+    let Some(limit) = memory_limit(args)? else {
+        return Err(PlanError::Usage(
+            "supervise needs --memory: an unbounded grow runs in this process".into(),
+        ));
+    };
+    size_to(args, profile, Some(limit))?;
+    let group = MemCgroup::make(&format!("triebench-grow-{}", std::process::id()), limit)
+        .map_err(triebench_measure::MeasureError::from)?;
+    let status = child
+        .env(CGROUP_ENV, group.path())
+        .status()
+        .map_err(|source| PlanError::Spawn {
+            program: "triebench grow (the bounded run)".into(),
+            source,
+        })?;
+    let (kills, hits) = group.oom_kills();
+    let bound = group.bound();
+    if status.success() {
+        return Ok(());
+    }
+    if kills > 0 || status.signal() == Some(9) {
+        let out = args
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(format!("grow-{profile}")));
+        return Err(PlanError::OomKilled(format!(
+            "grow: the kernel's OOM killer ended the run in memory cgroup {} ({} OOM kill(s), \
+             the limit hit {hits} times; limit {:.0} MiB, peak {:.0} MiB): --memory {} is below what this run needed; the checkpoints measured \
+             before are in {}; give more --memory or a smaller --fill-batch",
+            group.path().display(),
+            kills.max(1),
+            mib(limit),
+            mib(bound.max_usage_bytes),
+            args.memory.as_deref().unwrap_or_default(),
+            out.join(grow::FILE_NAME).display()
+        )));
+    }
+    Err(PlanError::BoundedRunFailed(status))
 }
 
 /// The machine and software a curve comes from, as `env.json` beside it (and, from
