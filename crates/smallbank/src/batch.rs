@@ -24,7 +24,10 @@ use crate::playlist::addresses;
 const PUBLIC_KEY: &str = "020000000000000000000000000000000000000000000000000000000000000001";
 
 /// The batch holding payload number `index` of the playlist.
-pub fn batch_of(index: u64, payload: &SmallbankTransactionPayload) -> Result<BatchPair, SmallbankError> {
+pub fn batch_of(
+    index: u64,
+    payload: &SmallbankTransactionPayload,
+) -> Result<BatchPair, SmallbankError> {
     let proto_err = |e: protobuf::ProtobufError| SmallbankError::Protocol(e.to_string());
     let payload_bytes = payload.write_to_bytes().map_err(proto_err)?;
     let addresses = addresses(payload);

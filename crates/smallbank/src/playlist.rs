@@ -132,16 +132,24 @@ fn other_than(rng: &mut StdRng, n: usize, exclude: usize) -> usize {
 pub fn addresses(payload: &SmallbankTransactionPayload) -> Vec<String> {
     match payload.get_payload_type() {
         PayloadType::CREATE_ACCOUNT => {
-            vec![customer_address(payload.get_create_account().get_customer_id())]
+            vec![customer_address(
+                payload.get_create_account().get_customer_id(),
+            )]
         }
         PayloadType::DEPOSIT_CHECKING => {
-            vec![customer_address(payload.get_deposit_checking().get_customer_id())]
+            vec![customer_address(
+                payload.get_deposit_checking().get_customer_id(),
+            )]
         }
         PayloadType::WRITE_CHECK => {
-            vec![customer_address(payload.get_write_check().get_customer_id())]
+            vec![customer_address(
+                payload.get_write_check().get_customer_id(),
+            )]
         }
         PayloadType::TRANSACT_SAVINGS => {
-            vec![customer_address(payload.get_transact_savings().get_customer_id())]
+            vec![customer_address(
+                payload.get_transact_savings().get_customer_id(),
+            )]
         }
         PayloadType::SEND_PAYMENT => vec![
             customer_address(payload.get_send_payment().get_source_customer_id()),

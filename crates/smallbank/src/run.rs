@@ -188,7 +188,9 @@ pub fn run(
         )));
     }
     if options.block_size == 0 {
-        return Err(SmallbankError::Options("--block-size must be at least 1".into()));
+        return Err(SmallbankError::Options(
+            "--block-size must be at least 1".into(),
+        ));
     }
     if let Some(dir) = &options.dir {
         std::fs::create_dir_all(dir).map_err(|source| SmallbankError::Directory {
@@ -196,11 +198,12 @@ pub fn run(
             source,
         })?;
     }
-    let ours = triebench_transact_state::open(&options.profile, options.dir.as_deref())
-        .map_err(|source| SmallbankError::Open {
+    let ours = triebench_transact_state::open(&options.profile, options.dir.as_deref()).map_err(
+        |source| SmallbankError::Open {
             profile: options.profile.clone(),
             source,
-        })?;
+        },
+    )?;
     let server = ours.trie().store().server_pid();
 
     let db = Box::new(BTreeDatabase::new(&INDEXES));

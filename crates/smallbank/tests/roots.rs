@@ -23,7 +23,10 @@ fn run_on(profile: &str) -> SmallbankResult {
     let result = run(&options(profile, dir_arg), &mut |p| last = p.block)
         .unwrap_or_else(|e| panic!("{profile}: {e}"));
     assert_eq!(last, 12, "{profile}: progress after every block");
-    assert_eq!(result.blocks, 12, "{profile}: 300 transactions in blocks of 25");
+    assert_eq!(
+        result.blocks, 12,
+        "{profile}: 300 transactions in blocks of 25"
+    );
     assert_eq!(
         result.valid_transactions + result.invalid_transactions,
         300,
@@ -61,7 +64,10 @@ fn same_roots_as_transact_on_lmdb() {
 
 #[test]
 fn same_roots_as_transact_on_sqlite() {
-    assert_eq!(run_on("sqlite-wal-full").final_root, run_on("btree").final_root);
+    assert_eq!(
+        run_on("sqlite-wal-full").final_root,
+        run_on("btree").final_root
+    );
 }
 
 #[test]

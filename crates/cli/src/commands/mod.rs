@@ -20,3 +20,4 @@ pub mod phases;
 pub mod profiles;
 pub mod report;
 pub mod root;
+pub mod smallbank;

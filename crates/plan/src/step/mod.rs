@@ -14,3 +14,4 @@ pub mod load_temp;
 pub mod phases;
 pub mod report;
 pub mod root;
+pub mod smallbank;
