@@ -19,8 +19,9 @@ use clap::{Parser, Subcommand};
 use error::CliError;
 
 use commands::{
-    bench, capture_fs, compare, crash_child, crash_mount, crash_test, export, export_run, grow,
-    grow_report, headline, io_profile, load, net_report, phases, profiles, report, root, smallbank,
+    bench, capture_fs, compare, crash_child, crash_mount, crash_test, export, export_run, field,
+    grow, grow_report, headline, io_profile, load, net_report, phases, profiles, report, root,
+    smallbank,
 };
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
@@ -128,6 +129,10 @@ enum Command {
     /// tx/s, blocks/s and per-block execute/commit p50/p99 for both; --out writes JSON,
     /// --trace the run as a commit file `triebench root` replays.
     Smallbank(smallbank::SmallbankArgs),
+    /// The field's published workloads as their authors specify them, over Transact addresses:
+    /// Firewood's create, tenkrandom, zipf and single, IAVL-bench's bank shape; sized by
+    /// --scale. Prints commits/s, leaves/s and p50/p99 per commit; --out writes JSON.
+    Field(field::FieldArgs),
 }
 
 fn main() -> ExitCode {
@@ -135,6 +140,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Root(args) => root::run_root(args),
         Command::Smallbank(args) => smallbank::run_smallbank(args),
+        Command::Field(args) => field::run_field(args),
         Command::Profiles => profiles::run_profiles(),
         Command::Report(args) => report::run_report(args),
         Command::CaptureFs(args) => capture_fs::run_capture_fs(args),

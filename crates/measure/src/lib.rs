@@ -39,6 +39,7 @@
 
 pub mod cpu_idle;
 pub mod error;
+pub mod field_run;
 pub mod fs_capture;
 pub mod grow_run;
 pub mod grow_whatif;

@@ -9,6 +9,7 @@ pub mod crash_test;
 pub mod criterion_dir_arg;
 pub mod export;
 pub mod export_run;
+pub mod field;
 pub mod grow;
 pub mod grow_report;
 pub mod headline;
