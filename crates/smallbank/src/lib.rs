@@ -5,7 +5,7 @@
 //! every block's state changes and root must be the same on both, or the run stops naming the
 //! first block that differs.
 //!
-//! [`run`] does it and returns a [`SmallbankResult`]: transactions/s and blocks/s, per-block
+//! [`run()`] does it and returns a [`SmallbankResult`]: transactions/s and blocks/s, per-block
 //! execution and commit p50/p99 for each side, bytes written per block and the state's size.
 //! With [`SmallbankOptions::trace`] the run's per-block changes are also written as a commit
 //! file `triebench root` replays, with the roots beside it.

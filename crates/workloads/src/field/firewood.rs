@@ -1,6 +1,6 @@
 //! Firewood's benchmark workloads (`benchmark/` in ava-labs/firewood), as its README specifies
 //! them, with its batch of 10,000 and keys SHA-256 of the row number
-//! ([`address::firewood_key`]), values 32 bytes:
+//! ([`firewood_key`]), values 32 bytes:
 //!
 //! * `create`: rows inserted in batches, one commit per batch (scale N: N commits, N × 10,000
 //!   rows);

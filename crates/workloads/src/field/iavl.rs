@@ -2,7 +2,7 @@
 //! of 16, versions of 10,000 inserts, then versions of 10,000 updates of keys already held.
 //! The authors run 100 versions of inserts; here scale N gives N versions of inserts then N of
 //! updates (scale 100 is theirs). Keys become addresses by SHA-512
-//! ([`address::iavl_address`]). Its concurrent readers are not part of the commit stream.
+//! ([`iavl_address`]). Its concurrent readers are not part of the commit stream.
 
 use crate::field::address::iavl_address;
 use crate::field::commit::{FieldCommit, Phase};
