@@ -20,8 +20,8 @@ LAYERS = [
     ["triebench-merkle", "triebench-kv-conformance"],
     # 3: the Transact drop-in; what runs against a store
     ["triebench-transact-state", "triebench-workloads"],
-    # 4: measuring, reporting, the engines side by side
-    ["triebench-measure", "triebench-report", "triebench-engines"],
+    # 4: measuring, reporting, the engines side by side, SmallBank end to end
+    ["triebench-measure", "triebench-report", "triebench-engines", "triebench-smallbank"],
     # 5: the crash lab; the steps and the main job's plan (measuring then reporting)
     ["triebench-crashlab", "triebench-plan"],
     # 6: the binaries and suites on top

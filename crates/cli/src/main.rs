@@ -19,8 +19,9 @@ use clap::{Parser, Subcommand};
 use error::CliError;
 
 use commands::{
-    bench, capture_fs, compare, crash_child, crash_mount, crash_test, export, export_run, grow,
-    grow_report, headline, io_profile, load, net_report, phases, profiles, report, root,
+    bench, capture_fs, compare, crash_child, crash_mount, crash_test, export, export_run, field,
+    grow, grow_report, headline, io_profile, load, net_report, phases, profiles, report, root,
+    smallbank,
 };
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
@@ -121,12 +122,25 @@ enum Command {
     /// --net-rtt) into net-report.md: suite time, `update` against its storage floor and the
     /// writer under load per round trip added, with a plot of suite time against it in plots/.
     NetReport(net_report::NetReportArgs),
+    /// SmallBank end to end: Transact 0.4.7's seeded SmallBank playlist in blocks, executed by
+    /// Transact's own scheduler, executor and handler over triebench's state on --profile,
+    /// each block committed and the previous root pruned, beside Transact's MerkleState (in
+    /// memory) in the same process; every block's root must be the same on both. Prints
+    /// tx/s, blocks/s and per-block execute/commit p50/p99 for both; --out writes JSON,
+    /// --trace the run as a commit file `triebench root` replays.
+    Smallbank(smallbank::SmallbankArgs),
+    /// The field's published workloads as their authors specify them, over Transact addresses:
+    /// Firewood's create, tenkrandom, zipf and single, IAVL-bench's bank shape; sized by
+    /// --scale. Prints commits/s, leaves/s and p50/p99 per commit; --out writes JSON.
+    Field(field::FieldArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Root(args) => root::run_root(args),
+        Command::Smallbank(args) => smallbank::run_smallbank(args),
+        Command::Field(args) => field::run_field(args),
         Command::Profiles => profiles::run_profiles(),
         Command::Report(args) => report::run_report(args),
         Command::CaptureFs(args) => capture_fs::run_capture_fs(args),

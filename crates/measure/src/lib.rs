@@ -40,6 +40,7 @@
 
 pub mod cpu_idle;
 pub mod error;
+pub mod field_run;
 pub mod fs_capture;
 pub mod grow_budget;
 pub mod grow_run;

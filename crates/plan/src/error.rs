@@ -28,6 +28,9 @@ pub enum PlanError {
     /// A commit file could not be read or replayed (the error names the line).
     #[error(transparent)]
     Replay(#[from] triebench_workloads::commit_file::ReplayError),
+    /// A SmallBank run stopped (its message names the block, the profile or the option).
+    #[error(transparent)]
+    Smallbank(#[from] triebench_smallbank::SmallbankError),
     /// A measurement failed.
     #[error(transparent)]
     Measure(triebench_measure::MeasureError),

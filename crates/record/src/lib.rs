@@ -51,6 +51,7 @@ pub mod env;
 pub mod error;
 pub mod excerpt;
 pub mod failover;
+pub mod field;
 pub mod file;
 pub mod fs;
 pub mod grow;

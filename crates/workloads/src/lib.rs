@@ -17,6 +17,7 @@
 
 pub mod commit_file;
 pub mod error;
+pub mod field;
 pub mod floor;
 pub mod load;
 pub mod rng;

@@ -5,6 +5,7 @@
 pub mod capture_fs;
 pub mod compare;
 pub mod dashboard;
+pub mod field;
 pub mod grow;
 pub mod headline;
 pub mod io_profile;
@@ -14,3 +15,4 @@ pub mod load_temp;
 pub mod phases;
 pub mod report;
 pub mod root;
+pub mod smallbank;

@@ -1,0 +1,55 @@
+//! `triebench smallbank`: Transact's SmallBank end to end on a profile, beside Transact's own
+//! MerkleState, every block's root compared.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use triebench_plan::step::smallbank::{smallbank, SmallbankStepOptions};
+use triebench_smallbank::SmallbankOptions;
+
+use crate::error::CliError;
+
+#[derive(Debug, Args)]
+pub struct SmallbankArgs {
+    /// Backend profile (`triebench profiles` lists them).
+    #[arg(long, value_name = "NAME", default_value = "btree")]
+    pub profile: String,
+    /// Directory for the state of file-backed profiles (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Accounts the playlist creates first (at least 2).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub accounts: u64,
+    /// Transactions after the account creations.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub transactions: u64,
+    /// Transactions per block.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub block_size: u64,
+    /// The playlist's seed.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Write the result as JSON to FILE (and env.json beside it).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Write the run's per-block changes as a commit file `triebench root` replays, and the
+    /// roots to FILE.roots.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+}
+
+pub fn run_smallbank(args: SmallbankArgs) -> Result<(), CliError> {
+    smallbank(&SmallbankStepOptions {
+        run: SmallbankOptions {
+            profile: args.profile,
+            dir: args.dir,
+            accounts: args.accounts,
+            transactions: args.transactions,
+            block_size: args.block_size,
+            seed: args.seed,
+            trace: args.trace,
+        },
+        out: args.out,
+    })?;
+    Ok(())
+}

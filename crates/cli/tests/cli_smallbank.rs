@@ -1,0 +1,93 @@
+//! The `triebench smallbank` and `triebench field` commands: a short SmallBank chain writes its
+//! JSON result and a trace that `triebench root` replays to the same roots; an unknown profile,
+//! a directory under a file and an unknown field workload are one clear error each, exit 1.
+
+use std::process::{Command, Output};
+
+fn triebench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_triebench"))
+        .args(args)
+        .output()
+        .expect("triebench runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_short_chain_writes_its_result_and_a_replayable_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r/smallbank.json");
+    let trace = dir.path().join("trace.jsonl");
+    let state = dir.path().join("state");
+    let run = triebench(&[
+        "smallbank",
+        "--profile",
+        "lmdb",
+        "--dir",
+        state.to_str().unwrap(),
+        "--accounts",
+        "10",
+        "--transactions",
+        "40",
+        "--block-size",
+        "10",
+        "--out",
+        out.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("| triebench (lmdb) |"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(json["blocks"], 5);
+    assert!(dir.path().join("r/env.json").exists());
+    let replay = triebench(&["root", trace.to_str().unwrap()]);
+    assert!(replay.status.success(), "{}", stderr(&replay));
+    let roots = std::fs::read_to_string(dir.path().join("trace.jsonl.roots")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&replay.stdout), roots);
+    assert_eq!(roots.lines().last(), json["final_root"].as_str());
+}
+
+#[test]
+fn an_unknown_profile_is_one_error() {
+    let run = triebench(&["smallbank", "--profile", "nope"]);
+    assert_eq!(run.status.code(), Some(1));
+    let err = stderr(&run);
+    assert!(err.contains("unknown backend profile `nope`"), "{err}");
+}
+
+#[test]
+fn a_directory_under_a_file_is_one_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, "x").unwrap();
+    let bad = file.join("state");
+    let run = triebench(&[
+        "smallbank",
+        "--profile",
+        "lmdb",
+        "--dir",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        stderr(&run).contains("as the state directory"),
+        "{}",
+        stderr(&run)
+    );
+}
+
+#[test]
+fn an_unknown_field_workload_lists_them() {
+    let run = triebench(&["field", "--workload", "nope"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        stderr(&run).contains("firewood-tenkrandom"),
+        "{}",
+        stderr(&run)
+    );
+}

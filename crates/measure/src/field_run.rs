@@ -1,0 +1,94 @@
+//! Runs a field workload ([`triebench_workloads::field`]) on a store: its setup commits
+//! untimed, then each timed commit timed alone (commit and moving the head to its root), into a
+//! [`FieldResult`]: commits/s, leaves/s, p50/p99 per commit. Old roots are kept (no prune),
+//! as the authors' benchmarks keep their revisions' roots readable.
+
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+use triebench_kv::{Store, StoreVisitor};
+use triebench_merkle::MerkleTrie;
+use triebench_record::field::FieldResult;
+use triebench_record::grow::Latency;
+use triebench_workloads::field::{FieldWorkload, Phase};
+
+use crate::error::MeasureError;
+
+/// What to run.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldPlan {
+    /// The workload.
+    pub workload: FieldWorkload,
+    /// Its scale (see each workload for what it multiplies).
+    pub scale: u64,
+    /// The seed.
+    pub seed: u64,
+}
+
+/// A [`StoreVisitor`] that runs `plan` on the store it is given; `progress` is told each
+/// commit's number (setup and timed together) and the total so far.
+pub struct FieldRun<'p> {
+    /// What to run.
+    pub plan: FieldPlan,
+    /// The profile's name, for the result.
+    pub profile: String,
+    /// Called after every commit with (commits done, whether it was timed).
+    pub progress: &'p mut dyn FnMut(u64, bool),
+}
+
+impl StoreVisitor for FieldRun<'_> {
+    type Output = Result<FieldResult, MeasureError>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        let FieldRun {
+            plan,
+            profile,
+            progress,
+        } = self;
+        let mut trie = MerkleTrie::new(&store)?;
+        // ns, 1 ns .. 10 min, 3 significant figures: constant bounds hdrhistogram accepts.
+        let mut histogram = Histogram::<u64>::new_with_bounds(1, 600_000_000_000, 3)
+            .expect("constant histogram bounds are valid");
+        let mut result = FieldResult {
+            workload: plan.workload.name().to_string(),
+            profile,
+            scale: plan.scale,
+            seed: plan.seed,
+            ..FieldResult::default()
+        };
+        let mut total_ns = 0u64;
+        let mut done = 0u64;
+        for (phase, commit) in plan.workload.commits(plan.scale, plan.seed) {
+            let changes = commit.changes();
+            let start = Instant::now();
+            let root = trie.commit(&changes)?;
+            trie.set_root(&root)?;
+            let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            match phase {
+                Phase::Setup => result.setup_commits += 1,
+                Phase::Timed => {
+                    result.commits += 1;
+                    result.leaves += commit.leaves() as u64;
+                    total_ns = total_ns.saturating_add(ns);
+                    histogram.saturating_record(ns.max(1));
+                }
+            }
+            result.final_root = root;
+            done += 1;
+            progress(done, phase == Phase::Timed);
+        }
+        let us = |ns: u64| ns as f64 / 1000.0;
+        result.total_s = total_ns as f64 / 1e9;
+        if result.total_s > 0.0 {
+            result.commits_per_s = result.commits as f64 / result.total_s;
+            result.leaves_per_s = result.leaves as f64 / result.total_s;
+        }
+        result.commit = Latency {
+            count: histogram.len(),
+            p50_us: us(histogram.value_at_quantile(0.5)),
+            p99_us: us(histogram.value_at_quantile(0.99)),
+            max_us: us(histogram.max()),
+        };
+        Ok(result)
+    }
+}

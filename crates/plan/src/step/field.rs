@@ -1,0 +1,94 @@
+//! The `field` step: one of the field's published workloads (Firewood's, IAVL-bench's) on a
+//! profile, its timed commits' rate and latency printed and written as `field.json`.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use triebench_kv::BackendSpec;
+use triebench_measure::field_run::{FieldPlan, FieldRun};
+use triebench_merkle::TABLES;
+use triebench_record::field::FieldResult;
+use triebench_record::file::write_json;
+use triebench_workloads::field::FieldWorkload;
+
+use crate::error::PlanError;
+
+/// What to run, where, and where the result goes.
+#[derive(Debug, Clone)]
+pub struct FieldOptions {
+    /// The workload's name (`firewood-create`, `firewood-tenkrandom`, `firewood-zipf`,
+    /// `firewood-single`, `iavl-bank`).
+    pub workload: String,
+    /// The triebench profile.
+    pub profile: String,
+    /// The store's directory for file-backed profiles.
+    pub dir: Option<PathBuf>,
+    /// The workload's scale.
+    pub scale: u64,
+    /// The seed.
+    pub seed: u64,
+    /// Where the JSON result goes (`env.json` beside it), when asked for.
+    pub out: Option<PathBuf>,
+}
+
+/// Runs the workload, printing progress every few seconds on standard error and a summary
+/// line on standard output; writes the JSON result when asked.
+pub fn field(options: &FieldOptions) -> Result<FieldResult, PlanError> {
+    let workload: FieldWorkload = options.workload.parse().map_err(
+        |e: triebench_workloads::field::UnknownFieldWorkload| PlanError::Usage(e.to_string()),
+    )?;
+    if let Some(out) = &options.out {
+        triebench_measure::outputs::writable_file("--out", out).map_err(PlanError::Measure)?;
+    }
+    if let Some(dir) = &options.dir {
+        std::fs::create_dir_all(dir).map_err(|source| PlanError::Write {
+            path: dir.clone(),
+            source,
+        })?;
+    }
+    let spec = BackendSpec::parse(&options.profile, options.dir.clone())?;
+    let mut last = Instant::now();
+    let started = Instant::now();
+    let mut progress = |done: u64, timed: bool| {
+        if last.elapsed().as_secs() >= 2 {
+            last = Instant::now();
+            eprintln!(
+                "field {workload} on {}: {done} commits ({}, {:.0} s)",
+                options.profile,
+                if timed { "timed" } else { "setup" },
+                started.elapsed().as_secs_f64()
+            );
+        }
+    };
+    let run = FieldRun {
+        plan: FieldPlan {
+            workload,
+            scale: options.scale,
+            seed: options.seed,
+        },
+        profile: options.profile.clone(),
+        progress: &mut progress,
+    };
+    let result = spec.open(TABLES, run)?.map_err(PlanError::Measure)?;
+    println!(
+        "{} on {} (scale {}): {} commits after {} setup commits, {:.1} commits/s, {:.0} leaves/s, \
+         commit p50 {:.0} µs p99 {:.0} µs; final root {}",
+        result.workload,
+        result.profile,
+        result.scale,
+        result.commits,
+        result.setup_commits,
+        result.commits_per_s,
+        result.leaves_per_s,
+        result.commit.p50_us,
+        result.commit.p99_us,
+        result.final_root
+    );
+    if let Some(out) = &options.out {
+        write_json(out, "field result", &result)?;
+        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+            super::grow::write_env(dir)?;
+        }
+    }
+    Ok(result)
+}

@@ -1,0 +1,23 @@
+//! SmallBank end to end: Transact 0.4.7's seeded SmallBank playlist, executed block by block
+//! through Transact's serial scheduler, executor and SmallBank handler over
+//! `triebench-transact-state` on any profile, each block committed and the previous root
+//! pruned, with Transact's own `MerkleState` (in memory) run beside it as the reference:
+//! every block's state changes and root must be the same on both, or the run stops naming the
+//! first block that differs.
+//!
+//! [`run()`] does it and returns a [`SmallbankResult`]: transactions/s and blocks/s, per-block
+//! execution and commit p50/p99 for each side, bytes written per block and the state's size.
+//! With [`SmallbankOptions::trace`] the run's per-block changes are also written as a commit
+//! file `triebench root` replays, with the roots beside it.
+
+pub mod batch;
+pub mod error;
+pub mod io_counter;
+pub mod pipeline;
+pub mod playlist;
+pub mod result;
+pub mod run;
+
+pub use error::SmallbankError;
+pub use result::{Percentiles, SideFigures, SmallbankResult};
+pub use run::{roots_path, run, Progress, SmallbankOptions};

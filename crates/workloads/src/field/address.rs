@@ -1,0 +1,32 @@
+//! Field keys as Transact addresses (35 bytes, 70 hex characters): a 3-byte namespace per
+//! workload family, then 32 bytes.
+//!
+//! * Firewood's keys are SHA-256 digests (32 bytes) of the row number: the address is the
+//!   namespace and the key itself, so the key's bytes are the address's last 32.
+//! * IAVL-bench's keys are 56 bytes, too long for an address: the address is the namespace and
+//!   the first 32 bytes of SHA-512 of the key, as Sawtooth families derive addresses. Distinct
+//!   keys get distinct addresses but for a SHA-512 collision in 256 bits.
+
+use sha2::{Digest, Sha256, Sha512};
+
+/// The namespace of Firewood's workloads.
+pub const FIREWOOD_NAMESPACE: &str = "f12e00";
+/// The namespace of IAVL-bench's workload.
+pub const IAVL_NAMESPACE: &str = "1a7100";
+
+/// Firewood's key of row `row`: SHA-256 of the row number's 8 little-endian bytes (its
+/// benchmark hashes `row.to_ne_bytes()`; little-endian on the machines it runs on).
+pub fn firewood_key(row: u64) -> [u8; 32] {
+    Sha256::digest(row.to_le_bytes()).into()
+}
+
+/// The address of a Firewood key.
+pub fn firewood_address(key: &[u8; 32]) -> String {
+    format!("{FIREWOOD_NAMESPACE}{}", hex::encode(key))
+}
+
+/// The address of an IAVL-bench key of any length.
+pub fn iavl_address(key: &[u8]) -> String {
+    let digest = Sha512::digest(key);
+    format!("{IAVL_NAMESPACE}{}", hex::encode(&digest[..32]))
+}

@@ -1,0 +1,15 @@
+//! The field's published benchmark workloads, as their authors specify them, over Transact's
+//! 35-byte addresses: Firewood's benchmark set ([`firewood`]: `create`, `tenkrandom`, `zipf`,
+//! `single`) and IAVL-bench's bank shape ([`iavl`]). Each is a stream of [`FieldCommit`]s,
+//! those that build the starting state ([`Phase::Setup`]) then those a run times
+//! ([`Phase::Timed`]); sizes scale with one parameter. How keys become addresses is in
+//! [`address`].
+
+pub mod address;
+pub mod commit;
+pub mod firewood;
+pub mod iavl;
+pub mod workload;
+
+pub use commit::{FieldCommit, Phase};
+pub use workload::{FieldWorkload, UnknownFieldWorkload, FIELD_WORKLOADS};
