@@ -39,6 +39,8 @@ mod cli_report_runs;
 mod cli_root;
 #[path = "cli_run_folder_links.rs"]
 mod cli_run_folder_links;
+#[path = "cli_smallbank.rs"]
+mod cli_smallbank;
 #[path = "cli_temp_stores.rs"]
 mod cli_temp_stores;
 #[path = "crash_failover.rs"]
