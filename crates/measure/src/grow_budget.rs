@@ -207,18 +207,9 @@ pub fn fit(
     })
 }
 
-/// This process's resident memory now (`VmRSS` of `/proc/self/status`), bytes; 0 where it
-/// cannot be read.
+/// This process's resident memory now, bytes; 0 where it cannot be read.
 pub fn own_rss() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|t| {
-            t.lines().find_map(|l| {
-                let v = l.strip_prefix("VmRSS:")?;
-                v.split_whitespace().next()?.parse::<u64>().ok()
-            })
-        })
-        .map_or(0, |kb| kb * 1024)
+    triebench_record::proc_stats::rss_bytes(&[std::process::id()])
 }
 
 #[cfg(test)]

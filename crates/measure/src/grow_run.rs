@@ -15,6 +15,7 @@ use hdrhistogram::Histogram;
 use triebench_kv::{BackendSpec, Profile, ReadTx, Store, StoreVisitor};
 use triebench_merkle::{MerkleTrie, StateChange, EMPTY_ROOT, TABLES};
 use triebench_record::grow::{Checkpoint, CommitCost, Latency};
+use triebench_record::proc_stats;
 use triebench_workloads::load::state::{address, value, StateShape};
 use triebench_workloads::rng::XorShift64Star;
 
@@ -128,72 +129,6 @@ fn record(h: &mut Histogram<u64>, start: Instant) {
     h.saturating_record(ns.max(1));
 }
 
-/// `write_bytes` of `/proc/<pid>/io` for `pid` and every process whose parent it is (a
-/// PostgreSQL server's backends and writers).
-fn write_bytes(pids: &[u32]) -> u64 {
-    let mut all: Vec<u32> = pids.to_vec();
-    all.extend(children_of(pids));
-    all.iter().map(|&p| io_field(p, "write_bytes")).sum()
-}
-
-fn io_field(pid: u32, key: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/io"))
-        .ok()
-        .and_then(|t| {
-            t.lines().find_map(|l| {
-                let (k, v) = l.split_once(':')?;
-                (k.trim() == key).then(|| v.trim().parse().ok())?
-            })
-        })
-        .unwrap_or(0)
-}
-
-/// Processes whose parent is one of `parents` (server pids only: this process's own threads
-/// are in its own counters).
-fn children_of(parents: &[u32]) -> Vec<u32> {
-    let servers: Vec<u32> = parents
-        .iter()
-        .copied()
-        .filter(|&p| p != std::process::id())
-        .collect();
-    if servers.is_empty() {
-        return Vec::new();
-    }
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|s| {
-                    let rest = &s[s.rfind(')')? + 1..];
-                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
-                })
-                .is_some_and(|ppid| servers.contains(&ppid))
-        })
-        .collect()
-}
-
-fn rss(pids: &[u32]) -> u64 {
-    let mut all: Vec<u32> = pids.to_vec();
-    all.extend(children_of(pids));
-    all.iter()
-        .map(|&p| {
-            std::fs::read_to_string(format!("/proc/{p}/status"))
-                .ok()
-                .and_then(|t| {
-                    t.lines().find_map(|l| {
-                        let v = l.strip_prefix("VmRSS:")?;
-                        v.split_whitespace().next()?.parse::<u64>().ok()
-                    })
-                })
-                .map_or(0, |kb| kb * 1024)
-        })
-        .sum()
-}
-
 /// The leaves of the first `n` keys as the what-if takes them.
 fn leaves(seed: u64, lens: &[u32]) -> Vec<Leaf> {
     lens.iter()
@@ -289,7 +224,7 @@ impl StoreVisitor for Segment<'_> {
             for (keys, count) in [(1u64, plan.commits), (100, (plan.commits / 4).max(5))] {
                 progress(&format!("{target} leaves: {count} commits of {keys} keys"));
                 let mut h = histogram();
-                let written_before = write_bytes(&pids);
+                let written_before = proc_stats::write_bytes(&pids);
                 for _ in 0..count {
                     let batch: Vec<StateChange> = (0..keys)
                         .map(|_| {
@@ -309,7 +244,7 @@ impl StoreVisitor for Segment<'_> {
                     record(&mut h, t);
                     trie.set_root(&root)?;
                 }
-                let written = write_bytes(&pids).saturating_sub(written_before);
+                let written = proc_stats::write_bytes(&pids).saturating_sub(written_before);
                 costs.push(CommitCost {
                     keys,
                     latency: latency(&h),
@@ -362,7 +297,7 @@ impl StoreVisitor for Segment<'_> {
                 disk_bytes_per_leaf: disk as f64 / state.leaves.max(1) as f64,
                 stored_nodes,
                 nodes_per_leaf: w.nodes as f64 / state.leaves.max(1) as f64,
-                rss_bytes: rss(&pids),
+                rss_bytes: proc_stats::rss_bytes(&pids),
                 what_if: w,
                 memory: cgroup.map(MemCgroup::bound),
                 fill_phases: fill_phases.0.ns_by_name(),

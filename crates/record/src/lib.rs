@@ -17,6 +17,7 @@
 //! - [`phases`]: a phase breakdown (`triebench phases`, `root --phases`) as its file holds it.
 //! - [`io_profile`]: an I/O profile (`io-profile.json`): operations per profile and scenario.
 //! - [`load`](mod@load): a load run (`load.json`): what was offered and measured.
+//! - [`proc_stats`]: bytes written and memory held by a run's processes, from `/proc`.
 //! - [`space`]: where a store's bytes go, per table and store-wide ([`StoreSpace`](space::StoreSpace)), which
 //!   the growth curve records per checkpoint.
 //! - [`grow`]: a growth curve (`grow.json`): costs per state size, `triebench grow`.
@@ -62,6 +63,7 @@ pub mod layout;
 pub mod load;
 pub mod net;
 pub mod phases;
+pub mod proc_stats;
 pub mod results;
 pub mod run_folder;
 pub mod run_record;

@@ -5,46 +5,11 @@
 
 use std::path::Path;
 
-/// Total `write_bytes` of this process, of `server` and of every process whose parent it is.
+/// Total `write_bytes` of this process, of `server` and of its children.
 pub fn write_bytes(server: Option<u32>) -> u64 {
     let mut pids = vec![std::process::id()];
-    if let Some(server) = server {
-        pids.push(server);
-        pids.extend(children_of(server));
-    }
-    pids.iter().map(|&p| io_field(p, "write_bytes")).sum()
-}
-
-fn io_field(pid: u32, key: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/io"))
-        .ok()
-        .and_then(|t| {
-            t.lines().find_map(|l| {
-                let (k, v) = l.split_once(':')?;
-                (k.trim() == key).then(|| v.trim().parse().ok())?
-            })
-        })
-        .unwrap_or(0)
-}
-
-/// Processes whose parent is `parent`.
-fn children_of(parent: u32) -> Vec<u32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|s| {
-                    // The fields after the command name (which may hold spaces) in brackets.
-                    let rest = &s[s.rfind(')')? + 1..];
-                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
-                })
-                == Some(parent)
-        })
-        .collect()
+    pids.extend(server);
+    triebench_record::proc_stats::write_bytes(&pids)
 }
 
 /// Bytes the files under `dir` take on disk (allocated blocks, so a sparse LMDB map counts
