@@ -65,25 +65,7 @@ fn cpu_ticks(pid: u32) -> u64 {
     get(11) + get(12)
 }
 
-/// Bytes `dir` occupies on disk (allocated blocks of every file below it, not apparent sizes).
-pub fn disk_usage(dir: &Path) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(entries) = fs::read_dir(dir) else {
-        return 0;
-    };
-    let mut total = 0;
-    for entry in entries.flatten() {
-        let Ok(meta) = entry.metadata() else {
-            continue;
-        };
-        if meta.is_dir() {
-            total += disk_usage(&entry.path());
-        } else {
-            total += meta.blocks() * 512;
-        }
-    }
-    total
-}
+pub use triebench_record::proc_stats::disk_usage;
 
 impl Monitor for ProcMonitor {
     fn sample(&mut self) -> ResourceSample {

@@ -1,6 +1,7 @@
-//! What `/proc` says of a run's processes: this one, a managed server, and the server's children
-//! (PostgreSQL's backends and writers): bytes written to block devices (`write_bytes` of
-//! `/proc/<pid>/io`) and resident memory (`VmRSS`). Off Linux, or for a process gone, 0.
+//! What a run costs its machine: from `/proc`, of its processes (this one, a managed server, and
+//! the server's children: PostgreSQL's backends and writers), the bytes written to block devices
+//! (`write_bytes` of `/proc/<pid>/io`) and resident memory (`VmRSS`), 0 off Linux or for a
+//! process gone; and the blocks its store's directory occupies ([`disk_usage`]).
 
 /// `pids` and every process whose parent is one of them, this process's children excepted
 /// (its own helper threads and children are not the server's).
@@ -39,6 +40,34 @@ pub fn rss_bytes(pids: &[u32]) -> u64 {
         .iter()
         .map(|&p| field(&format!("/proc/{p}/status"), "VmRSS:").map_or(0, |kb| kb * 1024))
         .sum()
+}
+
+/// Bytes `dir` occupies on disk: the allocated blocks of every file below it, not apparent
+/// sizes (a sparse LMDB map counts what it uses); 0 for what cannot be read.
+pub fn disk_usage(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.metadata() {
+            Ok(meta) if meta.is_dir() => disk_usage(&entry.path()),
+            Ok(meta) => allocated(&meta),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+#[cfg(unix)]
+fn allocated(meta: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.blocks() * 512
+}
+
+/// Where blocks are not reported, the apparent size.
+#[cfg(not(unix))]
+fn allocated(meta: &std::fs::Metadata) -> u64 {
+    meta.len()
 }
 
 /// The first number after `key` at the start of a line of `path`.

@@ -15,26 +15,5 @@ pub fn write_bytes(server: Option<u32>) -> u64 {
 /// Bytes the files under `dir` take on disk (allocated blocks, so a sparse LMDB map counts
 /// what it uses); 0 when it cannot be read.
 pub fn dir_bytes(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|e| match e.metadata() {
-            Ok(m) if m.is_dir() => dir_bytes(&e.path()),
-            Ok(m) => allocated(&m),
-            Err(_) => 0,
-        })
-        .sum()
-}
-
-#[cfg(unix)]
-fn allocated(m: &std::fs::Metadata) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    m.blocks() * 512
-}
-
-#[cfg(not(unix))]
-fn allocated(m: &std::fs::Metadata) -> u64 {
-    m.len()
+    triebench_record::proc_stats::disk_usage(dir)
 }
