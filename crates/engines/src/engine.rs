@@ -73,3 +73,20 @@ pub trait Engine {
         })
     }
 }
+
+/// An address's bytes (its hex decoded), after [`triebench_merkle::check_address`]: the key
+/// an engine that takes bytes (JMT hashes them, the MPT takes them as they are) is given.
+pub(crate) fn address_bytes(address: &str) -> Result<Vec<u8>, EngineError> {
+    triebench_merkle::check_address(address)?;
+    hex::decode(address).map_err(|e| {
+        triebench_merkle::MerkleError::InvalidAddress {
+            address: address.to_string(),
+            reason: if matches!(e, hex::FromHexError::OddLength) {
+                "odd length (tokens are two hex characters)"
+            } else {
+                "not lowercase hex (0-9, a-f)"
+            },
+        }
+        .into()
+    })
+}

@@ -51,6 +51,21 @@ pub enum EngineError {
         found: String,
     },
 
+    /// An engine's root for a published test vector is not the published one.
+    #[error(
+        "{engine} is wrong: test vector {vector} gives {found}, the published root is {expected}"
+    )]
+    WrongVectorRoot {
+        /// The engine checked.
+        engine: &'static str,
+        /// The vector (file/name, and how it was applied).
+        vector: String,
+        /// The published root.
+        expected: String,
+        /// The engine's root.
+        found: String,
+    },
+
     /// A stored item that does not decode: the store is damaged or not this engine's.
     #[error("{engine}: stored {what} does not decode: {message}")]
     Corrupt {

@@ -40,6 +40,7 @@ pub mod engine;
 mod error;
 pub mod jellyfish;
 mod model;
+pub mod mpt;
 mod trie;
 
 pub use check::check_roots;
@@ -47,4 +48,5 @@ pub use engine::{Engine, Root};
 pub use error::EngineError;
 pub use jellyfish::{JmtEngine, JmtStore, KvTreeStore, MockJmt, JMT_TABLES};
 pub use model::ModelTrie;
+pub use mpt::{ModelMpt, MptEngine, MPT_TABLES};
 pub use trie::TrieEngine;

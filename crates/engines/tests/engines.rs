@@ -1,13 +1,14 @@
-//! Both engines on the btree store and on LMDB files, each beside its reference for random
-//! histories: equal roots after every batch, reads at every kept root, proofs, and pruning
-//! that releases old versions and keeps the newer ones readable.
+//! The engines (ours, JMT, Ethereum's MPT) on the btree store and on LMDB files, each beside its
+//! reference for random histories: equal roots after every batch, reads at every kept root,
+//! proofs, and pruning that releases old versions (or, for the MPT, keeps them) and keeps the
+//! newer ones readable.
 
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use triebench_engines::{
-    check_roots, Engine, EngineError, JmtEngine, KvTreeStore, MockJmt, ModelTrie, Root, TrieEngine,
-    JMT_TABLES,
+    check_roots, Engine, EngineError, JmtEngine, KvTreeStore, MockJmt, ModelMpt, ModelTrie,
+    MptEngine, Root, TrieEngine, JMT_TABLES, MPT_TABLES,
 };
 use triebench_kv::btree::BTreeStore;
 use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
@@ -85,14 +86,22 @@ fn batches(history: &[Vec<Op>]) -> (Vec<Vec<StateChange>>, Vec<Model>) {
     (out, models)
 }
 
-/// Checks `engine` against `reference` on a history, then reads, proofs and pruning.
+/// Checks `engine` against `reference` on a history, then reads, proofs and pruning. For an
+/// engine where an empty value is absence (the MPT: `empty_is_absent`), the model's empty
+/// values are read as absent.
 fn check<E: Engine, R: Engine>(
     engine: &mut E,
     reference: &mut R,
     history: &[Vec<Op>],
     stored: impl Fn(&E) -> u64,
+    empty_is_absent: bool,
 ) -> Result<(), TestCaseError> {
-    let (batches, models) = batches(history);
+    let (batches, mut models) = batches(history);
+    if empty_is_absent {
+        for model in &mut models {
+            model.retain(|_, v| !v.is_empty());
+        }
+    }
     let roots = check_roots(engine, reference, &batches).unwrap();
     prop_assert_eq!(&engine.root(), roots.last().unwrap());
     let pool = pool();
@@ -168,6 +177,12 @@ fn jmt_nodes<S: Store>(engine: &JmtEngine<KvTreeStore<S>>) -> u64 {
     store.reader().unwrap().count(nodes).unwrap()
 }
 
+fn mpt_nodes<S: Store>(engine: &MptEngine<S>) -> u64 {
+    let store = engine.store();
+    let nodes = store.table("mpt_nodes").unwrap();
+    store.reader().unwrap().count(nodes).unwrap()
+}
+
 fn lmdb(dir: &tempfile::TempDir, tables: &[&str]) -> LmdbStore {
     LmdbStore::open(dir.path(), tables, LmdbOptions::default()).unwrap()
 }
@@ -178,14 +193,24 @@ proptest! {
     #[test]
     fn trie_matches_its_model_on_btree(history in history()) {
         let mut engine = TrieEngine::new(BTreeStore::open(TABLES).unwrap()).unwrap();
-        check(&mut engine, &mut ModelTrie::default(), &history, trie_nodes)?;
+        check(&mut engine, &mut ModelTrie::default(), &history, trie_nodes, false)?;
     }
 
     #[test]
     fn jmt_matches_its_mock_on_btree(history in history()) {
         let store = KvTreeStore::new(BTreeStore::open(JMT_TABLES).unwrap()).unwrap();
         let mut engine = JmtEngine::new(store);
-        check(&mut engine, &mut MockJmt::default(), &history, jmt_nodes)?;
+        check(&mut engine, &mut MockJmt::default(), &history, jmt_nodes, false)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn mpt_matches_its_model_on_btree(history in history()) {
+        let mut engine = MptEngine::new(BTreeStore::open(MPT_TABLES).unwrap()).unwrap();
+        check(&mut engine, &mut ModelMpt::default(), &history, mpt_nodes, true)?;
     }
 }
 
@@ -193,17 +218,24 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
 
     #[test]
+    fn mpt_matches_its_model_on_lmdb(history in history()) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut engine = MptEngine::new(lmdb(&dir, MPT_TABLES)).unwrap();
+        check(&mut engine, &mut ModelMpt::default(), &history, mpt_nodes, true)?;
+    }
+
+    #[test]
     fn trie_matches_its_model_on_lmdb(history in history()) {
         let dir = tempfile::tempdir().unwrap();
         let mut engine = TrieEngine::new(lmdb(&dir, TABLES)).unwrap();
-        check(&mut engine, &mut ModelTrie::default(), &history, trie_nodes)?;
+        check(&mut engine, &mut ModelTrie::default(), &history, trie_nodes, false)?;
     }
 
     #[test]
     fn jmt_matches_its_mock_on_lmdb(history in history()) {
         let dir = tempfile::tempdir().unwrap();
         let mut engine = JmtEngine::new(KvTreeStore::new(lmdb(&dir, JMT_TABLES)).unwrap());
-        check(&mut engine, &mut MockJmt::default(), &history, jmt_nodes)?;
+        check(&mut engine, &mut MockJmt::default(), &history, jmt_nodes, false)?;
     }
 }
 
@@ -274,23 +306,14 @@ fn jmt_ignores_a_delete_of_an_absent_key() {
     assert_eq!(engine.get(&after, "ab").unwrap(), Some(vec![1]));
 }
 
-/// Transact's `update` data (1,000 keys, then 50 sets and 50 deletes in one batch) in commits
-/// of 100, on LMDB: JMT beside its mock, the trie beside its model and Transact's roots.
-#[test]
-fn the_update_workload_on_lmdb_matches_the_references() {
-    use sha2::{Digest, Sha512};
-    let entry = |i: u32| {
-        let key = format!("{i:016x}");
-        (
-            hex::encode(&Sha512::digest(key.as_bytes())[..32]),
-            key.into_bytes(),
-        )
-    };
+/// Transact's `update` data: 1,000 keys (70-hex-character addresses, SHA-512 of the key) in
+/// batches of 100, then 50 sets and 50 deletes in one batch.
+fn update_batches() -> Vec<Vec<StateChange>> {
     let mut batches: Vec<Vec<StateChange>> = (0..10)
         .map(|b| {
             (b * 100..(b + 1) * 100)
                 .map(|i| {
-                    let (address, value) = entry(i);
+                    let (address, value) = update_entry(i);
                     StateChange::Set { address, value }
                 })
                 .collect()
@@ -298,14 +321,64 @@ fn the_update_workload_on_lmdb_matches_the_references() {
         .collect();
     let mut mixed: Vec<StateChange> = (0..50)
         .map(|i| StateChange::Set {
-            address: entry(i).0,
+            address: update_entry(i).0,
             value: b"5.0".to_vec(),
         })
         .collect();
     mixed.extend((500..550).map(|i| StateChange::Delete {
-        address: entry(i).0,
+        address: update_entry(i).0,
     }));
     batches.push(mixed);
+    batches
+}
+
+/// Key `i` of the `update` data: its address and its first value.
+fn update_entry(i: u32) -> (String, Vec<u8>) {
+    use sha2::{Digest, Sha512};
+    let key = format!("{i:016x}");
+    (
+        hex::encode(&Sha512::digest(key.as_bytes())[..32]),
+        key.into_bytes(),
+    )
+}
+
+/// The `update` data on LMDB: the MPT beside its model, reading back what it holds and proving
+/// it.
+#[test]
+fn the_update_workload_on_lmdb_gives_the_mpt_models_roots() {
+    let batches = update_batches();
+    let dir = tempfile::tempdir().unwrap();
+    let mut mpt = MptEngine::new(lmdb(&dir, MPT_TABLES)).unwrap();
+    let roots = check_roots(&mut mpt, &mut ModelMpt::default(), &batches).unwrap();
+    let last = roots.last().unwrap();
+    for i in [0u32, 49, 50, 499, 500, 549, 550, 999, 1000] {
+        let (address, value) = update_entry(i);
+        let expected = match i {
+            0..50 => Some(b"5.0".to_vec()),
+            500..550 | 1000.. => None,
+            _ => Some(value.clone()),
+        };
+        assert_eq!(mpt.get(last, &address).unwrap(), expected, "key {i}");
+        let proof = mpt.prove(last, &address).unwrap().unwrap();
+        mpt.verify(last, &address, expected.as_deref(), &proof)
+            .unwrap();
+        // Every earlier root still reads (the MPT keeps every node).
+        if i < 1000 {
+            assert_eq!(
+                mpt.get(&roots[9], &address).unwrap(),
+                Some(value),
+                "key {i}"
+            );
+        }
+    }
+}
+
+/// Transact's `update` data (1,000 keys, then 50 sets and 50 deletes in one batch) in commits
+/// of 100, on LMDB: JMT beside its mock, the trie beside its model and Transact's roots.
+#[test]
+fn the_update_workload_on_lmdb_matches_the_references() {
+    let entry = update_entry;
+    let batches = update_batches();
 
     let dir = tempfile::tempdir().unwrap();
     let mut trie = TrieEngine::new(lmdb(&dir, TABLES)).unwrap();

@@ -103,17 +103,9 @@ impl<T: JmtStore> JmtEngine<T> {
 
 /// JMT's key for a trie address: SHA-256 of the address's bytes.
 fn key_hash(address: &str) -> Result<KeyHash, EngineError> {
-    triebench_merkle::check_address(address)?;
-    let bytes =
-        hex::decode(address).map_err(|e| triebench_merkle::MerkleError::InvalidAddress {
-            address: address.to_string(),
-            reason: if matches!(e, hex::FromHexError::OddLength) {
-                "odd length (tokens are two hex characters)"
-            } else {
-                "not lowercase hex (0-9, a-f)"
-            },
-        })?;
-    Ok(KeyHash::with::<Sha256>(bytes))
+    Ok(KeyHash::with::<Sha256>(crate::engine::address_bytes(
+        address,
+    )?))
 }
 
 /// JMT's error (an `anyhow` chain) as an [`EngineError`]: a storage error it carries stays one.

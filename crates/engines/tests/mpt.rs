@@ -1,0 +1,224 @@
+//! Ethereum's Merkle Patricia trie engine against Ethereum's published trie test vectors
+//! (`fixtures/ethereum`), on the btree store, a real LMDB file and a real SQLite file; reads and
+//! proofs of every vector's final state; a damaged store or a tampered proof is an error.
+
+use std::collections::BTreeMap;
+
+use triebench_engines::mpt::vectors;
+use triebench_engines::{check_roots, Engine, EngineError, ModelMpt, MptEngine, Root, MPT_TABLES};
+use triebench_kv::btree::BTreeStore;
+use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
+use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+use triebench_kv::{ReadTx, Store, WriteTx};
+use triebench_merkle::StateChange;
+
+#[test]
+fn every_published_vector_gives_its_root_on_btree() {
+    let n = vectors::check(|| Ok(BTreeStore::open(MPT_TABLES)?)).unwrap();
+    // trietest 4, trieanyorder 7, their secure twins 4 + 7, hex_encoded_securetrie_test 3.
+    assert_eq!(n, 25);
+}
+
+#[test]
+fn every_published_vector_gives_its_root_on_lmdb() {
+    let dirs = std::cell::RefCell::new(Vec::new());
+    vectors::check(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let store = LmdbStore::open(dir.path(), MPT_TABLES, LmdbOptions::default())?;
+        dirs.borrow_mut().push(dir);
+        Ok(store)
+    })
+    .unwrap();
+}
+
+#[test]
+fn every_published_vector_gives_its_root_on_sqlite() {
+    let dirs = std::cell::RefCell::new(Vec::new());
+    vectors::check(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path(), MPT_TABLES, SqliteMode::Wal)?;
+        dirs.borrow_mut().push(dir);
+        Ok(store)
+    })
+    .unwrap();
+}
+
+/// The mapping a vector leaves (an empty value is absence).
+fn final_state(changes: &[StateChange]) -> BTreeMap<String, Vec<u8>> {
+    let mut state = BTreeMap::new();
+    for change in changes {
+        match change {
+            StateChange::Set { address, value } if !value.is_empty() => {
+                state.insert(address.clone(), value.clone());
+            }
+            StateChange::Set { address, .. } | StateChange::Delete { address } => {
+                state.remove(address);
+            }
+        }
+    }
+    state
+}
+
+#[test]
+fn every_vector_reads_and_proves_its_final_state_and_matches_the_model() {
+    for vector in vectors::all().unwrap() {
+        let mut engine = MptEngine::new(BTreeStore::open(MPT_TABLES).unwrap()).unwrap();
+        let roots = check_roots(
+            &mut engine,
+            &mut ModelMpt::default(),
+            std::slice::from_ref(&vector.changes),
+        )
+        .unwrap();
+        let root = &roots[0];
+        assert_eq!(root, &vector.root, "{}", vector.name);
+        let state = final_state(&vector.changes);
+        let every: Vec<&String> = vector
+            .changes
+            .iter()
+            .map(|c| match c {
+                StateChange::Set { address, .. } | StateChange::Delete { address } => address,
+            })
+            .collect();
+        for address in every {
+            let value = state.get(address);
+            assert_eq!(
+                engine.get(root, address).unwrap().as_ref(),
+                value,
+                "{} {address}",
+                vector.name
+            );
+            let proof = engine.prove(root, address).unwrap().unwrap();
+            engine
+                .verify(root, address, value.map(Vec::as_slice), &proof)
+                .unwrap();
+            let wrong = match value {
+                Some(_) => None,
+                None => Some(&b"x"[..]),
+            };
+            assert!(engine.verify(root, address, wrong, &proof).is_err());
+            // A proof with a node's byte flipped no longer reaches the root's nodes.
+            let mut tampered = proof.clone();
+            let last = tampered.len() - 1;
+            tampered[last] ^= 1;
+            assert!(engine
+                .verify(root, address, value.map(Vec::as_slice), &tampered)
+                .is_err());
+        }
+    }
+}
+
+#[test]
+fn the_empty_trie_has_ethereums_empty_root_and_proves_absence() {
+    let engine = MptEngine::new(BTreeStore::open(MPT_TABLES).unwrap()).unwrap();
+    assert_eq!(
+        engine.root().to_string(),
+        "56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"
+    );
+    let proof = engine.prove(&engine.root(), "abcd").unwrap().unwrap();
+    engine.verify(&engine.root(), "abcd", None, &proof).unwrap();
+    assert!(engine
+        .verify(&engine.root(), "abcd", Some(b"v"), &proof)
+        .is_err());
+}
+
+#[test]
+fn a_wrong_root_is_an_error() {
+    // Checked against the trie's model: a different trie, a different root.
+    let mut engine = MptEngine::new(BTreeStore::open(MPT_TABLES).unwrap()).unwrap();
+    let batches = vec![vec![StateChange::Set {
+        address: "abcd".into(),
+        value: b"v".to_vec(),
+    }]];
+    let result = check_roots(
+        &mut engine,
+        &mut triebench_engines::ModelTrie::default(),
+        &batches,
+    );
+    assert!(
+        matches!(result, Err(EngineError::WrongRoot { batch: 0, .. })),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_damaged_or_missing_node_is_an_error_not_a_panic() {
+    let mut engine = MptEngine::new(BTreeStore::open(MPT_TABLES).unwrap()).unwrap();
+    let batch: Vec<StateChange> = (0u32..64)
+        .map(|i| StateChange::Set {
+            address: hex::encode(i.to_be_bytes()),
+            value: vec![7; 40],
+        })
+        .collect();
+    let root = engine.apply(&batch).unwrap();
+    let store = engine.store();
+    let nodes = store.table("mpt_nodes").unwrap();
+    let stored = store
+        .reader()
+        .unwrap()
+        .collect(nodes, &triebench_kv::KeyRange::all())
+        .unwrap();
+    assert!(stored.len() > 2);
+    // Every node truncated, then every node gone but the root: reads fail with typed errors.
+    for (key, value) in &stored {
+        let mut w = store.writer().unwrap();
+        w.put(nodes, key, &value[..value.len() / 2]).unwrap();
+        w.commit().unwrap();
+    }
+    for i in [0u32, 17, 63] {
+        let result = engine.get(&root, &hex::encode(i.to_be_bytes()));
+        assert!(
+            matches!(result, Err(EngineError::Corrupt { .. })),
+            "{result:?}"
+        );
+    }
+    let mut w = store.writer().unwrap();
+    for (key, value) in &stored {
+        if key.as_slice() == root.0.as_slice() {
+            w.put(nodes, key, value).unwrap();
+        } else {
+            w.delete(nodes, key).unwrap();
+        }
+    }
+    w.commit().unwrap();
+    let result = engine.get(&root, &hex::encode(5u32.to_be_bytes()));
+    assert!(
+        matches!(result, Err(EngineError::Corrupt { .. })),
+        "{result:?}"
+    );
+    let result = engine.apply(&[StateChange::Delete {
+        address: hex::encode(5u32.to_be_bytes()),
+    }]);
+    assert!(
+        matches!(result, Err(EngineError::Corrupt { .. })),
+        "{result:?}"
+    );
+    // A root never committed is unknown.
+    let result = engine.get(&Root(vec![1; 32]), "00");
+    assert!(
+        matches!(result, Err(EngineError::UnknownRoot { .. })),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn garbage_proofs_are_rejected() {
+    let mut engine = MptEngine::new(BTreeStore::open(MPT_TABLES).unwrap()).unwrap();
+    let root = engine
+        .apply(&[StateChange::Set {
+            address: "abcd".into(),
+            value: vec![1; 40],
+        }])
+        .unwrap();
+    for proof in [
+        &[][..],
+        &[0xc0],
+        &[0xc1, 0x80],
+        &[0xff, 0xff],
+        &[0xc2, 0x81, 0x00],
+    ] {
+        assert!(
+            engine.verify(&root, "abcd", Some(&[1; 40]), proof).is_err(),
+            "{proof:?}"
+        );
+    }
+}
