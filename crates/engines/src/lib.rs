@@ -9,6 +9,12 @@
 //!   ([`triebench_merkle`]).
 //! * [`jellyfish`]: [`JmtEngine`], a Jellyfish Merkle tree (the `jmt` crate) over a
 //!   [`JmtStore`]: [`KvTreeStore`] (any kv store) or JMT's own in-memory mock.
+//! * [`mpt`]: [`MptEngine`], Ethereum's Merkle Patricia trie over any kv store (triebench's
+//!   own, Keccak-256 and RLP); [`ModelMpt`], its reference (roots built from scratch);
+//!   [`mpt::vectors`], Ethereum's published trie test vectors (`fixtures/ethereum`) and their
+//!   check on any store.
+//! * `transact` (feature `transact`): `TransactEngine`, Hyperledger Transact 0.4.7's own
+//!   `MerkleState` on its in-memory `BTreeDatabase`.
 //! * `model`: [`ModelTrie`], the trie's reference: roots computed from scratch from the
 //!   mapping ([`triebench_merkle::reference`]).
 //! * `check`: [`check_roots`], an engine run batch by batch beside its reference; a wrong root
@@ -17,8 +23,15 @@
 //!
 //! # What is here, and what is not
 //!
-//! Two engines (ours and JMT), each checked against its reference. Not yet: an Ethereum MPT,
-//! NOMT, Transact 0.4.7 and Firewood behind the trait, the CLI and report wiring (issue 50).
+//! Four engines, each checked against its reference: ours (against [`ModelTrie`], and
+//! Transact), JMT (against its mock), the MPT (against Ethereum's vectors and [`ModelMpt`]),
+//! and Transact 0.4.7 itself (feature `transact`; its roots are the trie's wherever Transact is
+//! right). Ours, JMT and the MPT run on every kv profile; Transact on its own in-memory
+//! database only. The MPT keeps every node (no pruning); ours, JMT and the MPT
+//! prove, Transact does not.
+//!
+//! Not yet: NOMT and Firewood behind the trait, Transact's SQL state (`SqlMerkleState`) and
+//! Transact on a kv store, and the CLI, measure and report wiring (issue 50).
 //!
 //! # Example
 //!
@@ -41,6 +54,8 @@ mod error;
 pub mod jellyfish;
 mod model;
 pub mod mpt;
+#[cfg(feature = "transact")]
+mod transact;
 mod trie;
 
 pub use check::check_roots;
@@ -49,4 +64,6 @@ pub use error::EngineError;
 pub use jellyfish::{JmtEngine, JmtStore, KvTreeStore, MockJmt, JMT_TABLES};
 pub use model::ModelTrie;
 pub use mpt::{ModelMpt, MptEngine, MPT_TABLES};
+#[cfg(feature = "transact")]
+pub use transact::TransactEngine;
 pub use trie::TrieEngine;

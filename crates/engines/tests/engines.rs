@@ -416,3 +416,91 @@ fn the_update_workload_on_lmdb_matches_the_references() {
         Err(EngineError::UnknownRoot { .. })
     ));
 }
+
+/// Transact 0.4.7's own `MerkleState` and the trie give the same roots on Transact's `update`
+/// data, read the same values, and both read their last root after pruning every earlier one.
+#[cfg(feature = "transact")]
+#[test]
+fn transact_and_the_trie_give_the_same_roots_on_the_update_workload() {
+    use triebench_engines::TransactEngine;
+    let batches = update_batches();
+    let mut transact = TransactEngine::in_memory().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut trie = TrieEngine::new(lmdb(&dir, TABLES)).unwrap();
+    assert_eq!(transact.root(), trie.root());
+    let roots = check_roots(&mut transact, &mut trie, &batches).unwrap();
+    assert_eq!(
+        roots[10].to_string(),
+        "26c1c3b4cd2c6fcd1726f15829e674c78b042822983bd62250b12d2f42c5a8bc"
+    );
+    let last = roots.last().unwrap();
+    transact.prune_before(last).unwrap();
+    trie.prune_before(last).unwrap();
+    for i in [0u32, 49, 50, 499, 500, 549, 550, 999, 1000] {
+        let address = update_entry(i).0;
+        assert_eq!(
+            transact.get(last, &address).unwrap(),
+            trie.get(last, &address).unwrap(),
+            "key {i}"
+        );
+    }
+    assert!(matches!(
+        transact.get(&roots[0], &update_entry(0).0),
+        Err(EngineError::UnknownRoot { .. })
+    ));
+    assert!(transact.prove(last, &update_entry(0).0).unwrap().is_none());
+}
+
+#[cfg(feature = "transact")]
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Random histories over production-length addresses (none on another's path, where
+    /// Transact 0.4.7 is wrong), each batch reduced to one change per address and no delete of
+    /// an address the batch set (Transact's faults): Transact's roots are the trie's.
+    #[test]
+    fn transact_matches_the_trie_where_transact_is_right(history in history()) {
+        use triebench_engines::TransactEngine;
+        let pool = pool();
+        let mut held = BTreeMap::new();
+        let batches: Vec<Vec<StateChange>> = history
+            .iter()
+            .map(|ops| {
+                let mut last: BTreeMap<usize, Option<Vec<u8>>> = BTreeMap::new();
+                for op in ops {
+                    match op {
+                        Op::Set(i, v) => last.insert(5 + i % 4, Some(v.clone())),
+                        Op::Delete(i) => last.insert(5 + i % 4, None),
+                    };
+                }
+                let mut batch = Vec::new();
+                for (i, value) in last {
+                    let address = pool[i].clone();
+                    match value {
+                        Some(value) => {
+                            held.insert(i, ());
+                            batch.push(StateChange::Set { address, value });
+                        }
+                        None => {
+                            if held.remove(&i).is_some() {
+                                batch.push(StateChange::Delete { address });
+                            }
+                        }
+                    }
+                }
+                batch
+            })
+            .collect();
+        let mut transact = TransactEngine::in_memory().unwrap();
+        let mut trie = TrieEngine::new(BTreeStore::open(TABLES).unwrap()).unwrap();
+        let roots = check_roots(&mut transact, &mut trie, &batches).unwrap();
+        for root in &roots {
+            for address in &pool[5..] {
+                prop_assert_eq!(
+                    transact.get(root, address).unwrap(),
+                    trie.get(root, address).unwrap()
+                );
+            }
+        }
+    }
+}
