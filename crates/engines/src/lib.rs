@@ -14,7 +14,8 @@
 //!   [`mpt::vectors`], Ethereum's published trie test vectors (`fixtures/ethereum`) and their
 //!   check on any store.
 //! * `transact` (feature `transact`): `TransactEngine`, Hyperledger Transact 0.4.7's own
-//!   `MerkleState` on its in-memory `BTreeDatabase`.
+//!   `MerkleState` on its in-memory `BTreeDatabase` or, through `KvDatabase` (Transact's
+//!   `Database` over a kv store), on any kv store.
 //! * `model`: [`ModelTrie`], the trie's reference: roots computed from scratch from the
 //!   mapping ([`triebench_merkle::reference`]).
 //! * `check`: [`check_roots`], an engine run batch by batch beside its reference; a wrong root
@@ -26,12 +27,12 @@
 //! Four engines, each checked against its reference: ours (against [`ModelTrie`], and
 //! Transact), JMT (against its mock), the MPT (against Ethereum's vectors and [`ModelMpt`]),
 //! and Transact 0.4.7 itself (feature `transact`; its roots are the trie's wherever Transact is
-//! right). Ours, JMT and the MPT run on every kv profile; Transact on its own in-memory
-//! database only. The MPT keeps every node (no pruning); ours, JMT and the MPT
+//! right). All four run on every kv profile (Transact through `KvDatabase`), Transact also on
+//! its own in-memory database. The MPT keeps every node (no pruning); ours, JMT and the MPT
 //! prove, Transact does not.
 //!
-//! Not yet: NOMT and Firewood behind the trait, Transact's SQL state (`SqlMerkleState`) and
-//! Transact on a kv store, and the CLI, measure and report wiring (issue 50).
+//! Not yet: NOMT and Firewood behind the trait, Transact's SQL state (`SqlMerkleState`), and
+//! the CLI, measure and report wiring (issue 50).
 //!
 //! # Example
 //!
@@ -65,5 +66,5 @@ pub use jellyfish::{JmtEngine, JmtStore, KvTreeStore, MockJmt, JMT_TABLES};
 pub use model::ModelTrie;
 pub use mpt::{ModelMpt, MptEngine, MPT_TABLES};
 #[cfg(feature = "transact")]
-pub use transact::TransactEngine;
+pub use transact::{KvDatabase, TransactEngine, TRANSACT_TABLES};
 pub use trie::TrieEngine;

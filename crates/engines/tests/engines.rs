@@ -417,38 +417,84 @@ fn the_update_workload_on_lmdb_matches_the_references() {
     ));
 }
 
-/// Transact 0.4.7's own `MerkleState` and the trie give the same roots on Transact's `update`
-/// data, read the same values, and both read their last root after pruning every earlier one.
+/// Transact 0.4.7's own `MerkleState`, on its in-memory database and on kv stores (btree, LMDB,
+/// SQLite files), and the trie give the same roots on Transact's `update` data, read the same
+/// values, and read their last root after pruning every earlier one, which releases nodes.
 #[cfg(feature = "transact")]
 #[test]
 fn transact_and_the_trie_give_the_same_roots_on_the_update_workload() {
-    use triebench_engines::TransactEngine;
+    use triebench_engines::{KvDatabase, TransactEngine, TRANSACT_TABLES};
+    use triebench_kv::sqlite::{SqliteMode, SqliteStore};
     let batches = update_batches();
-    let mut transact = TransactEngine::in_memory().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut trie = TrieEngine::new(lmdb(&dir, TABLES)).unwrap();
-    assert_eq!(transact.root(), trie.root());
-    let roots = check_roots(&mut transact, &mut trie, &batches).unwrap();
+    let roots = check_roots(&mut trie, &mut ModelTrie::default(), &batches).unwrap();
     assert_eq!(
         roots[10].to_string(),
         "26c1c3b4cd2c6fcd1726f15829e674c78b042822983bd62250b12d2f42c5a8bc"
     );
     let last = roots.last().unwrap();
-    transact.prune_before(last).unwrap();
     trie.prune_before(last).unwrap();
-    for i in [0u32, 49, 50, 499, 500, 549, 550, 999, 1000] {
-        let address = update_entry(i).0;
+
+    let lmdb_dir = tempfile::tempdir().unwrap();
+    let sqlite_dir = tempfile::tempdir().unwrap();
+    let btree = KvDatabase::new(BTreeStore::open(TRANSACT_TABLES).unwrap()).unwrap();
+    let on_lmdb = KvDatabase::new(lmdb(&lmdb_dir, TRANSACT_TABLES)).unwrap();
+    let on_sqlite = KvDatabase::new(
+        SqliteStore::open(sqlite_dir.path(), TRANSACT_TABLES, SqliteMode::Wal).unwrap(),
+    )
+    .unwrap();
+    // Each engine with the count of Transact's nodes it stores (not counted in memory).
+    let engines: Vec<(TransactEngine, Box<dyn Fn() -> u64>)> = vec![
+        (TransactEngine::in_memory().unwrap(), Box::new(|| 0)),
+        (TransactEngine::on(Box::new(btree.clone())).unwrap(), {
+            let db = btree.clone();
+            Box::new(move || count(db.store(), "transact_main"))
+        }),
+        (TransactEngine::on(Box::new(on_lmdb.clone())).unwrap(), {
+            let db = on_lmdb.clone();
+            Box::new(move || count(db.store(), "transact_main"))
+        }),
+        (TransactEngine::on(Box::new(on_sqlite.clone())).unwrap(), {
+            let db = on_sqlite.clone();
+            Box::new(move || count(db.store(), "transact_main"))
+        }),
+    ];
+    for (mut transact, stored) in engines {
+        let mut fresh = TrieEngine::new(BTreeStore::open(TABLES).unwrap()).unwrap();
+        assert_eq!(transact.root(), fresh.root());
         assert_eq!(
-            transact.get(last, &address).unwrap(),
-            trie.get(last, &address).unwrap(),
-            "key {i}"
+            check_roots(&mut transact, &mut fresh, &batches).unwrap(),
+            roots
         );
+        let before = stored();
+        transact.prune_before(last).unwrap();
+        let after = stored();
+        assert!(
+            after <= before && (before == 0 || after < before),
+            "{before} -> {after}"
+        );
+        for i in [0u32, 49, 50, 499, 500, 549, 550, 999, 1000] {
+            let address = update_entry(i).0;
+            assert_eq!(
+                transact.get(last, &address).unwrap(),
+                trie.get(last, &address).unwrap(),
+                "key {i}"
+            );
+        }
+        assert!(matches!(
+            transact.get(&roots[0], &update_entry(0).0),
+            Err(EngineError::UnknownRoot { .. })
+        ));
+        assert!(transact.prove(last, &update_entry(0).0).unwrap().is_none());
     }
-    assert!(matches!(
-        transact.get(&roots[0], &update_entry(0).0),
-        Err(EngineError::UnknownRoot { .. })
-    ));
-    assert!(transact.prove(last, &update_entry(0).0).unwrap().is_none());
+}
+
+/// Entries in `table` of `store`.
+#[cfg(feature = "transact")]
+fn count<S: Store>(store: &S, table: &str) -> u64 {
+    let table = store.table(table).unwrap();
+    store.reader().unwrap().count(table).unwrap()
 }
 
 #[cfg(feature = "transact")]
@@ -457,7 +503,8 @@ proptest! {
 
     /// Random histories over production-length addresses (none on another's path, where
     /// Transact 0.4.7 is wrong), each batch reduced to one change per address and no delete of
-    /// an address the batch set (Transact's faults): Transact's roots are the trie's.
+    /// an address the batch set (Transact's faults): Transact's roots, on its own database and
+    /// on a kv store, are the trie's.
     #[test]
     fn transact_matches_the_trie_where_transact_is_right(history in history()) {
         use triebench_engines::TransactEngine;
@@ -491,15 +538,21 @@ proptest! {
                 batch
             })
             .collect();
-        let mut transact = TransactEngine::in_memory().unwrap();
         let mut trie = TrieEngine::new(BTreeStore::open(TABLES).unwrap()).unwrap();
-        let roots = check_roots(&mut transact, &mut trie, &batches).unwrap();
-        for root in &roots {
-            for address in &pool[5..] {
-                prop_assert_eq!(
-                    transact.get(root, address).unwrap(),
-                    trie.get(root, address).unwrap()
-                );
+        let roots = check_roots(&mut trie, &mut ModelTrie::default(), &batches).unwrap();
+        let on_kv = TransactEngine::on_store(
+            BTreeStore::open(triebench_engines::TRANSACT_TABLES).unwrap(),
+        );
+        for mut transact in [TransactEngine::in_memory().unwrap(), on_kv.unwrap()] {
+            let mut fresh = TrieEngine::new(BTreeStore::open(TABLES).unwrap()).unwrap();
+            prop_assert_eq!(&check_roots(&mut transact, &mut fresh, &batches).unwrap(), &roots);
+            for root in &roots {
+                for address in &pool[5..] {
+                    prop_assert_eq!(
+                        transact.get(root, address).unwrap(),
+                        trie.get(root, address).unwrap()
+                    );
+                }
             }
         }
     }

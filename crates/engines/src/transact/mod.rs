@@ -13,15 +13,24 @@
 //! * a delete of an address that holds nothing is Transact's error;
 //! * its pruning can delete a node that a kept root still uses (fault 3).
 //!
-//! The database is Transact's in-memory `BTreeDatabase` (no feature of Transact beyond
-//! `state-merkle`), or any `Database` given to [`TransactEngine::on`]. Transact's LMDB database
-//! is not offered: it links `lmdb-zero`'s copy of LMDB beside `triebench-kv`'s. Transact's
-//! state makes no proofs.
+//! The database: Transact's in-memory `BTreeDatabase` ([`TransactEngine::in_memory`]; no
+//! feature of Transact beyond `state-merkle`), or [`KvDatabase`], Transact's `Database` over any
+//! kv store ([`TransactEngine::on_store`]), so Transact's own code runs on every kv profile
+//! (LMDB through triebench-kv's LMDB), or any `Database` given to [`TransactEngine::on`].
+//! Transact's own LMDB database is not offered: it links `lmdb-zero`'s copy of LMDB beside
+//! `triebench-kv`'s. Transact's state makes no proofs.
+//!
+//! * `kv_database`: [`KvDatabase`], Transact's `Database` over a kv store.
+
+mod kv_database;
+
+pub use kv_database::{KvDatabase, TRANSACT_TABLES};
 
 use transact::database::btree::BTreeDatabase;
 use transact::database::Database;
 use transact::state::merkle::{MerkleRadixTree, MerkleState, INDEXES};
 use transact::state::{Prune, Read, StateChange as TransactChange, Write};
+use triebench_kv::Store;
 use triebench_merkle::StateChange;
 
 use crate::{Engine, EngineError, Root};
@@ -57,6 +66,12 @@ impl TransactEngine {
     /// Transact's state on a fresh in-memory `BTreeDatabase`.
     pub fn in_memory() -> Result<Self, EngineError> {
         Self::on(Box::new(BTreeDatabase::new(&INDEXES)))
+    }
+
+    /// Transact's state on a kv store (through [`KvDatabase`]), which must declare
+    /// [`TRANSACT_TABLES`] and be empty.
+    pub fn on_store<S: Store + 'static>(store: S) -> Result<Self, EngineError> {
+        Self::on(Box::new(KvDatabase::new(store)?))
     }
 
     /// Transact's state on `db`, which must be empty and declare Transact's indexes
