@@ -6,7 +6,7 @@ use triebench_merkle::StateChange;
 
 use crate::EngineError;
 
-/// A state root as the engine defines it (its hash bytes; 32 for both engines here), shown
+/// A state root as the engine defines it (its hash bytes; 32 for every engine here), shown
 /// as lowercase hex.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Root(pub Vec<u8>);
@@ -28,10 +28,12 @@ impl fmt::Debug for Root {
 ///
 /// Keys are trie addresses (lowercase hex of even length, as [`StateChange`] holds them), so
 /// one workload drives every engine; an engine that hashes its keys (JMT) hashes the address's
-/// bytes. A batch applies in order and a later change to the same address wins. Deleting an
+/// bytes, the MPT takes them as they are. A batch applies in order and a later change to the
+/// same address wins (Transact 0.4.7's own state differs: there a delete wins). Deleting an
 /// address that holds no value is refused by the trie
-/// ([`MerkleError::DeleteAbsent`](triebench_merkle::MerkleError::DeleteAbsent)) and a no-op
-/// for JMT; the workloads never do it.
+/// ([`MerkleError::DeleteAbsent`](triebench_merkle::MerkleError::DeleteAbsent)) and by
+/// Transact, and a no-op for JMT and the MPT; the workloads never do it. For the MPT an empty
+/// value is absence (Ethereum's rule).
 pub trait Engine {
     /// The engine's name, as reports and errors show it.
     fn name(&self) -> &'static str;

@@ -222,3 +222,69 @@ fn garbage_proofs_are_rejected() {
         );
     }
 }
+
+/// A change for the random histories: keys of 0 to 4 bytes from a small alphabet (keys that
+/// are prefixes of each other, long shared paths), values of 1 to 40 bytes (nodes on both
+/// sides of the 32-byte line between inline and hashed), deletes of held and absent keys, and
+/// sets to an empty value (a delete).
+fn change() -> impl proptest::strategy::Strategy<Value = StateChange> {
+    use proptest::prelude::*;
+    let key = proptest::collection::vec(prop::sample::select(vec![0x00u8, 0x01, 0x10, 0xff]), 0..5)
+        .prop_map(hex::encode);
+    prop_oneof![
+        4 => (key.clone(), proptest::collection::vec(any::<u8>(), 1..41))
+            .prop_map(|(address, value)| StateChange::Set { address, value }),
+        2 => key.clone().prop_map(|address| StateChange::Delete { address }),
+        1 => key.prop_map(|address| StateChange::Set { address, value: Vec::new() }),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn random_histories_give_the_models_roots_and_reads(
+        batches in proptest::collection::vec(proptest::collection::vec(change(), 0..12), 1..10)
+    ) {
+        let mut engine = MptEngine::new(BTreeStore::open(MPT_TABLES).unwrap()).unwrap();
+        let mut model = ModelMpt::default();
+        let roots = check_roots(&mut engine, &mut model, &batches).unwrap();
+        let mut state = BTreeMap::new();
+        for (batch, root) in batches.iter().zip(&roots) {
+            for (address, value) in batch_effect(batch) {
+                match value {
+                    Some(value) => state.insert(address, value),
+                    None => state.remove(&address),
+                };
+            }
+            for change in batch {
+                let (StateChange::Set { address, .. } | StateChange::Delete { address }) = change;
+                proptest::prop_assert_eq!(engine.get(root, address).unwrap(), state.get(address).cloned());
+                proptest::prop_assert_eq!(
+                    engine.get(root, address).unwrap(),
+                    model.get(root, address).unwrap()
+                );
+                let proof = engine.prove(root, address).unwrap().unwrap();
+                proptest::prop_assert!(engine
+                    .verify(root, address, state.get(address).map(Vec::as_slice), &proof)
+                    .is_ok());
+            }
+        }
+    }
+}
+
+/// What a batch sets (`Some`) or removes (`None`), the later change to a key winning.
+fn batch_effect(batch: &[StateChange]) -> BTreeMap<String, Option<Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    for change in batch {
+        match change {
+            StateChange::Set { address, value } if !value.is_empty() => {
+                out.insert(address.clone(), Some(value.clone()));
+            }
+            StateChange::Set { address, .. } | StateChange::Delete { address } => {
+                out.insert(address.clone(), None);
+            }
+        }
+    }
+    out
+}
