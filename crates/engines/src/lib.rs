@@ -28,8 +28,8 @@
 //! Transact), JMT (against its mock), the MPT (against Ethereum's vectors and [`ModelMpt`]),
 //! and Transact 0.4.7 itself (feature `transact`; its roots are the trie's wherever Transact is
 //! right). All four run on every kv profile (Transact through `KvDatabase`), Transact also on
-//! its own in-memory database. The MPT keeps every node (no pruning); ours, JMT and the MPT
-//! prove, Transact does not.
+//! its own in-memory database. Ours, JMT and the MPT prune (the MPT by reference
+//! counts) and prove; Transact prunes its own way and does not prove.
 //!
 //! Not yet: NOMT and Firewood behind the trait, Transact's SQL state (`SqlMerkleState`), and
 //! the CLI, measure and report wiring (issue 50).

@@ -1,7 +1,6 @@
 //! The engines (ours, JMT, Ethereum's MPT) on the btree store and on LMDB files, each beside its
 //! reference for random histories: equal roots after every batch, reads at every kept root,
-//! proofs, and pruning that releases old versions (or, for the MPT, keeps them) and keeps the
-//! newer ones readable.
+//! proofs, and pruning that releases old versions and keeps the newer ones readable.
 
 use std::collections::BTreeMap;
 
@@ -343,7 +342,7 @@ fn update_entry(i: u32) -> (String, Vec<u8>) {
 }
 
 /// The `update` data on LMDB: the MPT beside its model, reading back what it holds and proving
-/// it.
+/// it, then pruning.
 #[test]
 fn the_update_workload_on_lmdb_gives_the_mpt_models_roots() {
     let batches = update_batches();
@@ -362,7 +361,7 @@ fn the_update_workload_on_lmdb_gives_the_mpt_models_roots() {
         let proof = mpt.prove(last, &address).unwrap().unwrap();
         mpt.verify(last, &address, expected.as_deref(), &proof)
             .unwrap();
-        // Every earlier root still reads (the MPT keeps every node).
+        // The root before the mixed batch still reads.
         if i < 1000 {
             assert_eq!(
                 mpt.get(&roots[9], &address).unwrap(),
@@ -370,6 +369,19 @@ fn the_update_workload_on_lmdb_gives_the_mpt_models_roots() {
                 "key {i}"
             );
         }
+    }
+    // Pruning every earlier version releases their nodes; the last reads as before.
+    mpt.check_store().unwrap();
+    let before = mpt_nodes(&mpt);
+    mpt.prune_before(last).unwrap();
+    mpt.check_store().unwrap();
+    assert!(mpt_nodes(&mpt) < before);
+    assert!(matches!(
+        mpt.get(&roots[0], &update_entry(0).0),
+        Err(EngineError::UnknownRoot { .. })
+    ));
+    for i in [0u32, 50, 999] {
+        assert!(mpt.get(last, &update_entry(i).0).unwrap().is_some());
     }
 }
 

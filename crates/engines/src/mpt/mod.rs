@@ -14,30 +14,34 @@
 //!   both kinds of vector).
 //! * Values: as given; an empty value is absence (Ethereum's rule): a set to an empty value
 //!   deletes. A delete of an address that holds nothing changes nothing.
-//! * Storage: one table, [`MPT_TABLES`]: `mpt_nodes`, a node's Keccak-256 -> its RLP encoding,
-//!   for every node of 32 bytes or more (shorter ones live inside their parent) and every root,
-//!   as go-ethereum's hash-based scheme stores them. A batch reads through one read transaction
-//!   and writes its new nodes in one write transaction.
-//! * Pruning: none. Nodes are named by their hash, so one node can serve several versions and
-//!   several places in one version; releasing it needs reference counts this engine does not
-//!   keep. [`Engine::prune_before`] forgets the older roots and keeps every node: bytes on disk
-//!   grow with every version (as an archive node's do).
+//! * Storage: two tables, [`MPT_TABLES`]: `mpt_nodes`, a node's Keccak-256 -> its RLP
+//!   encoding, for every node of 32 bytes or more (shorter ones live inside their parent) and
+//!   every root, as go-ethereum's hash-based scheme stores them; `mpt_refs`, a node's hash -> its
+//!   reference count (`refs`). A batch reads through one read transaction and writes its new
+//!   nodes and counts in one write transaction.
+//! * Pruning: by reference counts. Nodes are named by their hash, so one node can serve several
+//!   versions and several places in one version; a node is stored once and counted once per
+//!   stored node that refers to it and per kept version whose root it is.
+//!   [`Engine::prune_before`] drops the older versions' root counts and deletes every node that
+//!   no kept version reaches, in one write transaction. The cost: each new node counts every
+//!   hashed child it names (a new branch up to 16), read and written again.
 //! * Proofs: `eth_getProof`'s (the stored nodes on the key's path), for a value or its absence
 //!   (`proof`).
 //!
 //! Files: `node` (nodes, RLP, hex-prefix paths), `update` (insert, delete), `walk` (lookups),
-//! `proof`, `model` ([`ModelMpt`]), [`vectors`].
+//! `refs` (reference counts), `proof`, `model` ([`ModelMpt`]), [`vectors`].
 
 mod model;
 mod node;
 mod proof;
+mod refs;
 mod update;
 pub mod vectors;
 mod walk;
 
 use std::collections::BTreeMap;
 
-use triebench_kv::{ReadTx, Store, Table, WriteTx};
+use triebench_kv::{KeyRange, ReadTx, Store, Table, WriteTx};
 use triebench_merkle::StateChange;
 
 use crate::engine::address_bytes;
@@ -49,14 +53,16 @@ pub use node::{keccak256, EMPTY_ROOT};
 use update::Load;
 
 /// The tables an [`MptEngine`] needs: open the store with these.
-pub const MPT_TABLES: &[&str] = &["mpt_nodes"];
+pub const MPT_TABLES: &[&str] = &["mpt_nodes", "mpt_refs"];
 
-/// Ethereum's Merkle Patricia trie over `S`. The roots committed are kept in memory; the trie
-/// itself is in the store, and any root whose node is stored can be read.
+/// Ethereum's Merkle Patricia trie over `S`, which must be empty at the start. The roots
+/// committed are kept in memory; the trie itself is in the store, and any root whose node is
+/// stored can be read.
 #[derive(Debug)]
 pub struct MptEngine<S> {
     store: S,
     nodes: Table,
+    refs: Table,
     /// Roots of the versions kept, oldest first (a root reached again appears again).
     roots: Vec<Root>,
 }
@@ -89,6 +95,7 @@ impl<S: Store> MptEngine<S> {
     pub fn new(store: S) -> Result<Self, EngineError> {
         Ok(MptEngine {
             nodes: store.table("mpt_nodes")?,
+            refs: store.table("mpt_refs")?,
             store,
             roots: Vec::new(),
         })
@@ -97,6 +104,52 @@ impl<S: Store> MptEngine<S> {
     /// The kv store underneath.
     pub fn store(&self) -> &S {
         &self.store
+    }
+
+    fn tables(&self) -> refs::Tables {
+        refs::Tables {
+            nodes: self.nodes,
+            refs: self.refs,
+        }
+    }
+
+    /// Checks the store against the kept versions: every node a stored node refers to is
+    /// stored, and every stored node's count is the number of stored nodes referring to it
+    /// plus the kept versions whose root it is (so no node outlives every version that reaches
+    /// it). Reads the whole store: for tests and checks.
+    pub fn check_store(&self) -> Result<(), EngineError> {
+        let rx = self.store.reader()?;
+        let all = KeyRange::all();
+        let stored = rx.collect(self.nodes, &all)?;
+        let mut expected: BTreeMap<Vec<u8>, u64> = BTreeMap::new();
+        for root in self.roots.iter().filter(|r| r.0 != EMPTY_ROOT) {
+            *expected.entry(root.0.clone()).or_default() += 1;
+        }
+        for (_, bytes) in &stored {
+            for child in refs::references(bytes)? {
+                *expected.entry(child.to_vec()).or_default() += 1;
+            }
+        }
+        let counts: BTreeMap<Vec<u8>, u64> = rx
+            .collect(self.refs, &all)?
+            .into_iter()
+            .map(|(k, v)| {
+                <[u8; 8]>::try_from(v.as_slice())
+                    .map(|b| (k, u64::from_be_bytes(b)))
+                    .map_err(|_| node::corrupt("a reference count not of 8 bytes"))
+            })
+            .collect::<Result<_, _>>()?;
+        let keys: Vec<&Vec<u8>> = stored.iter().map(|(k, _)| k).collect();
+        if counts != expected || !keys.iter().copied().eq(expected.keys()) {
+            return Err(node::corrupt(&format!(
+                "{} nodes stored, {} counted, {} reached from the {} kept versions",
+                keys.len(),
+                counts.len(),
+                expected.len(),
+                self.roots.len()
+            )));
+        }
+        Ok(())
     }
 
     /// Looks `key` up at `root`; `record` sees every stored node read, root first.
@@ -167,12 +220,9 @@ impl<S: Store> Engine for MptEngine<S> {
             }
             commit_root(&top, &mut stored)
         };
-        if !stored.is_empty() {
+        if root != EMPTY_ROOT {
             let mut w = self.store.writer()?;
-            w.put_many(
-                self.nodes,
-                stored.iter().map(|(k, v)| (k.as_slice(), v.as_slice())),
-            )?;
+            refs::commit(&mut w, self.tables(), &stored, &root)?;
             w.commit()?;
         }
         let root = Root(root.to_vec());
@@ -186,18 +236,30 @@ impl<S: Store> Engine for MptEngine<S> {
     }
 
     fn prune_before(&mut self, root: &Root) -> Result<(), EngineError> {
-        // Every node is kept (see the module's docs); only the older roots are forgotten.
-        match self.roots.iter().position(|r| r == root) {
-            Some(at) => {
-                self.roots.drain(..at);
-                Ok(())
+        let at = match self.roots.iter().position(|r| r == root) {
+            Some(at) => at,
+            None if self.roots.is_empty() && root.0 == EMPTY_ROOT => return Ok(()),
+            None => {
+                return Err(EngineError::UnknownRoot {
+                    engine: NAME,
+                    root: root.to_string(),
+                })
             }
-            None if self.roots.is_empty() && root.0 == EMPTY_ROOT => Ok(()),
-            None => Err(EngineError::UnknownRoot {
-                engine: NAME,
-                root: root.to_string(),
-            }),
+        };
+        let released: Vec<Hash> = self.roots[..at]
+            .iter()
+            .map(hash_of)
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .filter(|h| *h != EMPTY_ROOT)
+            .collect();
+        if !released.is_empty() {
+            let mut w = self.store.writer()?;
+            refs::release(&mut w, self.tables(), released)?;
+            w.commit()?;
         }
+        self.roots.drain(..at);
+        Ok(())
     }
 
     fn prove(&self, root: &Root, address: &str) -> Result<Option<Vec<u8>>, EngineError> {
