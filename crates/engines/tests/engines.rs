@@ -305,8 +305,8 @@ fn jmt_ignores_a_delete_of_an_absent_key() {
     assert_eq!(engine.get(&after, "ab").unwrap(), Some(vec![1]));
 }
 
-/// Transact's `update` data: 1,000 keys (70-hex-character addresses, SHA-512 of the key) in
-/// batches of 100, then 50 sets and 50 deletes in one batch.
+/// Transact's `update` data: 1,000 keys (64-hex-character addresses: the first 32 bytes of the
+/// SHA-512 of the key) in batches of 100, then 50 sets and 50 deletes in one batch.
 fn update_batches() -> Vec<Vec<StateChange>> {
     let mut batches: Vec<Vec<StateChange>> = (0..10)
         .map(|b| {
