@@ -10,7 +10,11 @@ use crate::{Engine, EngineError, Root};
 ///
 /// The references: [`ModelTrie`](crate::ModelTrie) for [`TrieEngine`](crate::TrieEngine) (whose
 /// roots are also Transact's, see `triebench-merkle`'s vectors), [`MockJmt`](crate::MockJmt)
-/// (JMT on its own in-memory mock store) for a [`JmtEngine`](crate::JmtEngine) on a kv store.
+/// (JMT on its own in-memory mock store) for a [`JmtEngine`](crate::JmtEngine) on a kv store,
+/// [`ModelMpt`](crate::ModelMpt) (roots built from scratch) for an
+/// [`MptEngine`](crate::MptEngine), whose own check against Ethereum's published vectors is
+/// [`mpt::vectors::check`](crate::mpt::vectors::check); the trie for Transact's own state
+/// (feature `transact`), where Transact is right.
 pub fn check_roots<E: Engine, R: Engine>(
     engine: &mut E,
     reference: &mut R,
