@@ -133,11 +133,7 @@ impl<S: Store> MptEngine<S> {
         let counts: BTreeMap<Vec<u8>, u64> = rx
             .collect(self.refs, &all)?
             .into_iter()
-            .map(|(k, v)| {
-                <[u8; 8]>::try_from(v.as_slice())
-                    .map(|b| (k, u64::from_be_bytes(b)))
-                    .map_err(|_| node::corrupt("a reference count not of 8 bytes"))
-            })
+            .map(|(k, v)| refs::decode_count(&v).map(|n| (k, n)))
             .collect::<Result<_, _>>()?;
         let keys: Vec<&Vec<u8>> = stored.iter().map(|(k, _)| k).collect();
         if counts != expected || !keys.iter().copied().eq(expected.keys()) {

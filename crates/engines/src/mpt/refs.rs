@@ -36,39 +36,61 @@ pub(crate) struct Tables {
     pub(crate) refs: Table,
 }
 
+/// A stored count.
+pub(crate) fn decode_count(bytes: &[u8]) -> Result<u64, EngineError> {
+    <[u8; 8]>::try_from(bytes)
+        .map(u64::from_be_bytes)
+        .map_err(|_| corrupt("a reference count not of 8 bytes"))
+}
+
 fn count<W: WriteTx>(w: &W, refs: Table, hash: &Hash) -> Result<u64, EngineError> {
-    match w.get(refs, hash)? {
-        None => Ok(0),
-        Some(bytes) => <[u8; 8]>::try_from(bytes.as_slice())
-            .map(u64::from_be_bytes)
-            .map_err(|_| corrupt("a reference count not of 8 bytes")),
-    }
+    w.get_with(refs, hash, decode_count)?.unwrap_or(Ok(0))
 }
 
 /// Stores a version's new nodes (`stored`; those already stored are skipped, their references
 /// counted when they were stored) and counts the references they make and the version's
-/// `root`.
+/// `root`. The existence checks and the counts are read in one batched lookup each
+/// ([`get_many_with`](triebench_kv::ReadTx::get_many_with): one round trip on a server
+/// backend), and written with [`put_many`](WriteTx::put_many).
 pub(crate) fn commit<W: WriteTx>(
     w: &mut W,
     tables: Tables,
     stored: &BTreeMap<Hash, Vec<u8>>,
     root: &Hash,
 ) -> Result<(), EngineError> {
+    let keys: Vec<&[u8]> = stored.keys().map(|k| k.as_slice()).collect();
+    let mut present = vec![false; keys.len()];
+    w.get_many_with(tables.nodes, &keys, |i, _| present[i] = true)?;
     let mut added: BTreeMap<Hash, u64> = BTreeMap::new();
-    for (hash, bytes) in stored {
-        if w.contains(tables.nodes, hash)? {
+    let mut new = Vec::new();
+    for ((hash, bytes), present) in stored.iter().zip(present) {
+        if present {
             continue;
         }
-        w.put(tables.nodes, hash, bytes)?;
+        new.push((hash.as_slice(), bytes.as_slice()));
         for child in references(bytes)? {
             *added.entry(child).or_default() += 1;
         }
     }
+    w.put_many(tables.nodes, new)?;
     *added.entry(*root).or_default() += 1;
-    for (hash, n) in added {
-        let now = count(w, tables.refs, &hash)? + n;
-        w.put(tables.refs, &hash, &now.to_be_bytes())?;
+
+    let keys: Vec<&[u8]> = added.keys().map(|k| k.as_slice()).collect();
+    let mut counts = vec![0u64; keys.len()];
+    let mut damaged = None;
+    w.get_many_with(tables.refs, &keys, |i, bytes| match decode_count(bytes) {
+        Ok(n) => counts[i] = n,
+        Err(e) => damaged = Some(e),
+    })?;
+    if let Some(e) = damaged {
+        return Err(e);
     }
+    let updated: Vec<(&[u8], [u8; 8])> = added
+        .iter()
+        .zip(counts)
+        .map(|((hash, n), before)| (hash.as_slice(), (before + n).to_be_bytes()))
+        .collect();
+    w.put_many(tables.refs, updated.iter().map(|(k, v)| (*k, v.as_slice())))?;
     Ok(())
 }
 
