@@ -8,12 +8,6 @@ scripts/setup.sh
 export TRIEBENCH_REQUIRE_BROWSER=1
 echo "== [${SECONDS}s] cargo fmt --check"
 cargo fmt --all -- --check
-echo "== [${SECONDS}s] cargo clippy (all targets, all features, -D warnings)"
-cargo clippy --workspace --all-targets --all-features -- -D warnings
-echo "== [${SECONDS}s] cargo clippy on triebench-kv with one server backend at a time (what a library user building one compiles)"
-for backend in postgres-db redis-db; do
-  cargo clippy -p triebench-kv --no-default-features --features "$backend" --all-targets -- -D warnings
-done
 echo "== [${SECONDS}s] module cycles (no module imports one that imports it back)"
 scripts/check-module-cycles.py
 echo "== [${SECONDS}s] crate layers (no workspace crate depends on one above it; scripts/check-crate-layers.py has the table)"
@@ -22,10 +16,6 @@ echo "== [${SECONDS}s] test suites (every integration test file of a one-binary 
 scripts/check-test-suites.py
 echo "== [${SECONDS}s] docs (every results/ folder cited and indexed, every link and anchor resolves)"
 scripts/check-docs.sh
-echo "== [${SECONDS}s] cargo package (the library crates are ready for crates.io: metadata, READMEs, versions)"
-cargo package --no-verify --allow-dirty --quiet -p triebench-record -p triebench-netdelay -p triebench-kv -p triebench-merkle -p triebench-transact-state
-echo "== [${SECONDS}s] cargo doc (no broken links or HTML in the docs)"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quiet
 # Where cargo builds (a build.target-dir in a cargo config file included): the debug slowfs the
 # lab test runs is found there.
 target=$(scripts/target-dir.sh)
@@ -48,57 +38,105 @@ if [[ -n $test_tmp ]]; then
   test_env=(env "TMPDIR=$test_tmp")
   echo "test: TMPDIR=$test_tmp for the tests and benches in test mode"
 fi
-echo "== [${SECONDS}s] Transact comparator (crates/transact-compare, a workspace of its own): fmt, clippy, tests, in the background"
-# Its own target directory, so its build does not wait for the workspace's build lock and runs
-# while the workspace's tests and the lab mostly wait on I/O; release, because the benches'
-# transact-runner (TRIEBENCH_TRANSACT_RUNNER below) is the one built here.
-transact_target=$target/transact-compare
-transact_log=$(mktemp)
-(
-  set -euo pipefail
-  transact=(--manifest-path crates/transact-compare/Cargo.toml --target-dir "$transact_target")
-  cargo fmt --manifest-path crates/transact-compare/Cargo.toml -- --check
-  cargo clippy "${transact[@]}" --release --all-targets -- -D warnings
-  "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test "${transact[@]}" --release
-) >"$transact_log" 2>&1 &
-transact_pid=$!
+# Three jobs need nothing the tests build, and run beside them at the lowest CPU priority
+# (nice 19), each in a target directory of its own (in the shared one, cargo's build-directory
+# lock would make the tests' build wait for them): they take the CPU the tests leave idle (most
+# tests wait on servers, fsyncs and child processes) and are waited for where their result is
+# needed, their output printed then (in the foreground, the lints alone took 172 s of a cold
+# run on the project's two-core VM).
+declare -A job_pid=() job_log=()
+background_job() { # NAME FUNCTION
+  local name=$1 job=$2
+  echo "== [${SECONDS}s] $name: started in the background"
+  job_log[$name]=$(mktemp)
+  (
+    set -euo pipefail
+    renice -n 19 -p "$BASHPID" >/dev/null
+    "$job"
+  ) >"${job_log[$name]}" 2>&1 &
+  job_pid[$name]=$!
+}
+wait_job() { # NAME
+  local name=$1 status=0
+  echo "== [${SECONDS}s] $name: waiting for the background run"
+  wait "${job_pid[$name]}" || status=$?
+  unset "job_pid[$name]"
+  cat "${job_log[$name]}"
+  rm -f "${job_log[$name]}"
+  if ((status != 0)); then
+    echo "test: $name failed (above)" >&2
+    exit "$status"
+  fi
+}
 # Never leave a background job running when this script stops early.
-background=("$transact_pid")
 cleanup() {
   local pid
-  for pid in "${background[@]}"; do
-    [[ -n $pid ]] || continue
+  for pid in "${job_pid[@]}"; do
     pkill -P "$pid" 2>/dev/null || true
     kill "$pid" 2>/dev/null || true
   done
   [[ -z $made_test_tmp ]] || rm -rf "$made_test_tmp"
 }
 trap cleanup EXIT
+
+lints() {
+  export CARGO_TARGET_DIR=$target/lints
+  echo "== [${SECONDS}s] cargo clippy (all targets, all features, -D warnings)"
+  cargo clippy --workspace --all-targets --all-features -- -D warnings
+  echo "== [${SECONDS}s] cargo clippy on triebench-kv with one server backend at a time (what a library user building one compiles)"
+  for backend in postgres-db redis-db; do
+    cargo clippy -p triebench-kv --no-default-features --features "$backend" --all-targets -- -D warnings
+  done
+  echo "== [${SECONDS}s] cargo package (the library crates are ready for crates.io: metadata, READMEs, versions)"
+  cargo package --no-verify --allow-dirty --quiet -p triebench-record -p triebench-netdelay -p triebench-kv \
+    -p triebench-merkle -p triebench-transact-state
+  echo "== [${SECONDS}s] cargo doc (no broken links or HTML in the docs)"
+  RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quiet
+  echo "== [${SECONDS}s] lints: done"
+}
+background_job lints lints
+
+# The Transact comparator (crates/transact-compare, a workspace of its own): fmt, clippy,
+# tests. The dev profile, as the workspace's tests (its Cargo.toml optimizes SHA-512 there):
+# the benches' test mode below drives the transact-runner built here
+# (TRIEBENCH_TRANSACT_RUNNER); a release build of Transact's stack cost this script minutes of
+# the VM's two cores for tests that run in under a second.
+transact_target=$target/transact-compare
+transact_comparator() {
+  local transact=(--manifest-path crates/transact-compare/Cargo.toml --target-dir "$transact_target")
+  cargo fmt --manifest-path crates/transact-compare/Cargo.toml -- --check
+  cargo clippy "${transact[@]}" --all-targets -- -D warnings
+  "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test "${transact[@]}"
+}
+background_job "Transact comparator" transact_comparator
+
+# The macOS build check (scripts/check-macos.sh: every crate, test and bench for
+# x86_64-apple-darwin), a cargo check of its own target.
+macos_check() {
+  CARGO_TARGET_DIR=$target/macos-check scripts/check-macos.sh
+}
+background_job "macOS build check" macos_check
+
 echo "== [${SECONDS}s] cargo nextest (workspace, all features; .config/nextest.toml)"
 # Tests of different binaries run side by side (cargo test runs one binary at a time, and most
 # tests wait on servers and fsyncs: on the project's VM the tests took 466 s that way).
 # A hung test (a deadlock, a server that never answers) must fail CI, not eat its 90 minutes.
 "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" \
   cargo nextest run --workspace --all-features --no-tests=fail
-echo "== [${SECONDS}s] macOS build check in the background (scripts/check-macos.sh: every crate, test and bench for x86_64-apple-darwin)"
-# A cargo check of its own target, in a target directory of its own: in the shared one, cargo's
-# build-directory lock made every cargo command below wait for the whole check (~60 s of CI). It
-# starts once the tests are done, so it runs on what the steps below leave idle: the ledger
-# example and the lab mostly wait on servers and mounts, the test-mode benches use one core.
-macos_log=$(mktemp)
-CARGO_TARGET_DIR=$target/macos-check scripts/check-macos.sh >"$macos_log" 2>&1 &
-macos_pid=$!
-background+=("$macos_pid")
 echo "== [${SECONDS}s] doctests (nextest does not run them)"
 "${test_env[@]}" timeout --kill-after=30 600 cargo test --workspace --all-features --doc -q
 echo "== [${SECONDS}s] the ledger example (crates/transact-state/examples/ledger.rs) on a profile of each backend"
 # What a Splinter-like project would copy: blocks committed through Transact's traits, the
 # previous root pruned after each, blocks that change nothing included. The example checks
 # itself (supply conserved, head readable) and exits non-zero otherwise.
+# Built as the tests built it (the workspace, all features: nextest built the examples), so
+# nothing compiles again; `cargo run -p` would resolve features for one package and rebuild
+# the crates under it.
+cargo build -q --workspace --all-features --example ledger
 ledger_dir=$(mktemp -d "${TMPDIR:-/tmp}/triebench-ledger.XXXXXX")
 for profile in btree lmdb sqlite-wal-full redis-aof postgres; do
-  "${test_env[@]}" timeout --kill-after=30 600 cargo run -q -p triebench-transact-state --all-features \
-    --example ledger -- --profile "$profile" --dir "$ledger_dir/$profile" --blocks 120 | tail -n 1
+  "${test_env[@]}" timeout --kill-after=30 600 "$target/debug/examples/ledger" \
+    --profile "$profile" --dir "$ledger_dir/$profile" --blocks 120 | tail -n 1
 done
 rm -rf "$ledger_dir"
 echo "== [${SECONDS}s] filesystem lab (scripts/fs-lab.sh on a private lab: mounts, idempotence, crash clean-up)"
@@ -111,16 +149,6 @@ elif [[ ${CI:-} == true ]]; then
 else
   echo "test: skipped the filesystem lab test: it needs root (loop devices, mounts)"
 fi
-echo "== [${SECONDS}s] Transact comparator: waiting for the background run"
-transact_status=0
-wait "$transact_pid" || transact_status=$?
-background=("${background[@]/$transact_pid/}")
-cat "$transact_log"
-rm -f "$transact_log"
-if ((transact_status != 0)); then
-  echo "test: the Transact comparator's fmt, clippy or tests failed (above)" >&2
-  exit "$transact_status"
-fi
 echo "== [${SECONDS}s] criterion benches in test mode (each benchmark once, quick sizes)"
 # The suite group runs every scenario; it is checked on one profile of each backend (the bench's
 # code is the same for every profile, and crates/workloads/tests/scenarios.rs runs every scenario
@@ -128,14 +156,19 @@ echo "== [${SECONDS}s] criterion benches in test mode (each benchmark once, quic
 # Every group on every profile took 2.5 min of debug-build time; the suite on the two standby
 # profiles alone 70 s (a fresh pair of servers per scenario).
 suite_profiles='btree|lmdb|sqlite-wal-full|redis-aof|postgres'
+# Every bench target is built as the tests were (the workspace, all features): with
+# `--features all-backends` on the bench crate alone, cargo resolved other features for the
+# crates below it and compiled them all again (80 s of this step on the project's VM).
+bench_build=(--workspace --all-features)
 TRIEBENCH_SCALE=quick TRIEBENCH_FILTER="^scenario/suite/($suite_profiles)\$|^scenario/[a-z_]+/btree\$|^floor/" \
-  "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --benches --features all-backends
+  "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" \
+  cargo test "${bench_build[@]}" --bench kv --bench merkle --bench phases --bench proofs
 echo "== [${SECONDS}s] a measuring bench records what idle CPUs did, and its run's versions, beside its baseline (crates/bench/benches/support)"
 # Test mode holds nothing, so this measures one cheap benchmark (`--bench`): the record must land
 # where criterion saved the baseline (here CRITERION_HOME), and an unknown mode must stop the
 # bench with the valid ones named.
 idle_home=$(mktemp -d)
-idle_bench=(cargo test -q --bench kv --features all-backends -- --bench --noplot --save-baseline ci-idle '^floor/sha512_8k$')
+idle_bench=(cargo test -q "${bench_build[@]}" --bench kv -- --bench --noplot --save-baseline ci-idle '^floor/sha512_8k$')
 CRITERION_HOME=$idle_home TRIEBENCH_SCALE=quick TRIEBENCH_FILTER='^floor/sha512_8k$' TRIEBENCH_CPU_IDLE=os \
   "${test_env[@]}" "${idle_bench[@]}" >/dev/null
 if [[ ! -f $idle_home/floor/sha512_8k/ci-idle/sample.json ]] ||
@@ -151,42 +184,35 @@ if ((idle_status != 2)) || [[ $idle_err != *"TRIEBENCH_CPU_IDLE"*"poll"* ]]; the
   exit 1
 fi
 rm -rf "$idle_home"
+wait_job "Transact comparator"
 echo "== [${SECONDS}s] Transact benches in test mode (the suite once per implementation)"
 # Every scenario of every Transact implementation would take minutes; the suite covers them all.
-TRIEBENCH_TRANSACT_RUNNER="$transact_target/release/transact-runner" TRIEBENCH_SCALE=quick \
+TRIEBENCH_TRANSACT_RUNNER="$transact_target/debug/transact-runner" TRIEBENCH_SCALE=quick \
   TRIEBENCH_FILTER=scenario/suite/transact "${test_env[@]}" timeout --kill-after=30 \
-  "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --bench transact --features all-backends,transact
+  "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test "${bench_build[@]}" --bench transact
 echo "== [${SECONDS}s] criterion's HTML plots: one benchmark of each bench target measured with plots on"
 # Test mode draws nothing, and scripts/bench-fs.sh passes --noplot, so a bench that cannot draw
 # (criterion's plotters shares our ab_glyph text renderer, which needs a registered font:
 # crates/bench/benches/support/mod.rs, begin) would break `cargo bench` unseen. Each target measures one
 # cheap benchmark (`--bench`, the test profile's build) and must leave an SVG with text in it.
 plot_home=$(mktemp -d)
-plot_check() { # BENCH FEATURES FILTER
-  local bench=$1 features=$2 filter=$3
+plot_check() { # BENCH FILTER
+  local bench=$1 filter=$2
   CRITERION_HOME=$plot_home/$bench TRIEBENCH_SCALE=quick TRIEBENCH_FILTER=$filter TRIEBENCH_CPU_IDLE=os \
-    TRIEBENCH_TRANSACT_RUNNER="$transact_target/release/transact-runner" "${test_env[@]}" \
-    cargo test -q --bench "$bench" --features "$features" -- --bench "$filter" >/dev/null
+    TRIEBENCH_TRANSACT_RUNNER="$transact_target/debug/transact-runner" "${test_env[@]}" \
+    cargo test -q "${bench_build[@]}" --bench "$bench" -- --bench "$filter" >/dev/null
   if ! grep -qs '<text' "$plot_home/$bench"/*/*/report/pdf.svg; then
     echo "test: the $bench bench drew no plot with text under $plot_home/$bench" >&2
     exit 1
   fi
 }
-plot_check kv all-backends '^floor/sha512_8k$'
-plot_check merkle all-backends '^scenario/empty_changes/btree$'
-plot_check phases all-backends '^phases/span/no-subscriber$'
-plot_check transact all-backends,transact '^scenario/empty_changes/transact-0\.4\.7:btree$'
+plot_check kv '^floor/sha512_8k$'
+plot_check merkle '^scenario/empty_changes/btree$'
+plot_check phases '^phases/span/no-subscriber$'
+plot_check transact '^scenario/empty_changes/transact-0\.4\.7:btree$'
 rm -rf "$plot_home"
-echo "== [${SECONDS}s] macOS build check: waiting for the background run"
-macos_status=0
-wait "$macos_pid" || macos_status=$?
-background=()
-cat "$macos_log"
-rm -f "$macos_log"
-if ((macos_status != 0)); then
-  echo "test: the macOS build check failed (above)" >&2
-  exit "$macos_status"
-fi
+wait_job "macOS build check"
+wait_job lints
 echo "== [${SECONDS}s] Miri: the btree store's unsafe (crates/kv/src/btree/entry.rs) under Stacked Borrows"
 # Needs a nightly toolchain with the miri and rust-src components; the machines are offline for
 # toolchains (rust-toolchain.toml), so where there is none this step says so and is skipped.

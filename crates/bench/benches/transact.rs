@@ -27,13 +27,15 @@ use support::{announce_filesystem, configure, selected, Scale};
 use triebench_kv::Profile;
 use triebench_workloads::SCENARIOS;
 
-/// The runner binary, built now in release (also under `cargo test --benches`: scripts/test.sh
-/// builds the comparator in release first, so this is a no-op there).
+/// The runner binary: `TRIEBENCH_TRANSACT_RUNNER` when set (scripts/test.sh passes the dev
+/// build it tested), else built now in release under the workspace's target directory, as
+/// measuring needs it.
 fn runner() -> PathBuf {
     if let Some(path) = std::env::var_os("TRIEBENCH_TRANSACT_RUNNER") {
         return PathBuf::from(path);
     }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // The workspace root: this bench's package is crates/bench.
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(|t| root.join(t))
         .unwrap_or_else(|| root.join("target"));

@@ -163,12 +163,15 @@ fn headline_saves_every_scenario_and_the_suite_and_report_reads_them() {
     };
     assert!(
         line("| fsync latency (`floor/fsync_4k`) |").contains(" [")
-            && line("| SHA-512 8 KiB (`floor/sha512_8k`) |").contains("MB/s"),
+            && line("| SHA-512 8 KiB (`floor/sha512_8k`) |").contains("B/s"),
         "the floors table has both floors measured"
     );
+    // Any unit: on a loaded host a span can cost more than a microsecond, and a test never
+    // asserts speed.
+    let span = line("| `no-subscriber` |");
     assert!(
-        line("| `no-subscriber` |").contains(" ns"),
-        "the span cost is reported"
+        [" ns", " µs", " ms"].iter().any(|unit| span.contains(unit)),
+        "the span cost is reported: {span}"
     );
     let ratios = std::fs::read_to_string(out.join("ratios.csv")).expect("ratios.csv");
     assert!(
