@@ -97,8 +97,8 @@ pub struct EngineResult {
     pub disk_bytes: u64,
     /// `disk_bytes` per leaf.
     pub disk_bytes_per_leaf: f64,
-    /// Where the store's bytes go, as the store reports it.
-    pub space: StoreSpace,
+    /// Where the store's bytes go, as the store reports it (`None`: it cannot say).
+    pub space: Option<StoreSpace>,
     /// Rows in the engine's node table after pruning, when the engine keeps one.
     pub stored_nodes: Option<u64>,
     /// `stored_nodes` per leaf.
