@@ -28,8 +28,7 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 use sha2::Sha256;
 use triebench_engines::{
-    check_roots, Engine, JmtEngine, KvTreeStore, MockJmt, ModelTrie, Root, TrieEngine,
-    JMT_TABLES,
+    check_roots, Engine, JmtEngine, KvTreeStore, MockJmt, ModelTrie, Root, TrieEngine, JMT_TABLES,
 };
 use triebench_kv::{BackendSpec, Profile, ReadTx, Store, StoreVisitor};
 use triebench_merkle::{StateChange, TABLES};
@@ -487,9 +486,8 @@ impl StoreVisitor for ColdReads<'_> {
                 };
                 let tree = KvTreeStore::new(store)?;
                 for a in self.picks {
-                    let key = hex::decode(a).map_err(|e| {
-                        MeasureError::Usage(format!("address {a} is not hex: {e}"))
-                    })?;
+                    let key = hex::decode(a)
+                        .map_err(|e| MeasureError::Usage(format!("address {a} is not hex: {e}")))?;
                     let t = Instant::now();
                     let reader = tree.tree_reader()?;
                     let got = jmt::JellyfishMerkleTree::<_, Sha256>::new(&reader)

@@ -50,6 +50,7 @@ pub fn run_engines(args: EnginesArgs) -> Result<(), CliError> {
         reads: args.reads,
         seed: args.seed,
         out: args.out,
+        beside: true,
     })?;
     Ok(())
 }

@@ -35,8 +35,11 @@ pub struct EnginesOptions {
     pub reads: u64,
     /// Seed.
     pub seed: u64,
-    /// The record's path (`env.json`, `engines-report.md` and `plots/` beside it), when asked.
+    /// The record's path, when asked.
     pub out: Option<PathBuf>,
+    /// Whether `env.json`, `engines-report.md` and `plots/` are written beside `out` (the
+    /// command's folder); the main job's report draws the section itself.
+    pub beside: bool,
 }
 
 /// The engines asked for, parsed (an unknown name is a usage error listing the engines).
@@ -161,12 +164,13 @@ pub fn engines(options: &EnginesOptions) -> Result<EnginesRecord, PlanError> {
                     started.elapsed().as_secs_f64()
                 )
             };
-            let result = run_engine(name, profile, dir.as_deref(), &plan, &mut progress)
-                .map_err(|source| PlanError::Engine {
+            let result = run_engine(name, profile, dir.as_deref(), &plan, &mut progress).map_err(
+                |source| PlanError::Engine {
                     engine: name.name().to_string(),
                     profile: profile.name().to_string(),
                     source,
-                })?;
+                },
+            )?;
             println!("{}", row(&result));
             record.results.push(result);
             if let Some(out) = &options.out {
@@ -174,7 +178,7 @@ pub fn engines(options: &EnginesOptions) -> Result<EnginesRecord, PlanError> {
             }
         }
     }
-    if let Some(out) = &options.out {
+    if let Some(out) = options.out.as_ref().filter(|_| options.beside) {
         write_beside(out, &record)?;
     }
     Ok(record)

@@ -63,7 +63,8 @@ pub fn rows(runs: &[EnginesRun]) -> Vec<EngineRow<'_>> {
                 backend_fill_share: fill.and_then(|f| f.1),
                 update_vs_trie: base
                     .and_then(|b| ratio(r.update.commit.p50_us, b.update.commit.p50_us)),
-                disk_vs_trie: base.and_then(|b| ratio(r.disk_bytes_per_leaf, b.disk_bytes_per_leaf)),
+                disk_vs_trie: base
+                    .and_then(|b| ratio(r.disk_bytes_per_leaf, b.disk_bytes_per_leaf)),
             });
         }
     }

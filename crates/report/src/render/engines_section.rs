@@ -16,7 +16,8 @@ use crate::render::table::{header, row as table_row};
 pub const STEM: &str = "engines";
 
 /// The header line of `engines`' table.
-pub const HEADER: &str = "engine   profile            update c/s  p50/p99 µs        fill p50/p99 ms    \
+pub const HEADER: &str =
+    "engine   profile            update c/s  p50/p99 µs        fill p50/p99 ms    \
 wr B/commit  disk B/leaf  nodes/leaf  warm µs  cold µs  proof B  prove/verify µs";
 
 fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
@@ -59,7 +60,11 @@ fn cells(r: &EngineRow<'_>) -> Vec<String> {
         format!("`{}`", e.engine),
         format!("`{}`", e.profile),
         format!("{:.0}", e.update.commits_per_s),
-        format!("{} / {}", us(e.update.commit.p50_us), us(e.update.commit.p99_us)),
+        format!(
+            "{} / {}",
+            us(e.update.commit.p50_us),
+            us(e.update.commit.p99_us)
+        ),
         share(r.backend_update_share),
         if e.fill.commits > 0 {
             format!(
@@ -97,10 +102,16 @@ fn chart(rows: &[EngineRow<'_>]) -> DotChart {
         ("fill commit", |e| {
             (e.fill.commits > 0).then_some((e.fill.commit.p50_us, e.fill.commit.p99_us))
         }),
-        ("warm read", |e| Some((e.read_warm.p50_us, e.read_warm.p99_us))),
+        ("warm read", |e| {
+            Some((e.read_warm.p50_us, e.read_warm.p99_us))
+        }),
         ("cold read", |e| e.read_cold.map(|c| (c.p50_us, c.p99_us))),
-        ("prove", |e| e.proof.map(|p| (p.prove.p50_us, p.prove.p99_us))),
-        ("verify", |e| e.proof.map(|p| (p.verify.p50_us, p.verify.p99_us))),
+        ("prove", |e| {
+            e.proof.map(|p| (p.prove.p50_us, p.prove.p99_us))
+        }),
+        ("verify", |e| {
+            e.proof.map(|p| (p.verify.p50_us, p.verify.p99_us))
+        }),
     ];
     DotChart {
         title: "engines side by side: median per operation (whisker to p99)".into(),
@@ -200,7 +211,10 @@ pub fn write(runs: &[EnginesRun], plots_dir: &Path, rel: &str) -> Result<String,
             run.record
                 .results
                 .iter()
-                .map(|r| format!("{} on {} ({} batches)", r.engine, r.profile, r.checked_batches))
+                .map(|r| format!(
+                    "{} on {} ({} batches)",
+                    r.engine, r.profile, r.checked_batches
+                ))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
