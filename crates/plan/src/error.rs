@@ -42,8 +42,8 @@ pub enum PlanError {
         engine: String,
         /// The profile.
         profile: String,
-        /// What went wrong.
-        source: triebench_measure::MeasureError,
+        /// What went wrong (boxed: the engine's error is large, and rare).
+        source: Box<triebench_measure::MeasureError>,
     },
     /// A store could not be opened or used.
     #[error(transparent)]

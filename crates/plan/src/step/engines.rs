@@ -168,7 +168,7 @@ pub fn engines(options: &EnginesOptions) -> Result<EnginesRecord, PlanError> {
                 |source| PlanError::Engine {
                     engine: name.name().to_string(),
                     profile: profile.name().to_string(),
-                    source,
+                    source: Box::new(source),
                 },
             )?;
             println!("{}", row(&result));
