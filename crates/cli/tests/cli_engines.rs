@@ -85,6 +85,20 @@ fn a_tiny_run_writes_its_record_and_the_report_section() {
     assert!(md.contains("](plots/engines.svg)"), "{md}");
     assert!(parent.join("plots/engines.svg").is_file());
     assert!(parent.join("plots/engines.png").is_file());
+
+    // engines-report over a results folder: the run below it is labelled by its folder.
+    let results = tmp.path().join("results");
+    std::fs::create_dir_all(results.join("tmpfs")).expect("folder");
+    std::fs::copy(&out, results.join("tmpfs").join("engines.json")).expect("copied");
+    let output = triebench(&["engines-report", results.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let md = std::fs::read_to_string(results.join("engines-report.md")).expect("report");
+    assert!(md.contains("| tmpfs | `trie` | `lmdb` |"), "{md}");
+    assert!(results.join("env.json").is_file());
 }
 
 #[test]
