@@ -14,8 +14,10 @@ for fs in tmpfs disk; do
   esac
   rm -rf "$base"
   mkdir -p "$out/$fs"
+  # A profile that fails stops that filesystem's run; what it measured before stays recorded.
   "$bin" engines "${args[@]}" --dir "$base" --out "$out/$fs/engines.json" \
-    > "$out/$fs/engines.txt" 2> >(tee -a "$out/progress.log" >&2)
+    > "$out/$fs/engines.txt" 2> >(tee -a "$out/progress.log" >&2) ||
+    echo "engines on $fs: failed (exit $?)" | tee -a "$out/progress.log"
   rm -rf "$base"
 done
 "$bin" engines-report "$out"
