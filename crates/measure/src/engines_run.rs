@@ -668,6 +668,65 @@ mod tests {
         assert_eq!(err, "unknown engine `mpt`: the engines are trie, jmt");
     }
 
+    /// The trie with its roots' last byte flipped: an engine whose roots are wrong.
+    struct Wrong(TrieEngine<triebench_kv::btree::BTreeStore>);
+
+    impl Engine for Wrong {
+        fn name(&self) -> &'static str {
+            "wrong"
+        }
+        fn root(&self) -> Root {
+            self.0.root()
+        }
+        fn apply(&mut self, batch: &[StateChange]) -> Result<Root, triebench_engines::EngineError> {
+            let mut root = self.0.apply(batch)?;
+            if let Some(b) = root.0.last_mut() {
+                *b ^= 1;
+            }
+            Ok(root)
+        }
+        fn get(
+            &self,
+            root: &Root,
+            address: &str,
+        ) -> Result<Option<Vec<u8>>, triebench_engines::EngineError> {
+            self.0.get(root, address)
+        }
+        fn prune_before(&mut self, root: &Root) -> Result<(), triebench_engines::EngineError> {
+            self.0.prune_before(root)
+        }
+    }
+
+    fn btree(tables: &[&str]) -> triebench_kv::btree::BTreeStore {
+        triebench_kv::btree::BTreeStore::open(tables).expect("btree store")
+    }
+
+    #[test]
+    fn the_check_passes_each_engine_and_stops_a_wrong_one_at_its_first_batch() {
+        let batches = check_batches(7);
+        for name in ENGINES {
+            let checked = with_engine(name, btree(name.tables()), Check { batches: &batches })
+                .expect("a right engine passes");
+            assert_eq!(checked, batches.len() as u64);
+        }
+        let wrong = Wrong(TrieEngine::new(btree(TABLES)).expect("trie"));
+        type Btree = triebench_kv::btree::BTreeStore;
+        let err = EngineVisitor::<Btree>::visit(
+            Check { batches: &batches },
+            wrong,
+            |w: &Wrong| w.0.state().store().as_ref(),
+            ModelTrie::default(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                MeasureError::Engine(triebench_engines::EngineError::WrongRoot { batch: 0, .. })
+            ),
+            "{err}"
+        );
+    }
+
     #[test]
     fn the_fill_is_split_into_batches_of_distinct_leaves() {
         let batches = fill_batches(7, 1001, 250);
