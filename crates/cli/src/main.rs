@@ -19,9 +19,9 @@ use clap::{Parser, Subcommand};
 use error::CliError;
 
 use commands::{
-    bench, capture_fs, compare, crash_child, crash_mount, crash_test, export, export_run, field,
-    grow, grow_report, headline, io_profile, load, net_report, phases, profiles, report, root,
-    smallbank,
+    bench, capture_fs, compare, crash_child, crash_mount, crash_test, engines, engines_report,
+    export, export_run, field, grow, grow_report, headline, io_profile, load, net_report, phases,
+    profiles, report, root, smallbank,
 };
 
 /// Benchmarks of a Transact-compatible Merkle-Radix trie over pluggable key-value backends.
@@ -133,6 +133,17 @@ enum Command {
     /// Firewood's create, tenkrandom, zipf and single, IAVL-bench's bank shape; sized by
     /// --scale. Prints commits/s, leaves/s and p50/p99 per commit; --out writes JSON.
     Field(field::FieldArgs),
+    /// Authenticated state engines side by side: our trie and a Jellyfish Merkle tree (JMT),
+    /// each on each --profiles store in --dir, roots checked batch by batch against the
+    /// engine's own reference first (a wrong root stops the run). Then Transact's `update`
+    /// workload and a growth fill of --leaves; prints per engine and profile commits/s, p50/p99
+    /// per commit, bytes written per commit, bytes on disk and nodes per leaf, warm and cold
+    /// reads, proof size and prove/verify time; --out writes JSON and the report's section.
+    Engines(engines::EnginesArgs),
+    /// Turn the engines runs (engines.json) in a folder and the folders right below it (one
+    /// per filesystem) into engines-report.md, the section "Engines side by side", with its
+    /// plot in plots/.
+    EnginesReport(engines_report::EnginesReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -141,6 +152,8 @@ fn main() -> ExitCode {
         Command::Root(args) => root::run_root(args),
         Command::Smallbank(args) => smallbank::run_smallbank(args),
         Command::Field(args) => field::run_field(args),
+        Command::Engines(args) => engines::run_engines(args),
+        Command::EnginesReport(args) => engines_report::run_engines_report(args),
         Command::Profiles => profiles::run_profiles(),
         Command::Report(args) => report::run_report(args),
         Command::CaptureFs(args) => capture_fs::run_capture_fs(args),

@@ -1,5 +1,6 @@
 //! `triebench bench`, the main job, with the real binary on real stores: a tiny quick run (one
-//! btree headline round, no phases, no I/O profile, a growth curve to 1,000 leaves on lmdb) leaves
+//! btree headline round, no phases, no I/O profile, a growth curve to 1,000 leaves on lmdb, the
+//! short engines run on btree) leaves
 //! a report folder and a run folder that `report --runs` reads; `--dry-run` prints the plan per scale and touches nothing; a bad
 //! `NAME=DIR` is one clear error and exit status 1.
 
@@ -89,12 +90,13 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
     // The plan first, then each step as it starts, and the times at the end.
     assert!(stderr.starts_with("bench: plan at scale quick"), "{stderr}");
     for step in [
-        "[1/6] capture-fs 't'",
-        "[2/6] headline on 't': profiles btree, up to 1 s and 1 round(s) each",
-        "[3/6] forget an earlier phase breakdown of 't'",
-        "[4/6] grow on 't': lmdb to 1000 leaves",
-        "[5/6] report: runs t (baseline 't')",
-        "[6/6] export-run 't'",
+        "[1/7] capture-fs 't'",
+        "[2/7] headline on 't': profiles btree, up to 1 s and 1 round(s) each",
+        "[3/7] forget an earlier phase breakdown of 't'",
+        "[4/7] grow on 't': lmdb to 1000 leaves",
+        "[5/7] engines on 't': trie, jmt on btree",
+        "[6/7] report: runs t (baseline 't')",
+        "[7/7] export-run 't'",
     ] {
         assert_eq!(stderr.matches(step).count(), 2, "{step}: {stderr}");
     }
@@ -102,7 +104,7 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
         .split("bench: time per step")
         .nth(1)
         .expect("the table of times");
-    assert_eq!(table.lines().filter(|l| l.contains(" s  ")).count(), 6);
+    assert_eq!(table.lines().filter(|l| l.contains(" s  ")).count(), 7);
     assert!(table.contains("total"), "{table}");
 
     // The report, with the run's filesystem and its headline.
@@ -120,6 +122,14 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
     // Its "read cold p50 / p99" cell holds two figures.
     assert!(row.contains("s / "), "{row}");
     assert!(out.join("plots/grow-read-cold.svg").is_file());
+    // The short engines run, in its section: both engines on the measured profile.
+    let engines = report
+        .split("## Engines side by side")
+        .nth(1)
+        .expect("the engines section");
+    assert!(engines.contains("| t | `trie` | `btree` |"), "{engines}");
+    assert!(engines.contains("| t | `jmt` | `btree` |"), "{engines}");
+    assert!(out.join("plots/engines.svg").is_file());
     let env: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("env.json")).expect("env.json"))
             .expect("env JSON");

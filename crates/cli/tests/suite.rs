@@ -13,6 +13,8 @@ mod cli_bench;
 mod cli_compare;
 #[path = "cli_criterion_dir.rs"]
 mod cli_criterion_dir;
+#[path = "cli_engines.rs"]
+mod cli_engines;
 #[path = "cli_grow.rs"]
 mod cli_grow;
 #[path = "cli_headline.rs"]

@@ -62,6 +62,9 @@ pub enum MeasureError {
     /// The trie failed during a growth run (fill, commit or read).
     #[error("trie: {0}")]
     Trie(#[from] triebench_merkle::MerkleError),
+    /// An engine failed, or its roots differ from its reference's (`triebench engines`).
+    #[error(transparent)]
+    Engine(#[from] triebench_engines::EngineError),
     /// A bounded run's memory cgroup could not be set up.
     #[error(transparent)]
     Cgroup(#[from] crate::mem_cgroup::CgroupError),

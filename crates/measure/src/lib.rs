@@ -36,9 +36,12 @@
 //!   [`page_evict`]: a store's files dropped from the page cache; [`mem_cgroup`]: the memory
 //!   cgroup of a bounded run; [`grow_budget`]: what a bounded run holds in its own memory and
 //!   the fill batch that fits the bound.
+//! - [`engines_run`]: authenticated state engines side by side (the same workloads on each
+//!   engine × profile, each checked against its reference first).
 //! - [`error`]: [`MeasureError`], everything that stops a measurement.
 
 pub mod cpu_idle;
+pub mod engines_run;
 pub mod error;
 pub mod field_run;
 pub mod fs_capture;

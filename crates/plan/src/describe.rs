@@ -58,6 +58,20 @@ pub fn run_step_label(plan: &Plan, run: &RunSpec, step: &RunStep) -> String {
         RunStep::ForgetGrow => {
             format!("forget earlier growth curves of '{name}' (no curve this time)")
         }
+        RunStep::Engines {
+            engines,
+            profiles,
+            leaves,
+            reads,
+        } => format!(
+            "engines on '{name}': {} on {}, each checked against its reference, then update and \
+             a fill of {leaves} leaves, {reads} reads and proofs",
+            engines.join(", "),
+            profiles.join(", ")
+        ),
+        RunStep::ForgetEngines => {
+            format!("forget an earlier engines run of '{name}' (no profile to run it on)")
+        }
     }
 }
 

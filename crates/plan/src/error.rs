@@ -34,6 +34,17 @@ pub enum PlanError {
     /// A measurement failed.
     #[error(transparent)]
     Measure(triebench_measure::MeasureError),
+    /// An engine failed on a profile, or its roots differ from its reference's
+    /// (`triebench engines`).
+    #[error("{engine} on {profile}: {source}")]
+    Engine {
+        /// The engine.
+        engine: String,
+        /// The profile.
+        profile: String,
+        /// What went wrong (boxed: the engine's error is large, and rare).
+        source: Box<triebench_measure::MeasureError>,
+    },
     /// A store could not be opened or used.
     #[error(transparent)]
     Backend(#[from] triebench_kv::KvError),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use triebench_record::layout::{
-    cpu_idle_path, grow_dir, io_profile_path, phases_path, records_dir,
+    cpu_idle_path, engines_path, grow_dir, io_profile_path, phases_path, records_dir,
 };
 use triebench_report::read::load_runs::load_dir;
 
@@ -20,6 +20,7 @@ use crate::describe::{
 use crate::error::PlanError;
 use crate::export_run::{export_run, ExportRun};
 use crate::step::capture_fs::{capture_fs, CaptureFsOptions};
+use crate::step::engines::{engines, EnginesOptions};
 use crate::step::grow::{grow, GrowOptions};
 use crate::step::headline::{headline, HeadlineOptions};
 use crate::step::io_profile::{io_profile, IoProfileOptions};
@@ -254,8 +255,33 @@ fn run_step(
             Ok(())
         }
         RunStep::ForgetGrow => remove_dir(&grow_dir(&cx.criterion_dir, name)),
+        RunStep::Engines {
+            engines: names,
+            profiles,
+            leaves,
+            reads,
+        } => {
+            let out = engines_path(&cx.criterion_dir, name);
+            remove_file(&out)?;
+            engines(&EnginesOptions {
+                engines: names.clone(),
+                profiles: profiles.clone(),
+                dir: Some(work.join("engines")),
+                fill_leaves: *leaves,
+                fill_batch: ENGINES_FILL_BATCH,
+                reads: *reads,
+                seed: GROW_SEED,
+                out: Some(out),
+                beside: false,
+            })?;
+            remove_dir(&work.join("engines"))
+        }
+        RunStep::ForgetEngines => remove_file(&engines_path(&cx.criterion_dir, name)),
     }
 }
+
+/// Leaves per fill commit of the main job's engines run.
+const ENGINES_FILL_BATCH: u64 = 1_000;
 
 /// Seed of the main job's growth curves (`grow --seed`'s default): the same state on every
 /// filesystem.

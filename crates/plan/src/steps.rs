@@ -72,6 +72,17 @@ pub const DEFAULT_GROW_PROFILES: [&str; 3] = ["lmdb", "sqlite-wal-full", "postgr
 /// `--reads`): fewer than `grow`'s own defaults, to keep the main job short.
 pub const SHORT_GROW_SAMPLES: (u64, u64) = (50, 300);
 
+/// The engines the main job runs side by side.
+pub const DEFAULT_ENGINES: [&str; 2] = ["trie", "jmt"];
+
+/// The profiles the main job runs the engines on, among those built in and measured: the
+/// in-memory store (nearly the engine's own cost) and the default growth profiles.
+pub const DEFAULT_ENGINE_PROFILES: [&str; 4] = ["btree", "lmdb", "sqlite-wal-full", "postgres"];
+
+/// Leaves of the main job's engines fill (after `update`'s 950): small, the short version of
+/// `triebench engines`.
+pub const SHORT_ENGINE_LEAVES: (u64, u64) = (1_000, 10_000);
+
 /// Where run folders go by default.
 pub const DEFAULT_EXPORT: &str = "runs";
 
@@ -163,6 +174,20 @@ pub enum RunStep {
     /// Removes earlier growth curves of this run (no curve this time; they would be reported
     /// as this run's).
     ForgetGrow,
+    /// `triebench engines`: each engine on each profile, its stores in the run's directory
+    /// (removed once measured), the record where the report reads it.
+    Engines {
+        /// Engine names.
+        engines: Vec<String>,
+        /// Profiles.
+        profiles: Vec<String>,
+        /// Leaves of the growth fill after `update`.
+        leaves: u64,
+        /// Warm reads, cold reads and proofs, each.
+        reads: u64,
+    },
+    /// Removes an earlier engines run of this run (no profile to run it on this time).
+    ForgetEngines,
 }
 
 /// The steps on one filesystem.
@@ -249,6 +274,7 @@ pub fn plan(options: &Options, enabled_profiles: &[String]) -> Plan {
     let criterion = criterion_run(options, settings.all_groups, criterion_headline);
     let phases = options.phases.unwrap_or(settings.phases);
     let grow = grow_step(options, settings.grow_max_leaves, enabled_profiles);
+    let engines = engines_step(options, enabled_profiles);
     let runs = options
         .runs
         .iter()
@@ -271,6 +297,7 @@ pub fn plan(options: &Options, enabled_profiles: &[String]) -> Plan {
                 RunStep::ForgetPhases
             });
             steps.push(grow.clone().unwrap_or(RunStep::ForgetGrow));
+            steps.push(engines.clone());
             RunPlan {
                 run: run.clone(),
                 steps,
@@ -363,6 +390,35 @@ fn grow_step(
         commits,
         reads,
     })
+}
+
+/// The engines step: [`DEFAULT_ENGINES`] on [`DEFAULT_ENGINE_PROFILES`] that are built in and
+/// measured (every `--profiles` when given), at the short size for the scale;
+/// [`RunStep::ForgetEngines`] when no profile is left.
+fn engines_step(options: &Options, enabled_profiles: &[String]) -> RunStep {
+    let profiles: Vec<String> = if options.profiles.is_empty() {
+        DEFAULT_ENGINE_PROFILES
+            .iter()
+            .map(|p| p.to_string())
+            .filter(|p| enabled_profiles.contains(p))
+            .collect()
+    } else {
+        options.profiles.clone()
+    };
+    if profiles.is_empty() {
+        return RunStep::ForgetEngines;
+    }
+    let leaves = if options.scale == Scale::Quick {
+        SHORT_ENGINE_LEAVES.0
+    } else {
+        SHORT_ENGINE_LEAVES.1
+    };
+    RunStep::Engines {
+        engines: DEFAULT_ENGINES.iter().map(|e| e.to_string()).collect(),
+        profiles,
+        leaves,
+        reads: 100,
+    }
 }
 
 /// Criterion's part: everything it selects when it measures the headline or a filter was given;
@@ -460,6 +516,16 @@ mod tests {
         }
     }
 
+    /// The engines step on the default engine profiles among [`enabled`].
+    fn engines(leaves: u64) -> RunStep {
+        RunStep::Engines {
+            engines: vec!["trie".into(), "jmt".into()],
+            profiles: vec!["btree".into(), "lmdb".into()],
+            leaves,
+            reads: 100,
+        }
+    }
+
     /// lmdb's curve (the one default grow profile among [`enabled`]).
     fn grow(max_leaves: u64, commits: u64, reads: u64) -> RunStep {
         RunStep::Grow {
@@ -481,15 +547,16 @@ mod tests {
                     RunStep::CaptureFs,
                     headline(1.0, 1),
                     RunStep::ForgetPhases,
-                    RunStep::ForgetGrow
+                    RunStep::ForgetGrow,
+                    engines(1_000)
                 ]
             );
         }
         assert_eq!(plan.report.baseline, "tmpfs");
         assert_eq!(plan.report.runs, ["tmpfs", "disk"]);
         assert_eq!(plan.exports.len(), 2);
-        // Building nothing: 4 steps per run, the report, 2 exports.
-        assert_eq!(plan.step_count(), 11);
+        // Building nothing: 5 steps per run, the report, 2 exports.
+        assert_eq!(plan.step_count(), 13);
     }
 
     #[test]
@@ -503,7 +570,8 @@ mod tests {
                     RunStep::CaptureFs,
                     headline(5.0, 30),
                     RunStep::Phases,
-                    grow(100_000, 50, 300)
+                    grow(100_000, 50, 300),
+                    engines(10_000)
                 ]
             );
         }
@@ -534,6 +602,24 @@ mod tests {
     }
 
     #[test]
+    fn engines_run_on_the_measured_profiles_or_are_forgotten() {
+        let mut o = options(Scale::Standard);
+        o.profiles = vec!["sqlite-wal-full".into()];
+        assert_eq!(
+            plan(&o, &enabled()).runs[0].steps[4],
+            RunStep::Engines {
+                engines: vec!["trie".into(), "jmt".into()],
+                profiles: vec!["sqlite-wal-full".into()],
+                leaves: 10_000,
+                reads: 100,
+            }
+        );
+        // None of the default engine profiles built in: the step forgets an earlier record.
+        o.profiles = Vec::new();
+        assert_eq!(plan(&o, &[]).runs[1].steps[4], RunStep::ForgetEngines);
+    }
+
+    #[test]
     fn full_adds_criterion_for_the_scalable_and_raw_groups() {
         let plan = plan(&options(Scale::Full), &enabled());
         let criterion = plan
@@ -549,12 +635,13 @@ mod tests {
                     headline(30.0, 30),
                     RunStep::Criterion,
                     RunStep::Phases,
-                    grow(1_000_000, 200, 1000)
+                    grow(1_000_000, 200, 1000),
+                    engines(10_000)
                 ]
             );
         }
-        // The build, 5 steps per run, the report, 2 exports.
-        assert_eq!(plan.step_count(), 1 + 10 + 1 + 2);
+        // The build, 6 steps per run, the report, 2 exports.
+        assert_eq!(plan.step_count(), 1 + 12 + 1 + 2);
     }
 
     #[test]
@@ -589,7 +676,8 @@ mod tests {
                 RunStep::ForgetHeadline,
                 RunStep::Criterion,
                 RunStep::Phases,
-                grow(100_000, 50, 300)
+                grow(100_000, 50, 300),
+                engines(10_000)
             ]
         );
         o.criterion_headline = Some(false);
@@ -611,7 +699,8 @@ mod tests {
                 RunStep::ForgetHeadline,
                 RunStep::Criterion,
                 RunStep::ForgetPhases,
-                RunStep::ForgetGrow
+                RunStep::ForgetGrow,
+                engines(1_000)
             ]
         );
     }
@@ -666,6 +755,6 @@ mod tests {
         assert_eq!(p.io_profile, Some(PathBuf::from("/lab/iolab")));
         assert!(p.exports.is_empty());
         assert_eq!(p.report.out, Some(PathBuf::from("out")));
-        assert_eq!(p.step_count(), 8 + 1 + 1);
+        assert_eq!(p.step_count(), 10 + 1 + 1);
     }
 }

@@ -8,6 +8,7 @@
 //!   headline/<run>.json            the CPU idle record of a headline
 //!   phases/<run>.json  load/<run>/  io-profile.json  crash.json   the other sidecars
 //!   grow/<run>/<profile>/grow.json the main job's short growth curves (`triebench grow`)
+//!   engines/<run>.json             the main job's short engines run (`triebench engines`)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -76,6 +77,17 @@ pub const GROW_DIR: &str = "grow";
 /// each (the `<fs>/<profile>/` shape a results folder of `triebench grow` runs has too).
 pub fn grow_dir(criterion_dir: &Path, run: &str) -> PathBuf {
     criterion_dir.join(SIDECAR_DIR).join(GROW_DIR).join(run)
+}
+
+/// The directory under [`SIDECAR_DIR`] that holds the main job's engines runs.
+pub const ENGINES_DIR: &str = "engines";
+
+/// The engines run of run `run` (`triebench engines`): `triebench-runs/engines/<run>.json`.
+pub fn engines_path(criterion_dir: &Path, run: &str) -> PathBuf {
+    criterion_dir
+        .join(SIDECAR_DIR)
+        .join(ENGINES_DIR)
+        .join(format!("{run}.json"))
 }
 
 /// The CPU idle record of run `run`'s headline: `triebench-runs/headline/<run>.json`.

@@ -21,6 +21,7 @@
 //! - [`space`]: where a store's bytes go, per table and store-wide ([`StoreSpace`](space::StoreSpace)), which
 //!   the growth curve records per checkpoint.
 //! - [`grow`]: a growth curve (`grow.json`): costs per state size, `triebench grow`.
+//! - [`engines`]: authenticated state engines side by side (`engines.json`), `triebench engines`.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 //! - [`crash_models`]: what `triebench crash-test --model` and `--fsync-eio` found
 //!   (`crash-models.json`).
@@ -48,6 +49,7 @@ pub mod copy_tree;
 pub mod cpu_idle;
 pub mod crash;
 pub mod crash_models;
+pub mod engines;
 pub mod env;
 pub mod error;
 pub mod excerpt;

@@ -25,6 +25,7 @@
 //!   sustained.{svg,png}                          (when bench-fs.sh ran `triebench load`)
 //!   phases-<run>.{json,svg,png}                  (when `triebench phases` ran for <run>)
 //!   plots/net-suite.{svg,png}                    (when a run's headline went through `--net-rtt`)
+//!   plots/engines.{svg,png}                      (when `triebench engines` ran for a run)
 //! ```
 //!
 //! [`merged::run_merged_report`] does the same over run folders from several machines
@@ -67,6 +68,25 @@ pub fn run_grow_report(dir: &Path) -> Result<PathBuf, ReportError> {
     let md = render::grow_section::write(&curves, &dir.join("plots"), "plots")?;
     let path = dir.join("grow-report.md");
     write_text(&path, &format!("# Growth curves\n\n{md}"))?;
+    Ok(path)
+}
+
+/// Writes `<dir>/engines-report.md` (the section "Engines side by side") and its plot in
+/// `<dir>/plots/` from every engines run in `dir` and the folders right below it (see
+/// `read::engines_files`); returns the markdown file's path.
+pub fn run_engines_report(dir: &Path) -> Result<PathBuf, ReportError> {
+    let runs = read::engines_files::read_dir(dir)?;
+    if runs.iter().all(|r| r.record.results.is_empty()) {
+        return Err(ReportError::File {
+            path: dir.to_path_buf(),
+            reason: "no engines.json with results here or in the folders right below (run \
+                     `triebench engines --out`)"
+                .into(),
+        });
+    }
+    let md = render::engines_section::write(&runs, &dir.join("plots"), "plots")?;
+    let path = dir.join("engines-report.md");
+    write_text(&path, &format!("# Engines\n\n{md}"))?;
     Ok(path)
 }
 
@@ -202,6 +222,8 @@ struct Inputs {
     load: Vec<read::load_runs::LoadEntry>,
     phases: Vec<model::phases::PhaseRunFile>,
     grow: Vec<model::grow::GrowCurve>,
+    /// The runs' engines runs (`triebench-runs/engines/<run>.json`).
+    engines: Vec<model::engines::EnginesRun>,
     /// The runs' headline records, when one of them went through the delay proxy.
     net: Option<model::net::NetRuns>,
 }
@@ -221,6 +243,7 @@ fn read_inputs(index: &CriterionIndex, runs: &[String]) -> Result<Inputs, Report
             reason: e.to_string(),
         })?,
         grow: read::grow_files::read_runs(dir, runs)?,
+        engines: read::engines_files::read_runs(dir, runs)?,
         net: read::net_files::read_report_runs(dir, runs)?,
     })
 }
@@ -345,6 +368,7 @@ fn write_report(
                 load,
                 phases,
                 grow,
+                engines,
                 net,
             },
         ..
@@ -400,6 +424,14 @@ fn write_report(
         report.push('\n');
         report.push_str(&render::grow_section::write(
             &grow,
+            &out_dir.join("plots"),
+            "plots",
+        )?);
+    }
+    if !engines.is_empty() {
+        report.push('\n');
+        report.push_str(&render::engines_section::write(
+            &engines,
             &out_dir.join("plots"),
             "plots",
         )?);

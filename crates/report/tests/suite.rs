@@ -13,6 +13,8 @@ mod out_folder;
 mod report_crash_models;
 #[path = "report_end_to_end.rs"]
 mod report_end_to_end;
+#[path = "report_engines.rs"]
+mod report_engines;
 #[path = "report_lab.rs"]
 mod report_lab;
 #[path = "report_net.rs"]

@@ -26,6 +26,6 @@ pub mod scenarios;
 
 pub use error::WorkloadError;
 pub use scenarios::{
-    run_scenario, update_address, update_key, Lap, Outcome, Scenario, Step, SCENARIOS,
-    UPDATE_FINAL_ROOT, UPDATE_KEYS, UPDATE_LOADED_ROOT, UPDATE_SEED,
+    run_scenario, update_address, update_commits, update_key, Lap, Outcome, Scenario, Step,
+    SCENARIOS, UPDATE_FINAL_ROOT, UPDATE_KEYS, UPDATE_LOADED_ROOT, UPDATE_SEED,
 };

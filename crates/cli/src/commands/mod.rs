@@ -7,6 +7,8 @@ pub mod crash_child;
 pub mod crash_mount;
 pub mod crash_test;
 pub mod criterion_dir_arg;
+pub mod engines;
+pub mod engines_report;
 pub mod export;
 pub mod export_run;
 pub mod field;

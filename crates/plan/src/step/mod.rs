@@ -5,6 +5,7 @@
 pub mod capture_fs;
 pub mod compare;
 pub mod dashboard;
+pub mod engines;
 pub mod field;
 pub mod grow;
 pub mod headline;

@@ -11,6 +11,7 @@
 //! - [`compare`]: two sides (result folders, run folders, criterion baselines) benchmark by
 //!   benchmark, with bootstrap intervals and a verdict against a noise threshold.
 //! - `crash_models`: crash-state explorations per profile and model, ordered, with reruns.
+//! - [`engines`]: engines side by side: the backend's part of a commit, each engine ÷ the trie.
 //! - `grow`: a growth curve summed up at its largest state.
 //! - [`above_floor`]: a profile's `update` commit above its own storage floor, with an interval.
 //! - `host_free`: that above-floor ÷ `btree`'s, the figure that holds across hosts.
@@ -21,6 +22,7 @@
 pub mod above_floor;
 pub mod compare;
 pub(crate) mod crash_models;
+pub mod engines;
 pub(crate) mod grow;
 pub(crate) mod host_free;
 pub(crate) mod lab;

@@ -7,6 +7,7 @@
 //! - [`io_profile`]: operations per profile × scenario counted on slowfs (`io-profile.json`).
 //! - [`load`]: what a `triebench load` run offered and measured (`load.json`).
 //! - `grow`: a growth curve (`grow.json`) and the filesystem it is shown under.
+//! - [`engines`]: an engines run (`engines.json`) and the filesystem it is shown under.
 //! - `net`: headline and load runs at an emulated distance from their database server.
 //! - `env`: the machine and software versions (`env.json`).
 //! - [`phases`]: time per phase of a run, and a filesystem's phase rows per profile.
@@ -27,6 +28,7 @@ pub mod bench_id;
 pub mod cpu_idle;
 pub(crate) mod crash;
 pub(crate) mod crash_models;
+pub mod engines;
 pub(crate) mod env;
 pub(crate) mod fs;
 pub(crate) mod grow;

@@ -12,6 +12,8 @@
 //! - `crash_models`: crash-state explorations (`crash-models.json`) beside the run sidecars.
 //! - `io_profile_file`: the saved I/O profile.
 //! - [`phase_files`]: the phase breakdowns saved per run.
+//! - [`engines_files`]: engines runs (`engines.json`) under a results folder or a criterion
+//!   directory.
 //! - `grow_files`: growth curves (`grow.json`) under a results folder.
 //! - [`load_runs`]: the load folders bench-fs.sh keeps beside the sidecars.
 //! - [`run_folders`]: run folders from several machines, merged into one criterion directory.
@@ -24,6 +26,7 @@ pub(crate) mod crash;
 pub(crate) mod crash_models;
 pub(crate) mod criterion_home;
 pub(crate) mod criterion_reader;
+pub mod engines_files;
 pub(crate) mod env;
 pub mod fs_info;
 pub(crate) mod grow_files;

@@ -26,6 +26,8 @@
 //!   while it runs.
 //! - `phase_section`: "Where a commit's time goes", drawn by `phase_chart` (stacked bars);
 //!   [`phase_lines`]: one breakdown as `phases` and `load --phases` print it.
+//! - [`engines_section`]: "Engines side by side" (table and plot), from `triebench engines`
+//!   runs, and one result as `engines` prints it.
 
 pub(crate) mod axes;
 pub mod chart;
@@ -35,6 +37,7 @@ pub(crate) mod crash_models_section;
 pub mod crash_section;
 pub mod csv_cell;
 pub mod dashboard_export;
+pub mod engines_section;
 pub(crate) mod floor_section;
 pub(crate) mod fmt;
 pub mod font;

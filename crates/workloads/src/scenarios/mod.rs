@@ -29,8 +29,8 @@ use triebench_record::vocabulary;
 use crate::WorkloadError;
 
 pub use update::{
-    update_address, update_key, ASDFG, BNMVC, HJKLK, QWERT, UPDATE_FINAL_ROOT, UPDATE_KEYS,
-    UPDATE_LOADED_ROOT, UPDATE_SEED, YUIOP, ZXCVB,
+    update_address, update_commits, update_key, ASDFG, BNMVC, HJKLK, QWERT, UPDATE_FINAL_ROOT,
+    UPDATE_KEYS, UPDATE_LOADED_ROOT, UPDATE_SEED, YUIOP, ZXCVB,
 };
 
 /// What a workload did, for benches to report rates and for tests to inspect. Two runs that did

@@ -51,6 +51,25 @@ pub(crate) fn update_batch_choice(seed: u64) -> (Vec<u32>, Vec<u32>) {
     (sets, deletes)
 }
 
+/// `update`'s commits as batches, for an engine that is not our trie (`triebench engines`):
+/// [`UPDATE_KEYS`] single-key commits (address [`update_address`], value [`update_key`]), then
+/// the one batch of 50 sets ("5.0") and 50 deletes that [`UPDATE_SEED`] picks. Our trie ends
+/// them at [`UPDATE_FINAL_ROOT`].
+pub fn update_commits() -> Vec<Vec<StateChange>> {
+    let addresses: Vec<String> = (0..UPDATE_KEYS).map(update_address).collect();
+    let mut out: Vec<Vec<StateChange>> = (0..UPDATE_KEYS)
+        .map(|i| vec![set(&addresses[i as usize], update_key(i).as_bytes())])
+        .collect();
+    let (set_keys, delete_keys) = update_batch_choice(UPDATE_SEED);
+    let mut batch: Vec<StateChange> = set_keys
+        .iter()
+        .map(|&i| set(&addresses[i as usize], b"5.0"))
+        .collect();
+    batch.extend(delete_keys.iter().map(|&i| delete(&addresses[i as usize])));
+    out.push(batch);
+    out
+}
+
 /// Transact's `merkle_trie_update`: 1000 single-key commits (address = hash of the key, value =
 /// the key), then one commit of 50 sets ("5.0") on lower keys and 50 deletes of upper keys; the
 /// computed root must match the committed one and must not be openable before the commit;
@@ -260,6 +279,19 @@ mod tests {
             reference::root_of(&state).unwrap(),
             "26c1c3b4cd2c6fcd1726f15829e674c78b042822983bd62250b12d2f42c5a8bc"
         );
+    }
+
+    #[test]
+    fn update_commits_end_at_the_final_root() {
+        let commits = update_commits();
+        assert_eq!(commits.len(), UPDATE_KEYS as usize + 1);
+        let store = triebench_kv::btree::BTreeStore::open(triebench_merkle::TABLES).unwrap();
+        let mut trie = MerkleTrie::new(&store).unwrap();
+        for batch in &commits {
+            let root = trie.commit(batch).unwrap();
+            trie.set_root(&root).unwrap();
+        }
+        assert_eq!(trie.root(), UPDATE_FINAL_ROOT);
     }
 
     #[test]

@@ -1,0 +1,121 @@
+//! `triebench engines`: a tiny run of both engines on btree and lmdb writes engines.json with
+//! every engine × profile checked and measured (same final state for both engines' leaf
+//! counts, cold reads where the data lives in files, proofs), env.json, and the report's
+//! section "Engines side by side" with its plot; unknown engine and profile names are refused
+//! naming the choices. No speed is asserted.
+
+mod common;
+
+use common::triebench;
+use serde_json::Value;
+
+#[test]
+fn a_tiny_run_writes_its_record_and_the_report_section() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join("stores");
+    let out = tmp.path().join("out").join("engines.json");
+    let output = triebench(&[
+        "engines",
+        "--engines",
+        "trie,jmt",
+        "--profiles",
+        "btree,lmdb",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--leaves",
+        "300",
+        "--batch",
+        "100",
+        "--reads",
+        "10",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("checking 15 batches"), "{stderr}");
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("engines.json")).expect("json");
+    assert_eq!(v["schema"], 1);
+    let results = v["results"].as_array().expect("results");
+    let pairs: Vec<(String, String)> = results
+        .iter()
+        .map(|r| {
+            (
+                r["engine"].as_str().unwrap().to_string(),
+                r["profile"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("trie".to_string(), "btree".to_string()),
+            ("jmt".into(), "btree".into()),
+            ("trie".into(), "lmdb".into()),
+            ("jmt".into(), "lmdb".into()),
+        ]
+    );
+    for r in results {
+        assert_eq!(r["checked_batches"], 15);
+        assert_eq!(r["update"]["commits"], 1001);
+        assert_eq!(r["fill"]["commits"], 3);
+        assert_eq!(r["leaves"], 950 + 300);
+        assert_eq!(r["read_warm"]["count"], 10);
+        assert_eq!(r["proof"]["count"], 10);
+        assert!(r["proof"]["mean_bytes"].as_f64().unwrap() > 0.0);
+        assert!(r["nodes_per_leaf"].as_f64().unwrap() > 0.0);
+        let lmdb = r["profile"] == "lmdb";
+        // Cold reads only where the data lives in files; bytes on disk likewise.
+        assert_eq!(r["read_cold"].is_object(), lmdb, "{r}");
+        assert_eq!(r["disk_bytes"].as_u64().unwrap() > 0, lmdb, "{r}");
+    }
+    // The trie's final state is Transact's update state plus the fill: both engines hold it,
+    // with their own roots.
+    assert_ne!(results[0]["final_root"], results[1]["final_root"]);
+    assert_eq!(results[0]["final_root"], results[2]["final_root"]);
+    assert_eq!(results[1]["final_root"], results[3]["final_root"]);
+    // The stores are gone once measured.
+    assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 0);
+    let parent = out.parent().unwrap();
+    assert!(parent.join("env.json").is_file());
+    let md = std::fs::read_to_string(parent.join("engines-report.md")).expect("section");
+    assert!(md.contains("## Engines side by side"), "{md}");
+    assert!(md.contains("| `jmt` | `lmdb` |"), "{md}");
+    assert!(md.contains("](plots/engines.svg)"), "{md}");
+    assert!(parent.join("plots/engines.svg").is_file());
+    assert!(parent.join("plots/engines.png").is_file());
+
+    // engines-report over a results folder: the run below it is labelled by its folder.
+    let results = tmp.path().join("results");
+    std::fs::create_dir_all(results.join("tmpfs")).expect("folder");
+    std::fs::copy(&out, results.join("tmpfs").join("engines.json")).expect("copied");
+    let output = triebench(&["engines-report", results.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let md = std::fs::read_to_string(results.join("engines-report.md")).expect("report");
+    assert!(md.contains("| tmpfs | `trie` | `lmdb` |"), "{md}");
+    assert!(results.join("env.json").is_file());
+}
+
+#[test]
+fn unknown_engines_and_profiles_are_refused_naming_the_choices() {
+    let output = triebench(&["engines", "--engines", "trie,nomt", "--profiles", "btree"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("unknown engine `nomt`: the engines are trie, jmt"),
+        "{stderr}"
+    );
+    let output = triebench(&["engines", "--profiles", "btree,lmbd"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("lmbd"), "{stderr}");
+    let output = triebench(&["engines", "--profiles", "lmdb"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--dir is needed for lmdb"), "{stderr}");
+}

@@ -1,0 +1,750 @@
+//! Authenticated state engines side by side: the same workloads on each engine ×
+//! kv profile, in one directory, into an [`EngineResult`] each.
+//!
+//! Per engine and profile, on fresh stores under `<dir>/<engine>-<profile>/`:
+//!
+//! 1. **Check**: the engine runs beside its reference ([`triebench_engines::check_roots`]) on a
+//!    store of its own: Transact's `update` keys in 10 batches and its 50/50 batch, then four
+//!    fill batches. A wrong root is [`MeasureError::Engine`], and nothing is measured.
+//! 2. **update**: Transact's `update` workload ([`triebench_workloads::update_commits`]),
+//!    1001 commits, each timed.
+//! 3. **Fill**: `fill_leaves` new leaves (the growth curve's addresses and value sizes) in
+//!    commits of `fill_batch`, each timed; then every version but the last is pruned.
+//! 4. Size on disk, nodes (rows of the engine's node table), warm reads, proofs (made,
+//!    then checked) of present leaves.
+//! 5. **Cold reads**: the store closed, its files evicted from the page cache
+//!    ([`crate::page_evict`]), reopened and read at the final root, where the data lives in
+//!    files and the engine can be reopened at a root.
+//!
+//! Engines are named in one list, [`EngineName`]: a new engine is a variant, its tables and
+//! one arm in [`with_engine`] (and in `cold_reads` if it can be reopened); the measuring itself
+//! is generic over [`Engine`].
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+use sha2::Sha256;
+use triebench_engines::{
+    check_roots, Engine, JmtEngine, KvTreeStore, MockJmt, ModelTrie, Root, TrieEngine, JMT_TABLES,
+};
+use triebench_kv::{BackendSpec, Profile, ReadTx, Store, StoreVisitor};
+use triebench_merkle::{StateChange, TABLES};
+use triebench_record::engines::{CommitFigures, EngineResult, ProofFigures};
+use triebench_record::grow::Latency;
+use triebench_record::proc_stats;
+use triebench_workloads::load::state::{address, value, StateShape};
+use triebench_workloads::rng::XorShift64Star;
+use triebench_workloads::{update_address, update_commits};
+
+use crate::error::MeasureError;
+use crate::grow_run::has_cold_reads;
+use crate::page_evict::{self, evict_dir};
+use crate::proc_monitor::disk_usage;
+
+/// The engines `--engines` takes, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineName {
+    /// triebench's Transact-compatible Merkle-Radix trie ([`TrieEngine`]).
+    Trie,
+    /// A Jellyfish Merkle tree on the kv store ([`JmtEngine`] over [`KvTreeStore`]).
+    Jmt,
+}
+
+/// Every engine, in the order a run takes them by default.
+pub const ENGINES: [EngineName; 2] = [EngineName::Trie, EngineName::Jmt];
+
+/// An `--engines` name that is not one of [`ENGINES`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown engine `{0}`: the engines are {list}", list = names())]
+pub struct UnknownEngine(pub String);
+
+/// The engines' names, comma-separated.
+pub fn names() -> String {
+    ENGINES.map(EngineName::name).join(", ")
+}
+
+impl EngineName {
+    /// The name `--engines` and the record use.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineName::Trie => "trie",
+            EngineName::Jmt => "jmt",
+        }
+    }
+
+    /// The tables its store is opened with.
+    pub fn tables(self) -> &'static [&'static str] {
+        match self {
+            EngineName::Trie => TABLES,
+            EngineName::Jmt => JMT_TABLES,
+        }
+    }
+
+    /// The table that holds one row per stored node, where the engine has one.
+    pub fn node_table(self) -> Option<&'static str> {
+        match self {
+            EngineName::Trie => TABLES.first().copied(),
+            EngineName::Jmt => JMT_TABLES.first().copied(),
+        }
+    }
+
+    /// What its roots are checked against.
+    pub fn reference(self) -> &'static str {
+        match self {
+            EngineName::Trie => "the trie's reference model (roots from scratch)",
+            EngineName::Jmt => "JMT on its own in-memory mock store",
+        }
+    }
+}
+
+impl fmt::Display for EngineName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for EngineName {
+    type Err = UnknownEngine;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ENGINES
+            .into_iter()
+            .find(|e| e.name() == s)
+            .ok_or_else(|| UnknownEngine(s.to_string()))
+    }
+}
+
+/// What is done with an engine built on a store: given the engine, how to reach the store
+/// underneath (its counts and space), and the engine's reference.
+pub trait EngineVisitor<S: Store> {
+    /// What the visit returns.
+    type Output;
+
+    /// Runs on `engine` (over the store `store_of` returns) beside a fresh `reference`.
+    fn visit<E: Engine, R: Engine>(
+        self,
+        engine: E,
+        store_of: fn(&E) -> &S,
+        reference: R,
+    ) -> Result<Self::Output, MeasureError>;
+}
+
+/// Builds engine `name` on `store` (opened with [`EngineName::tables`]) and its reference,
+/// and hands both to `visitor`: the one place an engine's name becomes its type.
+pub fn with_engine<S: Store, V: EngineVisitor<S>>(
+    name: EngineName,
+    store: S,
+    visitor: V,
+) -> Result<V::Output, MeasureError> {
+    match name {
+        EngineName::Trie => visitor.visit(
+            TrieEngine::new(store)?,
+            |e: &TrieEngine<S>| e.state().store().as_ref(),
+            ModelTrie::default(),
+        ),
+        EngineName::Jmt => visitor.visit(
+            JmtEngine::new(KvTreeStore::new(store)?),
+            |e: &JmtEngine<KvTreeStore<S>>| e.store().store(),
+            MockJmt::default(),
+        ),
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct EnginesPlan {
+    /// Leaves the fill adds after `update`.
+    pub fill_leaves: u64,
+    /// Leaves per fill commit.
+    pub fill_batch: u64,
+    /// Warm reads, cold reads and proofs timed, each.
+    pub reads: u64,
+    /// Seed of the fill and the picks.
+    pub seed: u64,
+}
+
+/// Seconds and rates of a run of timed commits.
+#[derive(Debug)]
+struct Timed {
+    histogram: Histogram<u64>,
+    total_ns: u64,
+    leaves: u64,
+}
+
+fn histogram() -> Histogram<u64> {
+    // ns, 1 ns .. 10 min, 3 significant figures: constant bounds hdrhistogram accepts.
+    Histogram::new_with_bounds(1, 600_000_000_000, 3).expect("constant histogram bounds are valid")
+}
+
+fn latency(h: &Histogram<u64>) -> Latency {
+    let us = |ns: u64| ns as f64 / 1000.0;
+    Latency {
+        count: h.len(),
+        p50_us: us(h.value_at_quantile(0.5)),
+        p99_us: us(h.value_at_quantile(0.99)),
+        max_us: us(h.max()),
+    }
+}
+
+fn elapsed_ns(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_nanos())
+        .unwrap_or(u64::MAX)
+        .max(1)
+}
+
+impl Timed {
+    fn new() -> Self {
+        Timed {
+            histogram: histogram(),
+            total_ns: 0,
+            leaves: 0,
+        }
+    }
+
+    fn figures(&self, written: u64) -> CommitFigures {
+        let commits = self.histogram.len();
+        let total_s = self.total_ns as f64 / 1e9;
+        CommitFigures {
+            commits,
+            leaves: self.leaves,
+            total_s,
+            commits_per_s: if total_s > 0.0 {
+                commits as f64 / total_s
+            } else {
+                0.0
+            },
+            commit: latency(&self.histogram),
+            write_bytes_per_commit: written as f64 / commits.max(1) as f64,
+        }
+    }
+}
+
+/// Value sizes of the fill: the growth curve's (32 B to 1 KiB, log-uniform).
+fn shape(seed: u64) -> StateShape {
+    StateShape {
+        size: 1,
+        value_min: 32,
+        value_max: 1024,
+        seed,
+    }
+}
+
+/// The fill's batches: leaves `0..leaves` of the growth curve's address space, `batch` each.
+fn fill_batches(seed: u64, leaves: u64, batch: u64) -> Vec<Vec<StateChange>> {
+    let shape = shape(seed);
+    let mut rng = XorShift64Star::new(seed ^ 0x6709);
+    let batch = batch.max(1);
+    (0..leaves)
+        .step_by(batch as usize)
+        .map(|from| {
+            (from..(from + batch).min(leaves))
+                .map(|i| StateChange::Set {
+                    address: address(seed, i),
+                    value: value(&shape, &mut rng),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The batches an engine is checked on: `update`'s keys in 10 commits and its 50/50 batch,
+/// then four fill batches of 250 leaves (addresses apart from the measured fill's).
+pub fn check_batches(seed: u64) -> Vec<Vec<StateChange>> {
+    let update = update_commits();
+    let (singles, last) = update.split_at(update.len().saturating_sub(1));
+    let mut out: Vec<Vec<StateChange>> = singles.chunks(100).map(|c| c.concat()).collect();
+    out.extend(last.iter().cloned());
+    out.extend(fill_batches(seed ^ 0x636b, 1000, 250));
+    out
+}
+
+/// Leaves `update` leaves present: its first 500 keys (the batch deletes only upper ones).
+const UPDATE_PRESENT: u32 = 500;
+/// Leaves in the state after `update`: 1000 set, 50 deleted.
+const UPDATE_LEAVES: u64 = 950;
+
+/// Runs the check on a fresh store.
+struct Check<'a> {
+    batches: &'a [Vec<StateChange>],
+}
+
+impl<S: Store> EngineVisitor<S> for Check<'_> {
+    type Output = u64;
+
+    fn visit<E: Engine, R: Engine>(
+        self,
+        mut engine: E,
+        _: fn(&E) -> &S,
+        mut reference: R,
+    ) -> Result<u64, MeasureError> {
+        Ok(check_roots(&mut engine, &mut reference, self.batches)?.len() as u64)
+    }
+}
+
+/// What a measured store hands to the cold reads.
+struct Measured {
+    result: EngineResult,
+    root: Root,
+    /// Commits applied (each wrote): JMT's latest version is this minus one.
+    commits: u64,
+    picks: Vec<String>,
+}
+
+/// Measures one engine on one open store.
+struct Measure<'a> {
+    name: EngineName,
+    plan: &'a EnginesPlan,
+    dir: Option<&'a Path>,
+    progress: &'a mut dyn FnMut(&str),
+}
+
+impl<S: Store> EngineVisitor<S> for Measure<'_> {
+    type Output = Measured;
+
+    fn visit<E: Engine, R: Engine>(
+        self,
+        mut engine: E,
+        store_of: fn(&E) -> &S,
+        _: R,
+    ) -> Result<Measured, MeasureError> {
+        let Measure {
+            name,
+            plan,
+            dir,
+            progress,
+        } = self;
+        let mut pids = vec![std::process::id()];
+        pids.extend(store_of(&engine).server_pid());
+        let mut commits = 0u64;
+        let mut run = |engine: &mut E, batches: &[Vec<StateChange>]| {
+            let mut timed = Timed::new();
+            let before = proc_stats::write_bytes(&pids);
+            for batch in batches {
+                let t = Instant::now();
+                engine.apply(batch)?;
+                let ns = elapsed_ns(t);
+                timed.histogram.saturating_record(ns);
+                timed.total_ns = timed.total_ns.saturating_add(ns);
+                timed.leaves += batch.len() as u64;
+                commits += 1;
+            }
+            let written = proc_stats::write_bytes(&pids).saturating_sub(before);
+            Ok::<_, MeasureError>(timed.figures(written))
+        };
+        progress("update: 1001 commits");
+        let update = run(&mut engine, &update_commits())?;
+        let fill = if plan.fill_leaves > 0 {
+            progress(&format!(
+                "fill: {} leaves in commits of {}",
+                plan.fill_leaves, plan.fill_batch
+            ));
+            run(
+                &mut engine,
+                &fill_batches(plan.seed, plan.fill_leaves, plan.fill_batch),
+            )?
+        } else {
+            CommitFigures::default()
+        };
+        let root = engine.root();
+        progress("pruning every older version");
+        engine.prune_before(&root)?;
+        let leaves = UPDATE_LEAVES + plan.fill_leaves;
+        let store = store_of(&engine);
+        let stored_nodes = match name.node_table() {
+            Some(t) => Some(store.reader()?.count(store.table(t)?)?),
+            None => None,
+        };
+        let space = store.space()?;
+        let disk_bytes = dir.map_or(0, disk_usage);
+        // Picks: present leaves, from the fill when there is one.
+        let mut rng = XorShift64Star::new(plan.seed ^ 0x7265_6164);
+        let picks: Vec<String> = (0..plan.reads)
+            .map(|_| {
+                if plan.fill_leaves > 0 {
+                    address(plan.seed, rng.next_u64() % plan.fill_leaves)
+                } else {
+                    update_address((rng.next_u64() % u64::from(UPDATE_PRESENT)) as u32)
+                }
+            })
+            .collect();
+        progress(&format!("{} warm reads and proofs", plan.reads));
+        let mut values = Vec::with_capacity(picks.len());
+        for a in &picks {
+            values.push(present(engine.get(&root, a)?, a, name)?);
+        }
+        let mut h = histogram();
+        for a in &picks {
+            let t = Instant::now();
+            let got = engine.get(&root, a)?;
+            h.saturating_record(elapsed_ns(t));
+            present(got, a, name)?;
+        }
+        let read_warm = latency(&h);
+        let proof = proofs(&engine, &root, &picks, &values)?;
+        Ok(Measured {
+            result: EngineResult {
+                engine: name.name().to_string(),
+                reference: name.reference().to_string(),
+                update,
+                fill,
+                leaves,
+                final_root: root.to_string(),
+                disk_bytes,
+                disk_bytes_per_leaf: disk_bytes as f64 / leaves as f64,
+                space,
+                stored_nodes,
+                nodes_per_leaf: stored_nodes.map(|n| n as f64 / leaves as f64),
+                read_warm,
+                proof,
+                ..EngineResult::default()
+            },
+            root,
+            commits,
+            picks,
+        })
+    }
+}
+
+/// A read of a leaf the run wrote: absent is an error (the engine lost it).
+fn present(
+    got: Option<Vec<u8>>,
+    address: &str,
+    engine: EngineName,
+) -> Result<Vec<u8>, MeasureError> {
+    got.ok_or_else(|| {
+        MeasureError::Usage(format!(
+            "{engine}: leaf {address}, written by the run, reads as absent"
+        ))
+    })
+}
+
+/// Makes and checks a proof of each pick, timed; `None` for an engine that makes none.
+fn proofs<E: Engine>(
+    engine: &E,
+    root: &Root,
+    picks: &[String],
+    values: &[Vec<u8>],
+) -> Result<Option<ProofFigures>, MeasureError> {
+    let (mut prove, mut verify) = (histogram(), histogram());
+    let (mut total, mut max) = (0u64, 0u64);
+    for (a, v) in picks.iter().zip(values) {
+        let t = Instant::now();
+        let Some(proof) = engine.prove(root, a)? else {
+            return Ok(None);
+        };
+        prove.saturating_record(elapsed_ns(t));
+        let t = Instant::now();
+        engine.verify(root, a, Some(v), &proof)?;
+        verify.saturating_record(elapsed_ns(t));
+        total += proof.len() as u64;
+        max = max.max(proof.len() as u64);
+    }
+    if picks.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(ProofFigures {
+        count: picks.len() as u64,
+        mean_bytes: total as f64 / picks.len() as f64,
+        max_bytes: max,
+        prove: latency(&prove),
+        verify: latency(&verify),
+    }))
+}
+
+/// Reads on a freshly opened store, at the final root.
+struct ColdReads<'a> {
+    name: EngineName,
+    root: &'a Root,
+    commits: u64,
+    picks: &'a [String],
+}
+
+impl StoreVisitor for ColdReads<'_> {
+    type Output = Result<Option<Latency>, MeasureError>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        let mut h = histogram();
+        match self.name {
+            EngineName::Trie => {
+                // The trie reads any root it holds: a fresh engine over the store reads it.
+                let trie = TrieEngine::new(store)?;
+                for a in self.picks {
+                    let t = Instant::now();
+                    let got = trie.get(self.root, a)?;
+                    h.saturating_record(elapsed_ns(t));
+                    present(got, a, self.name)?;
+                }
+            }
+            EngineName::Jmt => {
+                // The engine keeps its versions in memory; JMT itself reads a version from the
+                // store: the latest, the one each commit wrote counting from 0.
+                let Some(version) = self.commits.checked_sub(1) else {
+                    return Ok(None);
+                };
+                let tree = KvTreeStore::new(store)?;
+                for a in self.picks {
+                    let key = hex::decode(a)
+                        .map_err(|e| MeasureError::Usage(format!("address {a} is not hex: {e}")))?;
+                    let t = Instant::now();
+                    let reader = tree.tree_reader()?;
+                    let got = jmt::JellyfishMerkleTree::<_, Sha256>::new(&reader)
+                        .get(jmt::KeyHash::with::<Sha256>(key), version)
+                        .map_err(|e| MeasureError::Usage(format!("jmt: {e:#}")))?;
+                    h.saturating_record(elapsed_ns(t));
+                    present(got, a, self.name)?;
+                }
+            }
+        }
+        Ok(Some(latency(&h)))
+    }
+}
+
+/// Opens `engine`'s store of `profile` (in `dir` when the profile keeps files) and hands it to
+/// `visitor`.
+struct Open<V> {
+    name: EngineName,
+    visitor: V,
+}
+
+impl<V: VisitAny> StoreVisitor for Open<V> {
+    type Output = Result<V::Out, MeasureError>;
+
+    fn visit<S: Store>(self, store: S) -> Self::Output {
+        self.visitor.run(self.name, store)
+    }
+}
+
+/// A visitor that can run on any store type (the check, the measurement).
+pub trait VisitAny {
+    /// What it returns.
+    type Out;
+    /// Builds the engine on `store` and runs.
+    fn run<S: Store>(self, name: EngineName, store: S) -> Result<Self::Out, MeasureError>;
+}
+
+impl VisitAny for Check<'_> {
+    type Out = u64;
+
+    fn run<S: Store>(self, name: EngineName, store: S) -> Result<u64, MeasureError> {
+        with_engine(name, store, self)
+    }
+}
+
+impl VisitAny for Measure<'_> {
+    type Out = Measured;
+
+    fn run<S: Store>(self, name: EngineName, store: S) -> Result<Measured, MeasureError> {
+        with_engine(name, store, self)
+    }
+}
+
+/// A fresh directory for one store, `<dir>/<engine>-<profile>/<what>` (removed first if it is
+/// there), or `None` for a profile that keeps no files.
+fn store_dir(
+    dir: Option<&Path>,
+    name: EngineName,
+    profile: Profile,
+    what: &str,
+) -> Result<Option<PathBuf>, MeasureError> {
+    let Some(dir) = dir.filter(|_| profile.needs_dir()) else {
+        return Ok(None);
+    };
+    let path = dir.join(format!("{name}-{profile}")).join(what);
+    if path.exists() {
+        std::fs::remove_dir_all(&path).map_err(|source| MeasureError::Io {
+            what: "removing an earlier store",
+            dir: path.clone(),
+            source,
+        })?;
+    }
+    std::fs::create_dir_all(&path).map_err(|source| MeasureError::Io {
+        what: "making a store directory",
+        dir: path.clone(),
+        source,
+    })?;
+    Ok(Some(path))
+}
+
+/// Removes `<dir>/<engine>-<profile>/`, the stores one engine and profile used.
+fn remove_stores(dir: Option<&Path>, name: EngineName, profile: Profile) {
+    if let Some(dir) = dir {
+        let _ = std::fs::remove_dir_all(dir.join(format!("{name}-{profile}")));
+    }
+}
+
+/// How [`run_engine`] makes its reads cold, as the record states it.
+pub const COLD_METHOD: &str = page_evict::METHOD;
+
+/// Checks, then measures, engine `name` on `profile`, its stores under `dir` (a profile that
+/// keeps files needs one); `progress` gets a line now and then. The stores are removed after.
+pub fn run_engine(
+    name: EngineName,
+    profile: Profile,
+    dir: Option<&Path>,
+    plan: &EnginesPlan,
+    progress: &mut dyn FnMut(&str),
+) -> Result<EngineResult, MeasureError> {
+    if profile.needs_dir() && dir.is_none() {
+        return Err(MeasureError::Usage(format!(
+            "{profile} keeps its data in files: give --dir"
+        )));
+    }
+    let outcome = measure_engine(name, profile, dir, plan, progress);
+    remove_stores(dir, name, profile);
+    outcome
+}
+
+fn measure_engine(
+    name: EngineName,
+    profile: Profile,
+    dir: Option<&Path>,
+    plan: &EnginesPlan,
+    progress: &mut dyn FnMut(&str),
+) -> Result<EngineResult, MeasureError> {
+    let batches = check_batches(plan.seed);
+    progress(&format!(
+        "checking {} batches against {}",
+        batches.len(),
+        name.reference()
+    ));
+    let check_spec = BackendSpec::new(profile, store_dir(dir, name, profile, "check")?)?;
+    let checked = check_spec.open(
+        name.tables(),
+        Open {
+            name,
+            visitor: Check { batches: &batches },
+        },
+    )??;
+    remove_stores(dir, name, profile);
+    let store = store_dir(dir, name, profile, "store")?;
+    let spec = BackendSpec::new(profile, store.clone())?;
+    let measured = spec.open(
+        name.tables(),
+        Open {
+            name,
+            visitor: Measure {
+                name,
+                plan,
+                dir: store.as_deref(),
+                progress,
+            },
+        },
+    )??;
+    let mut result = measured.result;
+    result.profile = profile.name().to_string();
+    result.checked_batches = checked;
+    if let Some(store_dir) = store.as_deref().filter(|_| has_cold_reads(profile)) {
+        let evicted = evict_dir(store_dir);
+        progress(&format!(
+            "evicted {} files ({} KiB); {} cold reads",
+            evicted.files,
+            evicted.bytes >> 10,
+            measured.picks.len()
+        ));
+        result.read_cold = spec.open(
+            name.tables(),
+            ColdReads {
+                name,
+                root: &measured.root,
+                commits: measured.commits,
+                picks: &measured.picks,
+            },
+        )??;
+    }
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_and_unknown_ones_list_the_engines() {
+        assert_eq!("jmt".parse::<EngineName>(), Ok(EngineName::Jmt));
+        let err = "mpt".parse::<EngineName>().unwrap_err().to_string();
+        assert_eq!(err, "unknown engine `mpt`: the engines are trie, jmt");
+    }
+
+    /// The trie with its roots' last byte flipped: an engine whose roots are wrong.
+    struct Wrong(TrieEngine<triebench_kv::btree::BTreeStore>);
+
+    impl Engine for Wrong {
+        fn name(&self) -> &'static str {
+            "wrong"
+        }
+        fn root(&self) -> Root {
+            self.0.root()
+        }
+        fn apply(&mut self, batch: &[StateChange]) -> Result<Root, triebench_engines::EngineError> {
+            let mut root = self.0.apply(batch)?;
+            if let Some(b) = root.0.last_mut() {
+                *b ^= 1;
+            }
+            Ok(root)
+        }
+        fn get(
+            &self,
+            root: &Root,
+            address: &str,
+        ) -> Result<Option<Vec<u8>>, triebench_engines::EngineError> {
+            self.0.get(root, address)
+        }
+        fn prune_before(&mut self, root: &Root) -> Result<(), triebench_engines::EngineError> {
+            self.0.prune_before(root)
+        }
+    }
+
+    fn btree(tables: &[&str]) -> triebench_kv::btree::BTreeStore {
+        triebench_kv::btree::BTreeStore::open(tables).expect("btree store")
+    }
+
+    #[test]
+    fn the_check_passes_each_engine_and_stops_a_wrong_one_at_its_first_batch() {
+        let batches = check_batches(7);
+        for name in ENGINES {
+            let checked = with_engine(name, btree(name.tables()), Check { batches: &batches })
+                .expect("a right engine passes");
+            assert_eq!(checked, batches.len() as u64);
+        }
+        let wrong = Wrong(TrieEngine::new(btree(TABLES)).expect("trie"));
+        type Btree = triebench_kv::btree::BTreeStore;
+        let err = EngineVisitor::<Btree>::visit(
+            Check { batches: &batches },
+            wrong,
+            |w: &Wrong| w.0.state().store().as_ref(),
+            ModelTrie::default(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                MeasureError::Engine(triebench_engines::EngineError::WrongRoot { batch: 0, .. })
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_fill_is_split_into_batches_of_distinct_leaves() {
+        let batches = fill_batches(7, 1001, 250);
+        assert_eq!(
+            batches.iter().map(Vec::len).collect::<Vec<_>>(),
+            [250, 250, 250, 250, 1]
+        );
+        let mut all: Vec<String> = batches
+            .iter()
+            .flatten()
+            .map(|c| match c {
+                StateChange::Set { address, .. } | StateChange::Delete { address } => {
+                    address.clone()
+                }
+            })
+            .collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 1001);
+    }
+}
