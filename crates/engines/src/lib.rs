@@ -31,8 +31,9 @@
 //! its own in-memory database. Ours, JMT and the MPT prune (the MPT by reference
 //! counts) and prove; Transact prunes its own way and does not prove.
 //!
-//! Not yet: NOMT and Firewood behind the trait, Transact's SQL state (`SqlMerkleState`), and
-//! the CLI, measure and report wiring (issue 50).
+//! `triebench engines` (triebench-measure's `engines_run`) measures ours, JMT and the MPT side
+//! by side on any profile. Not yet: NOMT and Firewood behind the trait, Transact's SQL state
+//! (`SqlMerkleState`), and Transact's engine in `triebench engines` (issue 50).
 //!
 //! # Example
 //!

@@ -28,7 +28,8 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 use sha2::Sha256;
 use triebench_engines::{
-    check_roots, Engine, JmtEngine, KvTreeStore, MockJmt, ModelTrie, Root, TrieEngine, JMT_TABLES,
+    check_roots, Engine, JmtEngine, KvTreeStore, MockJmt, ModelMpt, ModelTrie, MptEngine, Root,
+    TrieEngine, JMT_TABLES, MPT_TABLES,
 };
 use triebench_kv::{BackendSpec, Profile, ReadTx, Store, StoreVisitor};
 use triebench_merkle::{StateChange, TABLES};
@@ -51,10 +52,12 @@ pub enum EngineName {
     Trie,
     /// A Jellyfish Merkle tree on the kv store ([`JmtEngine`] over [`KvTreeStore`]).
     Jmt,
+    /// Ethereum's Merkle Patricia trie on the kv store ([`MptEngine`]).
+    Mpt,
 }
 
 /// Every engine, in the order a run takes them by default.
-pub const ENGINES: [EngineName; 2] = [EngineName::Trie, EngineName::Jmt];
+pub const ENGINES: [EngineName; 3] = [EngineName::Trie, EngineName::Jmt, EngineName::Mpt];
 
 /// An `--engines` name that is not one of [`ENGINES`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -72,6 +75,7 @@ impl EngineName {
         match self {
             EngineName::Trie => "trie",
             EngineName::Jmt => "jmt",
+            EngineName::Mpt => "mpt",
         }
     }
 
@@ -80,6 +84,7 @@ impl EngineName {
         match self {
             EngineName::Trie => TABLES,
             EngineName::Jmt => JMT_TABLES,
+            EngineName::Mpt => MPT_TABLES,
         }
     }
 
@@ -88,6 +93,7 @@ impl EngineName {
         match self {
             EngineName::Trie => TABLES.first().copied(),
             EngineName::Jmt => JMT_TABLES.first().copied(),
+            EngineName::Mpt => MPT_TABLES.first().copied(),
         }
     }
 
@@ -96,6 +102,10 @@ impl EngineName {
         match self {
             EngineName::Trie => "the trie's reference model (roots from scratch)",
             EngineName::Jmt => "JMT on its own in-memory mock store",
+            EngineName::Mpt => {
+                "the MPT's reference model (roots from scratch; the engine passes Ethereum's \
+                 published trie vectors in its tests)"
+            }
         }
     }
 }
@@ -149,6 +159,11 @@ pub fn with_engine<S: Store, V: EngineVisitor<S>>(
             JmtEngine::new(KvTreeStore::new(store)?),
             |e: &JmtEngine<KvTreeStore<S>>| e.store().store(),
             MockJmt::default(),
+        ),
+        EngineName::Mpt => visitor.visit(
+            MptEngine::new(store)?,
+            |e: &MptEngine<S>| e.store(),
+            ModelMpt::default(),
         ),
     }
 }
@@ -471,12 +486,12 @@ impl StoreVisitor for ColdReads<'_> {
             EngineName::Trie => {
                 // The trie reads any root it holds: a fresh engine over the store reads it.
                 let trie = TrieEngine::new(store)?;
-                for a in self.picks {
-                    let t = Instant::now();
-                    let got = trie.get(self.root, a)?;
-                    h.saturating_record(elapsed_ns(t));
-                    present(got, a, self.name)?;
-                }
+                read_each(&trie, self.root, self.picks, self.name, &mut h)?;
+            }
+            EngineName::Mpt => {
+                // So does the MPT (its nodes are stored by hash).
+                let mpt = MptEngine::new(store)?;
+                read_each(&mpt, self.root, self.picks, self.name, &mut h)?;
             }
             EngineName::Jmt => {
                 // The engine keeps its versions in memory; JMT itself reads a version from the
@@ -500,6 +515,23 @@ impl StoreVisitor for ColdReads<'_> {
         }
         Ok(Some(latency(&h)))
     }
+}
+
+/// Reads every address of `picks` at `root` on `engine`, each read's time into `h`.
+fn read_each<E: Engine>(
+    engine: &E,
+    root: &Root,
+    picks: &[String],
+    name: EngineName,
+    h: &mut Histogram<u64>,
+) -> Result<(), MeasureError> {
+    for a in picks {
+        let t = Instant::now();
+        let got = engine.get(root, a)?;
+        h.saturating_record(elapsed_ns(t));
+        present(got, a, name)?;
+    }
+    Ok(())
 }
 
 /// Opens `engine`'s store of `profile` (in `dir` when the profile keeps files) and hands it to
@@ -664,8 +696,9 @@ mod tests {
     #[test]
     fn names_parse_and_unknown_ones_list_the_engines() {
         assert_eq!("jmt".parse::<EngineName>(), Ok(EngineName::Jmt));
-        let err = "mpt".parse::<EngineName>().unwrap_err().to_string();
-        assert_eq!(err, "unknown engine `mpt`: the engines are trie, jmt");
+        assert_eq!("mpt".parse::<EngineName>(), Ok(EngineName::Mpt));
+        let err = "nomt".parse::<EngineName>().unwrap_err().to_string();
+        assert_eq!(err, "unknown engine `nomt`: the engines are trie, jmt, mpt");
     }
 
     /// The trie with its roots' last byte flipped: an engine whose roots are wrong.
