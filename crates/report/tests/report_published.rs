@@ -158,7 +158,11 @@ fn the_report_of_the_folder_renders_the_section() {
     assert!(md.contains("42,686 leaves/s"), "{md}");
     assert!(md.contains("16-core AMD Ryzen 9 5950X"), "{md}");
     assert!(md.contains("this machine, same run"), "{md}");
-    assert!(md.contains("none published (Firewood"), "{md}");
+    assert!(
+        md.contains("With no published figure to stand beside"),
+        "{md}"
+    );
+    assert!(md.contains("- `firewood-tenkrandom` (Firewood"), "{md}");
     assert!(
         md.contains("Published, with no run here beside them"),
         "{md}"

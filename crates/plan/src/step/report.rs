@@ -42,6 +42,10 @@ pub fn report(args: &ReportOptions) -> Result<(), PlanError> {
                 ));
             }
             let path = run_published_report(dir, args.out.as_deref())?;
+            if args.out.is_none() {
+                // The folder's env.json, as `grow-report` writes one beside its curves.
+                super::grow::write_env(dir)?;
+            }
             println!("report written to {}", path.display());
             return Ok(());
         }

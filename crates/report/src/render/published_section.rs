@@ -1,8 +1,9 @@
 //! The section "Against published figures": each field and SmallBank run beside the figure its
 //! workload's authors published, with their hardware and source as published and ours as
 //! measured, the ratio, and the plain statement that the machines differ; Transact's figure in
-//! a SmallBank row is measured in the same run, not quoted. Then the reasons a workload has no
-//! figure, and the published figures no run here stands beside.
+//! a SmallBank row is measured in the same run, not quoted. Then our workloads with no
+//! published figure (our range and the reason), and the published figures no run here stands
+//! beside.
 
 use std::fmt::Write as _;
 
@@ -34,6 +35,18 @@ fn figure(x: f64) -> String {
     out
 }
 
+/// A ratio with three significant digits and no exponent (`0.126×`, `0.0448×`, `1.07×`).
+fn ratio(r: f64) -> String {
+    if !r.is_finite() {
+        return "–".into();
+    }
+    if r.abs() >= 0.1 {
+        return fmt::ratio(r);
+    }
+    let decimals = (2.0 - r.abs().log10().floor()).clamp(3.0, 9.0) as usize;
+    format!("{r:.decimals$}×")
+}
+
 fn source_link(anchor: &Anchor) -> String {
     format!("[{}]({})", esc(&anchor.date), anchor.source)
 }
@@ -42,7 +55,7 @@ fn cells(r: &Row) -> Vec<String> {
     let ours = r
         .ours
         .map_or_else(|| "–".to_string(), |o| format!("{} {}", figure(o), r.unit));
-    let ratio = r.ratio.map_or_else(|| "–".to_string(), fmt::ratio);
+    let ratio = r.ratio.map_or_else(|| "–".to_string(), ratio);
     let (beside, theirs, hardware, source) = match &r.against {
         Against::Quoted(a) => (
             a.engine.clone(),
@@ -56,18 +69,7 @@ fn cells(r: &Row) -> Vec<String> {
             "this machine, same run".into(),
             "measured here".into(),
         ),
-        Against::Nothing { engine, .. } => (
-            format!(
-                "none published{}",
-                engine
-                    .as_ref()
-                    .map(|e| format!(" ({e})"))
-                    .unwrap_or_default()
-            ),
-            "–".into(),
-            "–".into(),
-            "see below".into(),
-        ),
+        Against::Nothing { .. } => ("none published".into(), "–".into(), "–".into(), "–".into()),
     };
     vec![
         format!("`{}`", r.workload),
@@ -84,6 +86,50 @@ fn cells(r: &Row) -> Vec<String> {
         hardware,
         source,
     ]
+}
+
+/// Our workloads with no published figure: each with the range of our figures and the reason.
+fn unanchored(out: &mut String, rows: &[Row]) {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut lines = Vec::new();
+    for r in rows {
+        let Against::Nothing { engine, reason } = &r.against else {
+            continue;
+        };
+        if seen.contains(&r.workload.as_str()) {
+            continue;
+        }
+        seen.push(&r.workload);
+        let ours: Vec<f64> = rows
+            .iter()
+            .filter(|o| o.workload == r.workload)
+            .filter_map(|o| o.ours)
+            .collect();
+        let low = ours.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = ours.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let range = if ours.is_empty() {
+            "–".to_string()
+        } else if low == high {
+            format!("{} {}", figure(low), r.unit)
+        } else {
+            format!("{}–{} {}", figure(low), figure(high), r.unit)
+        };
+        lines.push(format!(
+            "- `{}` ({}): ours {range} over {} run(s) here (the runs table above); {}",
+            r.workload,
+            esc(engine.as_deref().unwrap_or("whose workload is not listed")),
+            ours.len(),
+            esc(reason)
+        ));
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "With no published figure to stand beside:\n");
+    for line in lines {
+        let _ = writeln!(out, "{line}");
+    }
+    out.push('\n');
 }
 
 /// The section as Markdown; `anchors_from` names the list the figures were read from.
@@ -119,7 +165,11 @@ pub fn write(published: &Published, anchors_from: &str) -> String {
             ]
             .map(String::from),
         ));
-        for r in &published.rows {
+        for r in published
+            .rows
+            .iter()
+            .filter(|r| !matches!(r.against, Against::Nothing { .. }))
+        {
             out.push_str(&row(&cells(r)));
         }
         out.push('\n');
@@ -136,8 +186,7 @@ pub fn write(published: &Published, anchors_from: &str) -> String {
                         .map(|n| format!("; {n}"))
                         .unwrap_or_default()
                 ),
-                Against::Nothing { reason, .. } => format!("`{}`: {reason}", r.workload),
-                Against::SameRun { .. } => continue,
+                Against::Nothing { .. } | Against::SameRun { .. } => continue,
             };
             if !notes.contains(&note) {
                 notes.push(note);
@@ -147,6 +196,7 @@ pub fn write(published: &Published, anchors_from: &str) -> String {
             let _ = writeln!(out, "- {}", esc(&note));
         }
         out.push('\n');
+        unanchored(&mut out, &published.rows);
     }
     if !published.not_compared.is_empty() {
         let _ = writeln!(
@@ -177,7 +227,15 @@ pub fn write(published: &Published, anchors_from: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::figure;
+    use super::{figure, ratio};
+
+    #[test]
+    fn small_ratios_keep_three_digits_without_an_exponent() {
+        assert_eq!(ratio(0.0448), "0.0448×");
+        assert_eq!(ratio(0.126), "0.126×");
+        assert_eq!(ratio(1.07), "1.07×");
+        assert_eq!(ratio(0.00123), "0.00123×");
+    }
 
     #[test]
     fn figures_read_as_published() {
