@@ -29,6 +29,8 @@ mod cli_missing_dirs;
 mod cli_net_report;
 #[path = "cli_phases.rs"]
 mod cli_phases;
+#[path = "cli_report_field.rs"]
+mod cli_report_field;
 #[path = "cli_report_html.rs"]
 mod cli_report_html;
 #[path = "cli_report_inputs.rs"]

@@ -20,6 +20,8 @@
 //! - [`proc_stats`]: bytes written and memory held by a run's processes, from `/proc`.
 //! - [`space`]: where a store's bytes go, per table and store-wide ([`StoreSpace`](space::StoreSpace)), which
 //!   the growth curve records per checkpoint.
+//! - [`field`]: a field workload's run (`triebench field --out`); [`smallbank`]: a SmallBank
+//!   run beside Transact (`triebench smallbank --out`).
 //! - [`grow`]: a growth curve (`grow.json`): costs per state size, `triebench grow`.
 //! - [`engines`]: authenticated state engines side by side (`engines.json`), `triebench engines`.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
@@ -69,6 +71,7 @@ pub mod proc_stats;
 pub mod results;
 pub mod run_folder;
 pub mod run_record;
+pub mod smallbank;
 pub mod space;
 pub mod time;
 pub mod vocabulary;

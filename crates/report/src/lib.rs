@@ -28,6 +28,9 @@
 //!   plots/engines.{svg,png}                      (when `triebench engines` ran for a run)
 //! ```
 //!
+//! [`run_published_report`] writes `report.md` for a folder of field and SmallBank run records
+//! ("Against published figures").
+//!
 //! [`merged::run_merged_report`] does the same over run folders from several machines
 //! (`triebench export-run`), adding `criterion/` (the merged runs) and a "Machines" section.
 
@@ -109,6 +112,44 @@ pub fn run_net_report(dir: &Path) -> Result<PathBuf, ReportError> {
         &path,
         &format!("# Round trips to the database server\n\n{md}"),
     )?;
+    Ok(path)
+}
+
+/// Writes `report.md` for a folder of field and SmallBank run records (`triebench field --out`,
+/// `triebench smallbank --out`; see `read::field_records`): the runs, then the section "Against
+/// published figures" with the built-in list of published figures, or the folder's own
+/// `anchors.json`. Written into `out` when given (created if missing), else into `dir`;
+/// returns the file's path. Errors when the folder holds no such record, when one does not
+/// read, or when a published figure lacks its source.
+pub fn run_published_report(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ReportError> {
+    let runs = read::field_records::read(dir)?;
+    if runs.is_empty() {
+        return Err(ReportError::File {
+            path: dir.to_path_buf(),
+            reason: "no field or SmallBank run record here or in the folders below (run \
+                     `triebench field --out` or `triebench smallbank --out`)"
+                .into(),
+        });
+    }
+    let (anchors, anchors_from) = read::anchors::load(dir)?;
+    let published = analysis::published::compare(&runs, &anchors);
+    let mut md = format!(
+        "# Field and SmallBank runs against published figures\n\nMade by `triebench report --runs \
+         {}` from the run records below it.\n\n",
+        dir.display()
+    );
+    md.push_str(&render::field_runs_section::write(&runs));
+    md.push_str(&render::published_section::write(
+        &published,
+        &anchors_from.display().to_string(),
+    ));
+    let into = out.unwrap_or(dir);
+    std::fs::create_dir_all(into).map_err(|source| ReportError::Write {
+        path: into.to_path_buf(),
+        source,
+    })?;
+    let path = into.join("report.md");
+    write_text(&path, &md)?;
     Ok(path)
 }
 

@@ -21,6 +21,8 @@ mod report_lab;
 mod report_net;
 #[path = "report_phases.rs"]
 mod report_phases;
+#[path = "report_published.rs"]
+mod report_published;
 #[path = "report_reader.rs"]
 mod report_reader;
 #[path = "report_run_records.rs"]

@@ -17,7 +17,9 @@ pub struct ReportCliArgs {
     pub baseline: Option<String>,
     /// Runs to compare (repeatable): criterion baseline names [default: every saved baseline],
     /// or run folders made by `triebench export-run` on any machine (paths), merged into one
-    /// report whose columns are `<host>.<filesystem>`.
+    /// report whose columns are `<host>.<filesystem>`; or one folder of `triebench field` and
+    /// `triebench smallbank` JSON results, whose report.md (in the folder, or in --out) sets
+    /// them "Against published figures".
     #[arg(long = "runs", value_name = "NAME|DIR", num_args = 1..)]
     pub runs: Vec<String>,
     /// Output folder [default: runs/reports/DATE-HOST-LABEL]. Written fresh beside it and renamed

@@ -4,8 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use triebench_report::merged::{run_merged_report, MergedArgs};
+use triebench_report::read::field_records::holds_records;
 use triebench_report::read::run_folders::is_run_folder;
-use triebench_report::{run_report as write_report, ReportArgs, DEFAULT_REPORTS_ROOT};
+use triebench_report::{
+    run_published_report, run_report as write_report, ReportArgs, DEFAULT_REPORTS_ROOT,
+};
 
 use crate::error::PlanError;
 
@@ -24,8 +27,29 @@ pub struct ReportOptions {
     pub label: Option<String>,
 }
 
-/// Writes the report of criterion baselines, or of run folders merged, and prints its folder.
+/// Writes the report of criterion baselines, or of run folders merged, and prints its folder;
+/// or, for one folder of field and SmallBank run records (`triebench field --out`, `triebench
+/// smallbank --out`), its `report.md` with "Against published figures", and prints that file.
 pub fn report(args: &ReportOptions) -> Result<(), PlanError> {
+    if let [one] = args.runs.as_slice() {
+        let dir = Path::new(one);
+        if !is_run_folder(dir) && holds_records(dir) {
+            if args.baseline.is_some() || args.criterion_dir.is_some() || args.label.is_some() {
+                return Err(PlanError::Usage(
+                    "a folder of field and SmallBank runs takes no --baseline, --criterion-dir \
+                     or --label (only --out)"
+                        .into(),
+                ));
+            }
+            let path = run_published_report(dir, args.out.as_deref())?;
+            if args.out.is_none() {
+                // The folder's env.json, as `grow-report` writes one beside its curves.
+                super::grow::write_env(dir)?;
+            }
+            println!("report written to {}", path.display());
+            return Ok(());
+        }
+    }
     let folders = args
         .runs
         .iter()

@@ -17,6 +17,7 @@
 //! - `host_free`: that above-floor ÷ `btree`'s, the figure that holds across hosts.
 //! - `trust`: what in the report's own data does not hold up (inversions, negative
 //!   above-floors, wide intervals, few samples, a busy machine), each with its rerun command.
+//! - [`published`]: field and SmallBank runs beside the published figures, with ratios.
 //! - `transact`: triebench vs Transact's own implementations, per run (feature `transact`).
 
 pub mod above_floor;
@@ -30,6 +31,7 @@ pub mod missing;
 pub(crate) mod net;
 pub(crate) mod phases;
 pub(crate) mod predict;
+pub mod published;
 pub mod ratios;
 pub mod stats;
 pub(crate) mod transact;

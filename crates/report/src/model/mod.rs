@@ -17,6 +17,8 @@
 //! - `crash`: what `triebench crash-test` found per profile and crash mode (`crash.json`).
 //! - `crash_models`: crash states explored per profile and crash model (`crash-models.json`).
 //! - [`cpu_idle`]: what idle CPUs did while a headline measured (held polling or not).
+//! - [`anchors`]: the field's published figures and their sources (`anchors.json`);
+//!   [`field_runs`]: the field and SmallBank run records found under a folder.
 //! - [`side`]: one side of `triebench compare` (or what `triebench export` exports).
 //!
 //! The file types of `fs`, [`cpu_idle`], [`io_profile`], [`load`], [`phases`], the host and
@@ -24,12 +26,14 @@
 //! scenario and benchmark names of [`bench_id`] are `triebench-record`'s, the files the
 //! measuring crate writes: re-exported here, so the report needs no storage or workload crate.
 
+pub mod anchors;
 pub mod bench_id;
 pub mod cpu_idle;
 pub(crate) mod crash;
 pub(crate) mod crash_models;
 pub mod engines;
 pub(crate) mod env;
+pub mod field_runs;
 pub(crate) mod fs;
 pub(crate) mod grow;
 pub mod io_profile;

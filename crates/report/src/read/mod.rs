@@ -17,10 +17,13 @@
 //! - `grow_files`: growth curves (`grow.json`) under a results folder.
 //! - [`load_runs`]: the load folders bench-fs.sh keeps beside the sidecars.
 //! - [`run_folders`]: run folders from several machines, merged into one criterion directory.
+//! - [`anchors`]: the published figures (`anchors.json`); [`field_records`]: field and
+//!   SmallBank run records under a results folder.
 //! - [`side`]: a result folder, run folder, criterion directory or `criterion:NAME` as one
 //!   side of a comparison.
 //! - `env`, `versions`: the machine a report is made on and the versions it states.
 
+pub mod anchors;
 pub(crate) mod cpu_idle;
 pub(crate) mod crash;
 pub(crate) mod crash_models;
@@ -28,6 +31,7 @@ pub(crate) mod criterion_home;
 pub(crate) mod criterion_reader;
 pub mod engines_files;
 pub(crate) mod env;
+pub mod field_records;
 pub mod fs_info;
 pub(crate) mod grow_files;
 pub(crate) mod io_profile_file;

@@ -24,6 +24,9 @@
 //! - `grow_section`: "How cost grows with state", from growth curves, plotted by
 //!   `grow_plots` (log-log over the leaf count); [`grow_lines`]: a curve as `grow` prints it
 //!   while it runs.
+//! - [`field_runs_section`]: a folder's field and SmallBank runs, as measured.
+//! - [`published_section`]: "Against published figures", field and SmallBank runs beside the
+//!   figures their workloads' authors published.
 //! - `phase_section`: "Where a commit's time goes", drawn by `phase_chart` (stacked bars);
 //!   [`phase_lines`]: one breakdown as `phases` and `load --phases` print it.
 //! - [`engines_section`]: "Engines side by side" (table and plot), from `triebench engines`
@@ -38,6 +41,7 @@ pub mod crash_section;
 pub mod csv_cell;
 pub mod dashboard_export;
 pub mod engines_section;
+pub mod field_runs_section;
 pub(crate) mod floor_section;
 pub(crate) mod fmt;
 pub mod font;
@@ -59,6 +63,7 @@ pub mod phase_lines;
 pub(crate) mod phase_section;
 pub(crate) mod plot_pair;
 pub(crate) mod plots;
+pub mod published_section;
 pub mod ratio_files;
 pub(crate) mod summary_section;
 pub(crate) mod table;
