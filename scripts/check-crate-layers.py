@@ -18,10 +18,10 @@ LAYERS = [
     ["triebench-kv", "triebench-slowfs"],
     # 2: the trie over a store; the stores' shared test suite
     ["triebench-merkle", "triebench-kv-conformance"],
-    # 3: the Transact drop-in; what runs against a store
-    ["triebench-transact-state", "triebench-workloads"],
-    # 4: measuring, reporting, the engines side by side, SmallBank end to end
-    ["triebench-measure", "triebench-report", "triebench-engines", "triebench-smallbank"],
+    # 3: the Transact drop-in; what runs against a store; the state engines behind one trait
+    ["triebench-transact-state", "triebench-workloads", "triebench-engines"],
+    # 4: measuring, reporting, SmallBank end to end
+    ["triebench-measure", "triebench-report", "triebench-smallbank"],
     # 5: the crash lab; the steps and the main job's plan (measuring then reporting)
     ["triebench-crashlab", "triebench-plan"],
     # 6: the binaries and suites on top
