@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Engines side by side: our trie and JMT on btree, lmdb, sqlite-wal-full and postgres, on tmpfs
+# Engines side by side: our trie, JMT and the MPT on btree, lmdb, sqlite-wal-full and postgres, on tmpfs
 # (/dev/shm) and on the disk (/var/tmp, ext4 on virtio), then the section over both. Run from
 # the repository root after `cargo build --release -p triebench-cli --all-features`.
 set -euo pipefail
 out=results/2026-11-28-vm-engines
 bin=${CARGO_TARGET_DIR:-target}/release/triebench
-args=(--engines trie,jmt --profiles btree,lmdb,sqlite-wal-full,postgres --leaves 10000
+args=(--engines trie,jmt,mpt --profiles btree,lmdb,sqlite-wal-full,postgres --leaves 10000
   --batch 1000 --reads 300 --seed 7)
 for fs in tmpfs disk; do
   case $fs in

@@ -44,6 +44,7 @@ use crate::error::MeasureError;
 use crate::grow_run::has_cold_reads;
 use crate::page_evict::{self, evict_dir};
 use crate::proc_monitor::disk_usage;
+use crate::timed::{elapsed_ns, histogram, latency};
 
 /// The engines `--engines` takes, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,27 +188,6 @@ struct Timed {
     histogram: Histogram<u64>,
     total_ns: u64,
     leaves: u64,
-}
-
-fn histogram() -> Histogram<u64> {
-    // ns, 1 ns .. 10 min, 3 significant figures: constant bounds hdrhistogram accepts.
-    Histogram::new_with_bounds(1, 600_000_000_000, 3).expect("constant histogram bounds are valid")
-}
-
-fn latency(h: &Histogram<u64>) -> Latency {
-    let us = |ns: u64| ns as f64 / 1000.0;
-    Latency {
-        count: h.len(),
-        p50_us: us(h.value_at_quantile(0.5)),
-        p99_us: us(h.value_at_quantile(0.99)),
-        max_us: us(h.max()),
-    }
-}
-
-fn elapsed_ns(start: Instant) -> u64 {
-    u64::try_from(start.elapsed().as_nanos())
-        .unwrap_or(u64::MAX)
-        .max(1)
 }
 
 impl Timed {

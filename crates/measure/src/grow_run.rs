@@ -25,6 +25,7 @@ use crate::mem_cgroup::MemCgroup;
 use crate::page_evict::evict_dir;
 use crate::phases;
 use crate::proc_monitor::disk_usage;
+use crate::timed::{elapsed_ns, histogram, latency};
 
 /// Default leaves per fill commit.
 pub const FILL_BATCH: u64 = 50_000;
@@ -109,24 +110,8 @@ fn shape(seed: u64) -> StateShape {
     }
 }
 
-fn histogram() -> Histogram<u64> {
-    // ns, 1 ns .. 10 min, 3 significant figures: constant bounds hdrhistogram accepts.
-    Histogram::new_with_bounds(1, 600_000_000_000, 3).expect("constant histogram bounds are valid")
-}
-
-fn latency(h: &Histogram<u64>) -> Latency {
-    let us = |ns: u64| ns as f64 / 1000.0;
-    Latency {
-        count: h.len(),
-        p50_us: us(h.value_at_quantile(0.5)),
-        p99_us: us(h.value_at_quantile(0.99)),
-        max_us: us(h.max()),
-    }
-}
-
 fn record(h: &mut Histogram<u64>, start: Instant) {
-    let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    h.saturating_record(ns.max(1));
+    h.saturating_record(elapsed_ns(start));
 }
 
 /// The leaves of the first `n` keys as the what-if takes them.

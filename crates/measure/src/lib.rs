@@ -68,6 +68,7 @@ pub mod phases_run;
 pub mod proc_monitor;
 pub mod profile_choice;
 pub mod slowfs_stats;
+mod timed;
 pub mod trie_warm_up;
 pub mod versions;
 
