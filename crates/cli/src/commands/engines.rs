@@ -18,7 +18,7 @@ pub struct EnginesArgs {
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub profiles: Vec<String>,
     /// Directory on the filesystem under test, for the stores of file-backed profiles (made if
-    /// missing; each engine and profile's stores, under DIR/<engine>-<profile>/, are removed
+    /// missing; each engine and profile's stores, under `DIR/<engine>-<profile>/`, are removed
     /// once measured).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
