@@ -38,8 +38,8 @@ if [[ -n $test_tmp ]]; then
   test_env=(env "TMPDIR=$test_tmp")
   echo "test: TMPDIR=$test_tmp for the tests and benches in test mode"
 fi
-# Three jobs need nothing the tests build, and run beside them at the lowest CPU priority
-# (nice 19), each in a target directory of its own (in the shared one, cargo's build-directory
+# Three jobs need nothing the tests build, and run beside them (at the lowest CPU priority,
+# nice 19, unless said below), each in a target directory of its own (in the shared one, cargo's build-directory
 # lock would make the tests' build wait for them): they take the CPU the tests leave idle (most
 # tests wait on servers, fsyncs and child processes) and are waited for where their result is
 # needed, their output printed then (in the foreground, the lints alone took 172 s of a cold
