@@ -36,12 +36,12 @@ use triebench_merkle::{StateChange, TABLES};
 use triebench_record::engines::{CommitFigures, EngineResult, ProofFigures};
 use triebench_record::grow::Latency;
 use triebench_record::proc_stats;
-use triebench_workloads::load::state::{address, value, StateShape};
+use triebench_workloads::load::state::{address, value};
 use triebench_workloads::rng::XorShift64Star;
 use triebench_workloads::{update_address, update_commits};
 
 use crate::error::MeasureError;
-use crate::grow_run::has_cold_reads;
+use crate::grow_run::{has_cold_reads, shape};
 use crate::page_evict::{self, evict_dir};
 use crate::proc_monitor::disk_usage;
 use crate::timed::{elapsed_ns, histogram, latency};
@@ -214,16 +214,6 @@ impl Timed {
             commit: latency(&self.histogram),
             write_bytes_per_commit: written as f64 / commits.max(1) as f64,
         }
-    }
-}
-
-/// Value sizes of the fill: the growth curve's (32 B to 1 KiB, log-uniform).
-fn shape(seed: u64) -> StateShape {
-    StateShape {
-        size: 1,
-        value_min: 32,
-        value_max: 1024,
-        seed,
     }
 }
 

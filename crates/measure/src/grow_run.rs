@@ -101,7 +101,8 @@ struct GrowState {
     rng: XorShift64Star,
 }
 
-fn shape(seed: u64) -> StateShape {
+/// Value sizes of the growth fill (32 B to 1 KiB, log-uniform), from `seed`.
+pub(crate) fn shape(seed: u64) -> StateShape {
     StateShape {
         size: 1,
         value_min: 32,
