@@ -38,7 +38,7 @@ if [[ -n $test_tmp ]]; then
   test_env=(env "TMPDIR=$test_tmp")
   echo "test: TMPDIR=$test_tmp for the tests and benches in test mode"
 fi
-# Three jobs need nothing the tests build, and run beside them (at the lowest CPU priority,
+# Two jobs need nothing the tests build, and run beside them (at the lowest CPU priority,
 # nice 19, unless said below), each in a target directory of its own (in the shared one, cargo's build-directory
 # lock would make the tests' build wait for them): they take the CPU the tests leave idle (most
 # tests wait on servers, fsyncs and child processes) and are waited for where their result is
@@ -92,9 +92,14 @@ lints() {
     -p triebench-merkle -p triebench-transact-state
   echo "== [${SECONDS}s] cargo doc (no broken links or HTML in the docs)"
   RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features --quiet
-  echo "== [${SECONDS}s] lints: done"
+  echo "== [${SECONDS}s] the macOS build check (scripts/check-macos.sh: every crate, test and bench for x86_64-apple-darwin)"
+  # In the lints' target directory, after them: the proc-macros and build scripts it runs on
+  # the host are the ones clippy built (a cold check on its own cost 210 CPU-seconds on the
+  # project's VM, after clippy 140).
+  scripts/check-macos.sh
+  echo "== [${SECONDS}s] lints and the macOS check: done"
 }
-background_job lints lints
+background_job "lints and the macOS check" lints
 
 # The Transact comparator (crates/transact-compare, a workspace of its own): fmt, clippy,
 # tests. The dev profile, as the workspace's tests (its Cargo.toml optimizes SHA-512 there):
@@ -111,13 +116,6 @@ transact_comparator() {
 # At normal priority: the benches below wait for it, and at nice 19 beside eight tests a cold
 # run waited 255 s for it after the tests.
 background_job "Transact comparator" transact_comparator 0
-
-# The macOS build check (scripts/check-macos.sh: every crate, test and bench for
-# x86_64-apple-darwin), a cargo check of its own target.
-macos_check() {
-  CARGO_TARGET_DIR=$target/macos-check scripts/check-macos.sh
-}
-background_job "macOS build check" macos_check
 
 echo "== [${SECONDS}s] cargo nextest (workspace, all features; .config/nextest.toml)"
 # Tests of different binaries run side by side (cargo test runs one binary at a time, and most
@@ -213,8 +211,7 @@ plot_check merkle '^scenario/empty_changes/btree$'
 plot_check phases '^phases/span/no-subscriber$'
 plot_check transact '^scenario/empty_changes/transact-0\.4\.7:btree$'
 rm -rf "$plot_home"
-wait_job "macOS build check"
-wait_job lints
+wait_job "lints and the macOS check"
 echo "== [${SECONDS}s] Miri: the btree store's unsafe (crates/kv/src/btree/entry.rs) under Stacked Borrows"
 # Needs a nightly toolchain with the miri and rust-src components; the machines are offline for
 # toolchains (rust-toolchain.toml), so where there is none this step says so and is skipped.

@@ -38,7 +38,7 @@ struct CommitBench<'a, 'c> {
 impl StoreVisitor for CommitBench<'_, '_> {
     type Output = ();
 
-    fn visit<S: Store>(self, store: S) {
+    fn visit<S: Store + 'static>(self, store: S) {
         let table = match store.table("main") {
             Ok(t) => t,
             Err(e) => return eprintln!("kv/commit: {e}"),
@@ -71,7 +71,7 @@ struct GetBench<'a, 'c> {
 impl StoreVisitor for GetBench<'_, '_> {
     type Output = ();
 
-    fn visit<S: Store>(self, store: S) {
+    fn visit<S: Store + 'static>(self, store: S) {
         let table = match store.table("main") {
             Ok(t) => t,
             Err(e) => return eprintln!("kv/get: {e}"),

@@ -50,7 +50,7 @@ fn time_scenarios(profile: Profile, scenarios: &[Scenario]) -> Duration {
     struct Timed(Scenario);
     impl StoreVisitor for Timed {
         type Output = Duration;
-        fn visit<S: Store>(self, store: S) -> Duration {
+        fn visit<S: Store + 'static>(self, store: S) -> Duration {
             let start = Instant::now();
             let outcome = self.0.run(&store);
             let elapsed = start.elapsed();
@@ -107,7 +107,7 @@ type Group<'a, 'c> = &'a mut BenchmarkGroup<'c, WallTime>;
 struct CommitSize<'a, 'c>(Group<'a, 'c>, &'a [usize], usize);
 impl StoreVisitor for CommitSize<'_, '_> {
     type Output = ();
-    fn visit<S: Store>(self, store: S) {
+    fn visit<S: Store + 'static>(self, store: S) {
         let CommitSize(group, sizes, base) = self;
         let mut trie =
             MerkleTrie::at_root(&store, &preload(&store, base).expect("preload")).expect("root");
@@ -136,7 +136,7 @@ impl StoreVisitor for CommitSize<'_, '_> {
 struct StateSize<'a, 'c>(Group<'a, 'c>, usize);
 impl StoreVisitor for StateSize<'_, '_> {
     type Output = ();
-    fn visit<S: Store>(self, store: S) {
+    fn visit<S: Store + 'static>(self, store: S) {
         let StateSize(group, leaves) = self;
         let mut trie =
             MerkleTrie::at_root(&store, &preload(&store, leaves).expect("preload")).expect("root");
@@ -156,7 +156,7 @@ impl StoreVisitor for StateSize<'_, '_> {
 struct Reads<'a, 'c>(Group<'a, 'c>, usize);
 impl StoreVisitor for Reads<'_, '_> {
     type Output = ();
-    fn visit<S: Store>(self, store: S) {
+    fn visit<S: Store + 'static>(self, store: S) {
         let Reads(group, leaves) = self;
         let trie =
             MerkleTrie::at_root(&store, &preload(&store, leaves).expect("preload")).expect("root");
@@ -184,7 +184,7 @@ impl StoreVisitor for Reads<'_, '_> {
 struct Leaves<'a, 'c>(Group<'a, 'c>, usize);
 impl StoreVisitor for Leaves<'_, '_> {
     type Output = ();
-    fn visit<S: Store>(self, store: S) {
+    fn visit<S: Store + 'static>(self, store: S) {
         let Leaves(group, leaves) = self;
         let trie =
             MerkleTrie::at_root(&store, &preload(&store, leaves).expect("preload")).expect("root");
@@ -202,7 +202,7 @@ impl StoreVisitor for Leaves<'_, '_> {
 struct Prune<'a, 'c>(Group<'a, 'c>, usize);
 impl StoreVisitor for Prune<'_, '_> {
     type Output = ();
-    fn visit<S: Store>(self, store: S) {
+    fn visit<S: Store + 'static>(self, store: S) {
         let Prune(group, commits) = self;
         let mut trie =
             MerkleTrie::at_root(&store, &preload(&store, 1000).expect("preload")).expect("root");

@@ -96,7 +96,7 @@ struct Proofs<'a> {
 
 impl StoreVisitor for Proofs<'_> {
     type Output = ();
-    fn visit<S: Store>(self, store: S) {
+    fn visit<S: Store + 'static>(self, store: S) {
         let Proofs {
             c,
             profile,
@@ -176,7 +176,7 @@ struct JmtProofs<'a> {
 
 impl StoreVisitor for JmtProofs<'_> {
     type Output = ();
-    fn visit<S: Store>(self, store: S) {
+    fn visit<S: Store + 'static>(self, store: S) {
         let JmtProofs {
             c,
             profile,

@@ -24,7 +24,7 @@ struct Timings {
 impl StoreVisitor for Smoke {
     type Output = KvResult<Timings>;
 
-    fn visit<S: Store>(self, store: S) -> KvResult<Timings> {
+    fn visit<S: Store + 'static>(self, store: S) -> KvResult<Timings> {
         let table = store.table("main")?;
         let start = Instant::now();
         for i in 0..KEYS {

@@ -1,6 +1,7 @@
-//! `triebench engines`: a tiny run of both engines on btree and lmdb writes engines.json with
-//! every engine × profile checked and measured (same final state for both engines' leaf
-//! counts, cold reads where the data lives in files, proofs), env.json, and the report's
+//! `triebench engines`: a tiny run of the four engines on btree and lmdb writes engines.json
+//! with every engine × profile checked and measured (the same leaves in each, Transact's own
+//! state ending at the trie's root, cold reads where the data lives in files, proofs where the
+//! engine makes them), env.json, and the report's
 //! section "Engines side by side" with its plot; unknown engine and profile names are refused
 //! naming the choices. No speed is asserted.
 
@@ -17,7 +18,7 @@ fn a_tiny_run_writes_its_record_and_the_report_section() {
     let output = triebench(&[
         "engines",
         "--engines",
-        "trie,jmt,mpt",
+        "trie,jmt,mpt,transact",
         "--profiles",
         "btree,lmdb",
         "--dir",
@@ -53,9 +54,11 @@ fn a_tiny_run_writes_its_record_and_the_report_section() {
             ("trie".to_string(), "btree".to_string()),
             ("jmt".into(), "btree".into()),
             ("mpt".into(), "btree".into()),
+            ("transact".into(), "btree".into()),
             ("trie".into(), "lmdb".into()),
             ("jmt".into(), "lmdb".into()),
             ("mpt".into(), "lmdb".into()),
+            ("transact".into(), "lmdb".into()),
         ]
     );
     for r in results {
@@ -64,8 +67,13 @@ fn a_tiny_run_writes_its_record_and_the_report_section() {
         assert_eq!(r["fill"]["commits"], 3);
         assert_eq!(r["leaves"], 950 + 300);
         assert_eq!(r["read_warm"]["count"], 10);
-        assert_eq!(r["proof"]["count"], 10);
-        assert!(r["proof"]["mean_bytes"].as_f64().unwrap() > 0.0);
+        // Transact's state makes no proofs; the others prove every read.
+        if r["engine"] == "transact" {
+            assert!(r["proof"].is_null(), "{r}");
+        } else {
+            assert_eq!(r["proof"]["count"], 10);
+            assert!(r["proof"]["mean_bytes"].as_f64().unwrap() > 0.0);
+        }
         assert!(r["nodes_per_leaf"].as_f64().unwrap() > 0.0);
         let lmdb = r["profile"] == "lmdb";
         // Cold reads only where the data lives in files; bytes on disk likewise.
@@ -76,9 +84,11 @@ fn a_tiny_run_writes_its_record_and_the_report_section() {
     // with its own root.
     assert_ne!(results[0]["final_root"], results[1]["final_root"]);
     assert_ne!(results[1]["final_root"], results[2]["final_root"]);
+    // Transact's own state ends where the trie does: the same format, the same root.
+    assert_eq!(results[3]["final_root"], results[0]["final_root"]);
     // The same engine ends at the same root on both profiles.
-    for i in 0..3 {
-        assert_eq!(results[i]["final_root"], results[i + 3]["final_root"]);
+    for i in 0..4 {
+        assert_eq!(results[i]["final_root"], results[i + 4]["final_root"]);
     }
     // The stores are gone once measured.
     assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 0);
@@ -88,6 +98,7 @@ fn a_tiny_run_writes_its_record_and_the_report_section() {
     assert!(md.contains("## Engines side by side"), "{md}");
     assert!(md.contains("| `jmt` | `lmdb` |"), "{md}");
     assert!(md.contains("| `mpt` | `lmdb` |"), "{md}");
+    assert!(md.contains("| `transact` | `lmdb` |"), "{md}");
     assert!(md.contains("](plots/engines.svg)"), "{md}");
     assert!(parent.join("plots/engines.svg").is_file());
     assert!(parent.join("plots/engines.png").is_file());
@@ -109,11 +120,11 @@ fn a_tiny_run_writes_its_record_and_the_report_section() {
 
 #[test]
 fn unknown_engines_and_profiles_are_refused_naming_the_choices() {
-    let output = triebench(&["engines", "--engines", "trie,nomt", "--profiles", "btree"]);
+    let output = triebench(&["engines", "--engines", "trie,iavl", "--profiles", "btree"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("unknown engine `nomt`: the engines are trie, jmt, mpt"),
+        stderr.contains("unknown engine `iavl`: the engines are trie, jmt, mpt, transact"),
         "{stderr}"
     );
     let output = triebench(&["engines", "--profiles", "btree,lmbd"]);

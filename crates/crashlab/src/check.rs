@@ -27,7 +27,7 @@ impl<'a> CheckVisitor<'a> {
 impl StoreVisitor for CheckVisitor<'_> {
     type Output = Result<(RoundCheck, String), CrashError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let check = check_roots(&store, self.roots).map_err(CrashError::Unreadable)?;
         let further = || -> Result<String, triebench_merkle::MerkleError> {
             let mut trie = MerkleTrie::new(&store)?;

@@ -53,7 +53,7 @@ struct ChildVisitor {
 impl StoreVisitor for ChildVisitor {
     type Output = CrashError;
 
-    fn visit<S: Store>(self, store: S) -> CrashError {
+    fn visit<S: Store + 'static>(self, store: S) -> CrashError {
         let stdout = io::stdout();
         let out = std::cell::RefCell::new(stdout.lock());
         let ready = || {

@@ -18,7 +18,7 @@ use crate::verify::RootFate;
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A store on a primary with a standby: lose the primary, then fail over.
-trait Pair: Store + Sized {
+trait Pair: Store + Sized + 'static {
     fn kill_primary(&self);
     fn fail_over(self) -> KvResult<Self>;
 }

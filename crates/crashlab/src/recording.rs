@@ -54,7 +54,7 @@ struct Workload {
 impl StoreVisitor for Workload {
     type Output = Result<Outcomes, CrashError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let fail = CrashError::Workload;
         let mut trie = MerkleTrie::new(&store).map_err(|e| fail(e.to_string()))?;
         mark(&self.control, OPEN_NOTE)

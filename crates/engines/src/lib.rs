@@ -15,7 +15,8 @@
 //!   check on any store.
 //! * `transact` (feature `transact`): `TransactEngine`, Hyperledger Transact 0.4.7's own
 //!   `MerkleState` on its in-memory `BTreeDatabase` or, through `KvDatabase` (Transact's
-//!   `Database` over a kv store), on any kv store.
+//!   `Database` over a kv store), on any kv store; `TransactOnStore`, the same on a kv store
+//!   kept in reach (its rows and space measured).
 //! * `model`: [`ModelTrie`], the trie's reference: roots computed from scratch from the
 //!   mapping ([`triebench_merkle::reference`]).
 //! * `check`: [`check_roots`], an engine run batch by batch beside its reference; a wrong root
@@ -67,5 +68,5 @@ pub use jellyfish::{JmtEngine, JmtStore, KvTreeStore, MockJmt, JMT_TABLES};
 pub use model::ModelTrie;
 pub use mpt::{ModelMpt, MptEngine, MPT_TABLES};
 #[cfg(feature = "transact")]
-pub use transact::{KvDatabase, TransactEngine, TRANSACT_TABLES};
+pub use transact::{KvDatabase, TransactEngine, TransactOnStore, TRANSACT_TABLES};
 pub use trie::TrieEngine;

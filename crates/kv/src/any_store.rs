@@ -22,8 +22,9 @@ use crate::store::{ReadTx, Store, Table, WriteTx};
 pub trait StoreVisitor {
     /// What the visit returns.
     type Output;
-    /// Runs on the opened store.
-    fn visit<S: Store>(self, store: S) -> Self::Output;
+    /// Runs on the opened store. Every store a spec opens is owned (`'static`), so a visitor
+    /// may hand it to code that keeps it behind a trait object (Transact's `Database`).
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output;
 }
 
 /// Defines `AnyStore`, `AnyReader` and `AnyWriter` over the backends compiled in, and forwards

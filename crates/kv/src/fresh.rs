@@ -69,7 +69,7 @@ struct Touched<V>(V);
 impl<V: StoreVisitor> StoreVisitor for Touched<V> {
     type Output = KvResult<V::Output>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         first_touch(&store)?;
         Ok(self.0.visit(store))
     }
@@ -463,7 +463,7 @@ mod tests {
 
     impl StoreVisitor for Look<'_> {
         type Output = (u64, Vec<u64>);
-        fn visit<S: Store>(self, store: S) -> Self::Output {
+        fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
             (data_len(self.0), counts(&store))
         }
     }
@@ -500,7 +500,7 @@ mod reservation_tests {
 
     impl StoreVisitor for Allocated<'_> {
         type Output = u64;
-        fn visit<S: Store>(self, _store: S) -> u64 {
+        fn visit<S: Store + 'static>(self, _store: S) -> u64 {
             let dirs: Vec<PathBuf> = std::fs::read_dir(self.0)
                 .expect("parent")
                 .map(|e| e.expect("entry").path())

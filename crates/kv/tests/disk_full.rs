@@ -67,7 +67,7 @@ struct Fill;
 impl StoreVisitor for Fill {
     type Output = Option<(KvError, u32)>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let table = store.table(TABLES[0]).ok()?;
         for batch in 0..1000u32 {
             let result = store.writer().and_then(|mut w| {
@@ -92,7 +92,7 @@ struct ReadBack {
 impl StoreVisitor for ReadBack {
     type Output = Result<(), String>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let table = store.table(TABLES[0]).map_err(|e| e.to_string())?;
         let reader = store.reader().map_err(|e| e.to_string())?;
         for batch in 0..self.acked {
@@ -175,7 +175,7 @@ struct OpenOnly;
 impl StoreVisitor for OpenOnly {
     type Output = ();
 
-    fn visit<S: Store>(self, _store: S) {}
+    fn visit<S: Store + 'static>(self, _store: S) {}
 }
 
 #[test]

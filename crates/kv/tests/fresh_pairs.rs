@@ -74,7 +74,7 @@ struct Outer<'a> {
 impl StoreVisitor for Outer<'_> {
     type Output = Seen;
 
-    fn visit<S: Store>(self, a: S) -> Seen {
+    fn visit<S: Store + 'static>(self, a: S) -> Seen {
         put(&a, b"a", b"1").unwrap();
         let a_reached = (self.reached)(b"a");
         let (b_other, b_own, b_reached) = self
@@ -104,7 +104,7 @@ struct Inner<'a> {
 impl StoreVisitor for Inner<'_> {
     type Output = (Option<Vec<u8>>, Option<Vec<u8>>, bool);
 
-    fn visit<S: Store>(self, b: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, b: S) -> Self::Output {
         let other = get(&b, b"a");
         put(&b, b"b", b"2").unwrap();
         let reached = (self.reached)(b"b");
@@ -118,7 +118,7 @@ struct Put;
 impl StoreVisitor for Put {
     type Output = Result<(), String>;
 
-    fn visit<S: Store>(self, store: S) -> Result<(), String> {
+    fn visit<S: Store + 'static>(self, store: S) -> Result<(), String> {
         put(&store, b"k", b"v").map_err(|e| e.to_string())
     }
 }
@@ -171,7 +171,7 @@ mod postgres_pairs {
     impl StoreVisitor for PausedCommit<'_> {
         type Output = bool;
 
-        fn visit<S: Store>(self, store: S) -> bool {
+        fn visit<S: Store + 'static>(self, store: S) -> bool {
             let mut admin = superuser(self.standby);
             admin.batch_execute("SELECT pg_wal_replay_pause()").unwrap();
             std::thread::scope(|scope| {

@@ -30,7 +30,7 @@ struct FailNaming<'a> {
 impl StoreVisitor for FailNaming<'_> {
     type Output = Result<(), String>;
 
-    fn visit<S: Store>(self, _store: S) -> Result<(), String> {
+    fn visit<S: Store + 'static>(self, _store: S) -> Result<(), String> {
         let mine = dirs_named(self.parent, "triebench-");
         match (self.name_it, mine.as_slice()) {
             (true, [dir]) => Err(format!("see {}", dir.join("server.log").display())),
@@ -46,7 +46,7 @@ struct Succeed;
 impl StoreVisitor for Succeed {
     type Output = Result<u8, String>;
 
-    fn visit<S: Store>(self, _store: S) -> Result<u8, String> {
+    fn visit<S: Store + 'static>(self, _store: S) -> Result<u8, String> {
         Ok(7)
     }
 }
@@ -92,7 +92,7 @@ mod postgres {
     impl StoreVisitor for KillServer<'_> {
         type Output = Result<(), String>;
 
-        fn visit<S: Store>(self, _store: S) -> Result<(), String> {
+        fn visit<S: Store + 'static>(self, _store: S) -> Result<(), String> {
             let [server] = dirs_named(self.parent, "triebench-pg-")
                 .try_into()
                 .map_err(|found: Vec<PathBuf>| {

@@ -31,7 +31,7 @@ struct Commit(Vec<Vec<u8>>);
 impl StoreVisitor for Commit {
     type Output = Result<(), KvError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let table = store.table(TABLES[0])?;
         for (i, v) in self.0.iter().enumerate() {
             let mut w = store.writer()?;
@@ -48,7 +48,7 @@ struct ReadAndCommit(usize);
 impl StoreVisitor for ReadAndCommit {
     type Output = Result<Vec<Option<Vec<u8>>>, KvError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let table = store.table(TABLES[0])?;
         let got = {
             let r = store.reader()?;

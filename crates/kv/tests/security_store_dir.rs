@@ -25,7 +25,7 @@ struct WriteOne;
 impl StoreVisitor for WriteOne {
     type Output = KvResult<()>;
 
-    fn visit<S: Store>(self, store: S) -> KvResult<()> {
+    fn visit<S: Store + 'static>(self, store: S) -> KvResult<()> {
         let t = store.table("data")?;
         let mut w = store.writer()?;
         w.put(t, b"key", b"value")?;

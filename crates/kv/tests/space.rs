@@ -20,7 +20,7 @@ fn small_key(i: u64) -> Vec<u8> {
 impl StoreVisitor for FillThenDelete {
     type Output = KvResult<Option<(StoreSpace, StoreSpace)>>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let (small, large) = (store.table("small")?, store.table("large")?);
         let mut w = store.writer()?;
         for i in 0..SMALL {

@@ -9,7 +9,7 @@ struct RoundTrip;
 impl StoreVisitor for RoundTrip {
     type Output = KvResult<Vec<String>>;
 
-    fn visit<S: Store>(self, store: S) -> KvResult<Vec<String>> {
+    fn visit<S: Store + 'static>(self, store: S) -> KvResult<Vec<String>> {
         let t = store.table("data")?;
         let mut w = store.writer()?;
         w.insert(t, b"key", b"value")?;

@@ -17,7 +17,7 @@ struct Commits;
 impl StoreVisitor for Commits {
     type Output = KvResult<Vec<u128>>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let table = store.table(triebench_merkle::TABLES[0])?;
         (0u8..5)
             .map(|i| {

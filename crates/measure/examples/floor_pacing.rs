@@ -18,7 +18,7 @@ struct Block {
 impl StoreVisitor for Block {
     type Output = Result<f64, Box<dyn std::error::Error>>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let mut floor = FloorCommits::new(&store)?;
         floor.preload(&store)?;
         let mut total = Duration::ZERO;

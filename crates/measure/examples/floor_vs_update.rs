@@ -22,7 +22,7 @@ struct Floor;
 impl StoreVisitor for Floor {
     type Output = Result<f64, Error>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let mut floor = FloorCommits::new(&store)?;
         floor.preload(&store)?;
         let mut total = Duration::ZERO;
@@ -42,7 +42,7 @@ struct Update;
 impl StoreVisitor for Update {
     type Output = Result<(f64, f64), Error>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let outcome = Scenario::Update.run(&store)?;
         let commits: Vec<f64> = outcome
             .laps

@@ -29,7 +29,7 @@ use hdrhistogram::Histogram;
 use sha2::Sha256;
 use triebench_engines::{
     check_roots, Engine, JmtEngine, KvTreeStore, MockJmt, ModelMpt, ModelTrie, MptEngine, Root,
-    TrieEngine, JMT_TABLES, MPT_TABLES,
+    TransactOnStore, TrieEngine, JMT_TABLES, MPT_TABLES, TRANSACT_TABLES,
 };
 use triebench_kv::{BackendSpec, Profile, ReadTx, Store, StoreVisitor};
 use triebench_merkle::{StateChange, TABLES};
@@ -55,10 +55,18 @@ pub enum EngineName {
     Jmt,
     /// Ethereum's Merkle Patricia trie on the kv store ([`MptEngine`]).
     Mpt,
+    /// Hyperledger Transact 0.4.7's own `MerkleState` on the kv store ([`TransactOnStore`]):
+    /// the format the trie reproduces, as Transact's code runs it.
+    Transact,
 }
 
 /// Every engine, in the order a run takes them by default.
-pub const ENGINES: [EngineName; 3] = [EngineName::Trie, EngineName::Jmt, EngineName::Mpt];
+pub const ENGINES: [EngineName; 4] = [
+    EngineName::Trie,
+    EngineName::Jmt,
+    EngineName::Mpt,
+    EngineName::Transact,
+];
 
 /// An `--engines` name that is not one of [`ENGINES`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,6 +85,7 @@ impl EngineName {
             EngineName::Trie => "trie",
             EngineName::Jmt => "jmt",
             EngineName::Mpt => "mpt",
+            EngineName::Transact => "transact",
         }
     }
 
@@ -86,6 +95,7 @@ impl EngineName {
             EngineName::Trie => TABLES,
             EngineName::Jmt => JMT_TABLES,
             EngineName::Mpt => MPT_TABLES,
+            EngineName::Transact => TRANSACT_TABLES,
         }
     }
 
@@ -95,6 +105,7 @@ impl EngineName {
             EngineName::Trie => TABLES.first().copied(),
             EngineName::Jmt => JMT_TABLES.first().copied(),
             EngineName::Mpt => MPT_TABLES.first().copied(),
+            EngineName::Transact => TRANSACT_TABLES.first().copied(),
         }
     }
 
@@ -106,6 +117,10 @@ impl EngineName {
             EngineName::Mpt => {
                 "the MPT's reference model (roots from scratch; the engine passes Ethereum's \
                  published trie vectors in its tests)"
+            }
+            EngineName::Transact => {
+                "the trie's reference model (roots from scratch; Transact's known faults are \
+                 outside these batches)"
             }
         }
     }
@@ -145,7 +160,7 @@ pub trait EngineVisitor<S: Store> {
 
 /// Builds engine `name` on `store` (opened with [`EngineName::tables`]) and its reference,
 /// and hands both to `visitor`: the one place an engine's name becomes its type.
-pub fn with_engine<S: Store, V: EngineVisitor<S>>(
+pub fn with_engine<S: Store + 'static, V: EngineVisitor<S>>(
     name: EngineName,
     store: S,
     visitor: V,
@@ -165,6 +180,11 @@ pub fn with_engine<S: Store, V: EngineVisitor<S>>(
             MptEngine::new(store)?,
             |e: &MptEngine<S>| e.store(),
             ModelMpt::default(),
+        ),
+        EngineName::Transact => visitor.visit(
+            TransactOnStore::new(store)?,
+            |e: &TransactOnStore<S>| e.store(),
+            ModelTrie::default(),
         ),
     }
 }
@@ -450,7 +470,7 @@ struct ColdReads<'a> {
 impl StoreVisitor for ColdReads<'_> {
     type Output = Result<Option<Latency>, MeasureError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let mut h = histogram();
         match self.name {
             EngineName::Trie => {
@@ -462,6 +482,11 @@ impl StoreVisitor for ColdReads<'_> {
                 // So does the MPT (its nodes are stored by hash).
                 let mpt = MptEngine::new(store)?;
                 read_each(&mpt, self.root, self.picks, self.name, &mut h)?;
+            }
+            EngineName::Transact => {
+                // Transact reads a root its database holds, as a restarted node does.
+                let transact = TransactOnStore::reopen(store, self.root)?;
+                read_each(&transact, self.root, self.picks, self.name, &mut h)?;
             }
             EngineName::Jmt => {
                 // The engine keeps its versions in memory; JMT itself reads a version from the
@@ -514,7 +539,7 @@ struct Open<V> {
 impl<V: VisitAny> StoreVisitor for Open<V> {
     type Output = Result<V::Out, MeasureError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         self.visitor.run(self.name, store)
     }
 }
@@ -524,13 +549,14 @@ pub trait VisitAny {
     /// What it returns.
     type Out;
     /// Builds the engine on `store` and runs.
-    fn run<S: Store>(self, name: EngineName, store: S) -> Result<Self::Out, MeasureError>;
+    fn run<S: Store + 'static>(self, name: EngineName, store: S)
+        -> Result<Self::Out, MeasureError>;
 }
 
 impl VisitAny for Check<'_> {
     type Out = u64;
 
-    fn run<S: Store>(self, name: EngineName, store: S) -> Result<u64, MeasureError> {
+    fn run<S: Store + 'static>(self, name: EngineName, store: S) -> Result<u64, MeasureError> {
         with_engine(name, store, self)
     }
 }
@@ -538,7 +564,7 @@ impl VisitAny for Check<'_> {
 impl VisitAny for Measure<'_> {
     type Out = Measured;
 
-    fn run<S: Store>(self, name: EngineName, store: S) -> Result<Measured, MeasureError> {
+    fn run<S: Store + 'static>(self, name: EngineName, store: S) -> Result<Measured, MeasureError> {
         with_engine(name, store, self)
     }
 }
@@ -667,8 +693,11 @@ mod tests {
     fn names_parse_and_unknown_ones_list_the_engines() {
         assert_eq!("jmt".parse::<EngineName>(), Ok(EngineName::Jmt));
         assert_eq!("mpt".parse::<EngineName>(), Ok(EngineName::Mpt));
-        let err = "nomt".parse::<EngineName>().unwrap_err().to_string();
-        assert_eq!(err, "unknown engine `nomt`: the engines are trie, jmt, mpt");
+        let err = "iavl".parse::<EngineName>().unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "unknown engine `iavl`: the engines are trie, jmt, mpt, transact"
+        );
     }
 
     /// The trie with its roots' last byte flipped: an engine whose roots are wrong.

@@ -39,7 +39,7 @@ pub struct FieldRun<'p> {
 impl StoreVisitor for FieldRun<'_> {
     type Output = Result<FieldResult, MeasureError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let FieldRun {
             plan,
             profile,

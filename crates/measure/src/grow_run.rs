@@ -138,7 +138,7 @@ struct Segment<'a> {
 impl StoreVisitor for Segment<'_> {
     type Output = Result<Vec<Checkpoint>, MeasureError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let Segment {
             plan,
             state,
@@ -304,7 +304,7 @@ struct ColdReads<'a> {
 impl StoreVisitor for ColdReads<'_> {
     type Output = Result<Latency, MeasureError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let trie = MerkleTrie::at_root(&store, &self.state.root)?;
         let mut h = histogram();
         for _ in 0..self.plan.reads {

@@ -100,7 +100,7 @@ struct Timed {
 impl StoreVisitor for Timed {
     type Output = Result<(Instant, Duration, Vec<Lap>), MeasureError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let start = Instant::now();
         let outcome = self.scenario.run(&store);
         let wall = start.elapsed();
@@ -118,7 +118,7 @@ struct FloorBlock;
 impl StoreVisitor for FloorBlock {
     type Output = Result<Vec<Sample>, MeasureError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let mut floor = FloorCommits::new(&store)?;
         floor.preload(&store)?;
         let commits = (0..FLOOR_COMMITS)

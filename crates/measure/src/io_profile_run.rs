@@ -30,7 +30,7 @@ struct Counted<'a> {
 impl StoreVisitor for Counted<'_> {
     type Output = Result<(u64, IoCounts), MeasureError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let before = read_snapshot(self.mount)?;
         let outcome = self.scenario.run(&store);
         let after = read_snapshot(self.mount)?;

@@ -106,7 +106,7 @@ pub struct LoadVisitor<'a, P: LoadProgress> {
 impl<P: LoadProgress> StoreVisitor for LoadVisitor<'_, P> {
     type Output = Result<LoadOutcome, LoadError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let LoadVisitor { plan, progress } = self;
         let t0 = Instant::now();
         let (root, window) = preload(&store, &plan.shape, &mut |n| progress.preloading(n))?;

@@ -29,7 +29,7 @@ struct Timed {
 impl StoreVisitor for Timed {
     type Output = Result<(u64, PhaseTotals, u64), MeasureError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let (outcome, totals, wall) = measure(|| self.scenario.run(&store));
         let outcome =
             outcome.map_err(|e| MeasureError::scenario(self.scenario, self.profile, e))?;

@@ -37,7 +37,7 @@ struct UpdateOnce;
 impl StoreVisitor for UpdateOnce {
     type Output = Result<(), MeasureError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         Scenario::Update
             .run(&store)
             .map(drop)

@@ -49,7 +49,7 @@ struct DeepSuccessorTree;
 impl StoreVisitor for DeepSuccessorTree {
     type Output = Result<(), String>;
 
-    fn visit<S: Store>(self, store: S) -> Result<(), String> {
+    fn visit<S: Store + 'static>(self, store: S) -> Result<(), String> {
         let trie = MerkleTrie::new(&store).map_err(|e| format!("open trie: {e}"))?;
         let mut parent = trie
             .commit(&[
@@ -320,7 +320,7 @@ struct Chain<'b> {
 impl StoreVisitor for Chain<'_> {
     type Output = Result<(), TestCaseError>;
 
-    fn visit<S: Store>(self, store: S) -> Result<(), TestCaseError> {
+    fn visit<S: Store + 'static>(self, store: S) -> Result<(), TestCaseError> {
         chain(&store, self.blocks, self.lag)
     }
 }
@@ -375,7 +375,7 @@ struct Reopened<'a> {
 impl StoreVisitor for Reopened<'_> {
     type Output = Result<(), String>;
 
-    fn visit<S: Store>(self, store: S) -> Result<(), String> {
+    fn visit<S: Store + 'static>(self, store: S) -> Result<(), String> {
         let e = |e: triebench_merkle::MerkleError| e.to_string();
         match self.step {
             0 => {

@@ -90,7 +90,7 @@ struct Check<'v>(&'v Vector);
 impl StoreVisitor for Check<'_> {
     type Output = Vec<String>;
 
-    fn visit<S: Store>(self, store: S) -> Vec<String> {
+    fn visit<S: Store + 'static>(self, store: S) -> Vec<String> {
         let mut wrong = Vec::new();
         let mut trie = match MerkleTrie::new(&store) {
             Ok(t) => t,

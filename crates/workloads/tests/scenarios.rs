@@ -17,7 +17,7 @@ struct RunScenario(Scenario);
 impl StoreVisitor for RunScenario {
     type Output = Result<Outcome, WorkloadError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         self.0.run(&store)
     }
 }
@@ -152,7 +152,7 @@ struct ByName(&'static str);
 impl StoreVisitor for ByName {
     type Output = Result<Outcome, WorkloadError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         run_scenario(self.0, &store)
     }
 }

@@ -10,7 +10,7 @@ use crate::error::CliError;
 
 #[derive(Debug, Args)]
 pub struct EnginesArgs {
-    /// Engines, comma-separated: trie, jmt, mpt [default: all].
+    /// Engines, comma-separated: trie, jmt, mpt, transact [default: all].
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub engines: Vec<String>,
     /// Backend profiles, comma-separated (`triebench profiles` lists them) [default: btree,

@@ -21,10 +21,13 @@
 //! `triebench-kv`'s. Transact's state makes no proofs.
 //!
 //! * `kv_database`: [`KvDatabase`], Transact's `Database` over a kv store.
+//! * `on_store`: [`TransactOnStore`], the engine on a kv store with the store in reach.
 
 mod kv_database;
+mod on_store;
 
 pub use kv_database::{KvDatabase, TRANSACT_TABLES};
+pub use on_store::TransactOnStore;
 
 use transact::database::btree::BTreeDatabase;
 use transact::database::Database;
@@ -90,6 +93,11 @@ impl TransactEngine {
     /// Transact's state itself, for what the trait does not offer (leaf listings).
     pub fn state(&self) -> &MerkleState {
         &self.state
+    }
+
+    /// Takes `root` as the latest version (a database an earlier run committed it to).
+    fn assume_latest(&mut self, root: &Root) {
+        self.roots = vec![root.to_string()];
     }
 
     fn latest(&self) -> &str {

@@ -42,7 +42,7 @@ struct ReplayVisitor<R> {
 impl<R: BufRead> StoreVisitor for ReplayVisitor<R> {
     type Output = Result<usize, PlanError>;
 
-    fn visit<S: Store>(self, store: S) -> Self::Output {
+    fn visit<S: Store + 'static>(self, store: S) -> Self::Output {
         let stdout = io::stdout();
         let mut out = stdout.lock();
         let Some(path) = self.phases else {
