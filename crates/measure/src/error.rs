@@ -65,6 +65,17 @@ pub enum MeasureError {
     /// An engine failed, or its roots differ from its reference's (`triebench engines`).
     #[error(transparent)]
     Engine(#[from] triebench_engines::EngineError),
+    /// An engine read or committed something other than one of Transact's scenarios expects
+    /// (`triebench engines`; `engine_scenarios`).
+    #[error("{engine}, scenario {scenario}: {what}")]
+    EngineScenario {
+        /// The engine.
+        engine: &'static str,
+        /// The scenario.
+        scenario: &'static str,
+        /// What differed.
+        what: String,
+    },
     /// A bounded run's memory cgroup could not be set up.
     #[error(transparent)]
     Cgroup(#[from] crate::mem_cgroup::CgroupError),

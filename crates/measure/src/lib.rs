@@ -37,10 +37,12 @@
 //!   cgroup of a bounded run; [`grow_budget`]: what a bounded run holds in its own memory and
 //!   the fill batch that fits the bound.
 //! - [`engines_run`]: authenticated state engines side by side (the same workloads on each
-//!   engine × profile, each checked against its reference first).
+//!   engine × profile, each checked against its reference first); [`engine_scenarios`]:
+//!   Transact's scenarios as every engine can run them.
 //! - [`error`]: [`MeasureError`], everything that stops a measurement.
 
 pub mod cpu_idle;
+pub mod engine_scenarios;
 pub mod engines_run;
 pub mod error;
 pub mod field_run;

@@ -74,6 +74,26 @@ pub struct ProofFigures {
     pub verify: Latency,
 }
 
+/// One of Transact's scenarios on one engine and profile (those the engine trait can run:
+/// `triebench-measure`'s `engine_scenarios`), every read and root checked.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioFigures {
+    /// Transact's test name without `merkle_trie_` (`root_advance`, ...).
+    pub name: String,
+    /// Commits it made.
+    pub commits: u64,
+    /// Reads it made (each checked against a model).
+    pub reads: u64,
+    /// Prunes it made.
+    pub prunes: u64,
+    /// Microseconds the engine's calls took, in all (the checks not included).
+    pub total_us: f64,
+    /// Why it was not run on this engine (a fault of the engine's that the scenario hits and
+    /// that is known), if it was not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
 /// One engine on one profile.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EngineResult {
@@ -110,6 +130,9 @@ pub struct EngineResult {
     pub read_cold: Option<Latency>,
     /// Proofs (`None`: the engine makes none).
     pub proof: Option<ProofFigures>,
+    /// Transact's scenarios, before the check (empty in a file from before they ran).
+    #[serde(default)]
+    pub scenarios: Vec<ScenarioFigures>,
 }
 
 /// Reads an engines file (`None` when there is none).

@@ -7,7 +7,9 @@ use common::copy_dir;
 
 use std::path::{Path, PathBuf};
 
-use triebench_record::engines::{self, CommitFigures, EngineResult, EnginesRecord, ProofFigures};
+use triebench_record::engines::{
+    self, CommitFigures, EngineResult, EnginesRecord, ProofFigures, ScenarioFigures,
+};
 use triebench_record::grow::Latency;
 use triebench_record::layout;
 use triebench_report::{run_engines_report, run_report, ReportArgs};
@@ -96,9 +98,58 @@ fn a_results_folder_gets_the_section_with_its_table_and_plot() {
     );
     assert!(md.contains("| 0.25× | 1.00× |"), "{md}");
     assert!(md.contains("| disk | `trie` | `btree` |"), "{md}");
+    // No result has scenarios (a file from before they ran): no scenarios table.
+    assert!(
+        !md.contains("Transact's scenarios that every engine"),
+        "{md}"
+    );
     let svg = read(&tmp.path().join("plots/engines.svg"));
     assert!(svg.contains("jmt · lmdb · tmpfs"), "a category per result");
     assert!(tmp.path().join("plots/engines.png").is_file());
+}
+
+#[test]
+fn the_scenarios_get_a_table_with_skipped_ones_explained() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mut record = record();
+    for (i, r) in record.results.iter_mut().enumerate() {
+        r.scenarios = vec![
+            ScenarioFigures {
+                name: "root_advance".into(),
+                commits: 1,
+                reads: 2,
+                total_us: 100.0 * (i + 1) as f64,
+                ..ScenarioFigures::default()
+            },
+            ScenarioFigures {
+                name: "delete".into(),
+                skipped: (r.engine == "jmt").then(|| "a known fault".to_string()),
+                total_us: 5.0,
+                ..ScenarioFigures::default()
+            },
+        ];
+    }
+    engines::write(&tmp.path().join(engines::FILE_NAME), &record).expect("written");
+    let md = read(&run_engines_report(tmp.path()).expect("report"));
+    assert!(
+        md.contains("| filesystem | engine | profile | `root_advance` µs | `delete` µs |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| tmpfs | `trie` | `btree` | 100 | 5 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| tmpfs | `jmt` | `lmdb` | 400 | skipped |"),
+        "{md}"
+    );
+    // The reason once, however many rows skipped it.
+    assert_eq!(
+        md.matches("- Skipped: `jmt`, `delete`: a known fault.")
+            .count(),
+        1,
+        "{md}"
+    );
 }
 
 #[test]

@@ -91,6 +91,60 @@ fn cells(r: &EngineRow<'_>) -> Vec<String> {
     ]
 }
 
+/// "Transact's scenarios on each engine": one row per engine, profile and filesystem that ran
+/// them, one column per scenario (µs of the engine's calls, or why it was skipped); empty when
+/// no result has them (a file from before they ran).
+fn scenarios_table(rows: &[EngineRow<'_>]) -> String {
+    let Some(names) = rows
+        .iter()
+        .map(|r| &r.result.scenarios)
+        .find(|s| !s.is_empty())
+        .map(|s| s.iter().map(|f| f.name.clone()).collect::<Vec<_>>())
+    else {
+        return String::new();
+    };
+    let mut md = String::from(
+        "Transact's scenarios that every engine can run (the others branch or prune a tip, \
+         which the engine interface cannot ask for), run before the check on the same store: \
+         µs of the engine's commits, reads and prunes per scenario, every read checked against \
+         a model and every root against the engine's reference. A scenario an engine is known \
+         to get wrong is skipped, and the note says why.\n\n",
+    );
+    let mut heads = vec!["filesystem".to_string(), "engine".into(), "profile".into()];
+    heads.extend(names.iter().map(|n| format!("`{n}` µs")));
+    md.push_str(&header(&heads));
+    let mut notes: Vec<String> = Vec::new();
+    for r in rows.iter().filter(|r| !r.result.scenarios.is_empty()) {
+        let e = r.result;
+        let mut cells = vec![
+            r.fs.to_string(),
+            format!("`{}`", e.engine),
+            format!("`{}`", e.profile),
+        ];
+        for name in &names {
+            cells.push(match e.scenarios.iter().find(|f| &f.name == name) {
+                Some(f) => match &f.skipped {
+                    Some(why) => {
+                        let note = format!("`{}`, `{name}`: {why}.", e.engine);
+                        if !notes.contains(&note) {
+                            notes.push(note);
+                        }
+                        "skipped".to_string()
+                    }
+                    None => fmt::trim_zeros(&fmt::sig3(f.total_us)),
+                },
+                None => "-".to_string(),
+            });
+        }
+        md.push_str(&table_row(&cells));
+    }
+    md.push('\n');
+    for note in notes {
+        let _ = writeln!(md, "- Skipped: {note}");
+    }
+    md
+}
+
 /// The latencies plot: one category per engine, profile and filesystem, one series per
 /// operation (median, whisker to p99), log scale.
 fn chart(rows: &[EngineRow<'_>]) -> DotChart {
@@ -220,6 +274,11 @@ pub fn write(runs: &[EnginesRun], plots_dir: &Path, rel: &str) -> Result<String,
         );
     }
     md.push('\n');
+    let scenarios = scenarios_table(&rows);
+    if !scenarios.is_empty() {
+        md.push_str(&scenarios);
+        md.push('\n');
+    }
     let chart = chart(&rows);
     render(&chart, plots_dir, STEM)?;
     let _ = writeln!(md, "![{}]({rel}/{STEM}.svg)", chart.title);

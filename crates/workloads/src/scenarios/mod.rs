@@ -28,6 +28,7 @@ use triebench_record::vocabulary;
 
 use crate::WorkloadError;
 
+pub use pruning::PARENT as PRUNING_PARENT;
 pub use update::{
     update_address, update_commits, update_key, ASDFG, BNMVC, HJKLK, QWERT, UPDATE_FINAL_ROOT,
     UPDATE_KEYS, UPDATE_LOADED_ROOT, UPDATE_SEED, YUIOP, ZXCVB,

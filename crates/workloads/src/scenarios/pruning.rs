@@ -14,8 +14,9 @@ use crate::WorkloadError;
 /// Root of the parent trie (DESIGN.md vector).
 const PARENT_ROOT: &str = "19fcc3dfc5173fb3b12b55086f02c11f42a645a58da9a3f28d47b174946c0e3d";
 
-/// The parent trie's content: Transact's `ab0000`/`ab0a01`/`abff00` = "0001"/"0002"/"0003".
-const PARENT: [(&str, &str); 3] = [("ab0000", "0001"), ("ab0a01", "0002"), ("abff00", "0003")];
+/// The pruning scenarios' parent trie: Transact's `ab0000`/`ab0a01`/`abff00` =
+/// "0001"/"0002"/"0003", as (address, value).
+pub const PARENT: [(&str, &str); 3] = [("ab0000", "0001"), ("ab0a01", "0002"), ("abff00", "0003")];
 
 /// `state` with `changes` applied.
 fn with(state: &BTreeMap<String, Vec<u8>>, changes: &[(&str, &str)]) -> BTreeMap<String, Vec<u8>> {
