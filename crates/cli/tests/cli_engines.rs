@@ -141,6 +141,13 @@ fn unknown_engines_and_profiles_are_refused_naming_the_choices() {
         stderr.contains("unknown engine `iavl`: the engines are trie, jmt, mpt, transact"),
         "{stderr}"
     );
+    let output = triebench(&["engines", "--profiles", "btree", "--field", "firewood-big"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--field: unknown field workload `firewood-big`; valid: firewood-create"),
+        "{stderr}"
+    );
     let output = triebench(&["engines", "--profiles", "btree,lmbd"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);

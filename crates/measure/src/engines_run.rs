@@ -36,9 +36,12 @@ use triebench_engines::{
 };
 use triebench_kv::{BackendSpec, Profile, ReadTx, Store, StoreVisitor};
 use triebench_merkle::{StateChange, TABLES};
-use triebench_record::engines::{CommitFigures, EngineResult, ProofFigures, ScenarioFigures};
+use triebench_record::engines::{
+    CommitFigures, EngineResult, FieldFigures, ProofFigures, ScenarioFigures,
+};
 use triebench_record::grow::Latency;
 use triebench_record::proc_stats;
+use triebench_workloads::field::{FieldWorkload, Phase};
 use triebench_workloads::load::state::{address, value};
 use triebench_workloads::rng::XorShift64Star;
 use triebench_workloads::{update_address, update_commits};
@@ -207,7 +210,7 @@ pub fn with_engine<S: Store + 'static, V: EngineVisitor<S>>(
 }
 
 /// What to run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct EnginesPlan {
     /// Leaves the fill adds after `update`.
     pub fill_leaves: u64,
@@ -215,8 +218,12 @@ pub struct EnginesPlan {
     pub fill_batch: u64,
     /// Warm reads, cold reads and proofs timed, each.
     pub reads: u64,
-    /// Seed of the fill and the picks.
+    /// Seed of the fill and the picks (and of the field workloads).
     pub seed: u64,
+    /// The field's workloads to run after the rest, each on a fresh store.
+    pub field: Vec<FieldWorkload>,
+    /// Their scale (`triebench field --scale`; 0 is taken as 1).
+    pub field_scale: u64,
 }
 
 /// Seconds and rates of a run of timed commits.
@@ -358,19 +365,8 @@ impl<S: Store> EngineVisitor<S> for Measure<'_> {
         pids.extend(store_of(&engine).server_pid());
         let mut commits = 0u64;
         let mut run = |engine: &mut E, batches: &[Vec<StateChange>]| {
-            let mut timed = Timed::new();
-            let before = proc_stats::write_bytes(&pids);
-            for batch in batches {
-                let t = Instant::now();
-                engine.apply(batch)?;
-                let ns = elapsed_ns(t);
-                timed.histogram.saturating_record(ns);
-                timed.total_ns = timed.total_ns.saturating_add(ns);
-                timed.leaves += batch.len() as u64;
-                commits += 1;
-            }
-            let written = proc_stats::write_bytes(&pids).saturating_sub(before);
-            Ok::<_, MeasureError>(timed.figures(written))
+            commits += batches.len() as u64;
+            timed_commits(engine, &pids, batches)
         };
         progress("update: 1001 commits");
         let update = run(&mut engine, &update_commits())?;
@@ -443,6 +439,83 @@ impl<S: Store> EngineVisitor<S> for Measure<'_> {
             commits,
             picks,
         })
+    }
+}
+
+/// Applies each batch to `engine`, timed, with the bytes `pids` wrote meanwhile.
+fn timed_commits<E: Engine>(
+    engine: &mut E,
+    pids: &[u32],
+    batches: &[Vec<StateChange>],
+) -> Result<CommitFigures, MeasureError> {
+    let mut timed = Timed::new();
+    let before = proc_stats::write_bytes(pids);
+    for batch in batches {
+        let t = Instant::now();
+        engine.apply(batch)?;
+        let ns = elapsed_ns(t);
+        timed.histogram.saturating_record(ns);
+        timed.total_ns = timed.total_ns.saturating_add(ns);
+        timed.leaves += batch.len() as u64;
+    }
+    let written = proc_stats::write_bytes(pids).saturating_sub(before);
+    Ok(timed.figures(written))
+}
+
+/// Runs one field workload on a fresh store: setup commits untimed, then the timed ones.
+struct Field<'a> {
+    workload: FieldWorkload,
+    scale: u64,
+    seed: u64,
+    progress: &'a mut dyn FnMut(&str),
+}
+
+impl<S: Store> EngineVisitor<S> for Field<'_> {
+    type Output = FieldFigures;
+
+    fn visit<E: Engine, R: Engine>(
+        self,
+        mut engine: E,
+        store_of: fn(&E) -> &S,
+        _: R,
+    ) -> Result<FieldFigures, MeasureError> {
+        let mut pids = vec![std::process::id()];
+        pids.extend(store_of(&engine).server_pid());
+        let mut setup_commits = 0u64;
+        let mut timed = Vec::new();
+        for (phase, commit) in self.workload.commits(self.scale, self.seed) {
+            match phase {
+                Phase::Setup => {
+                    engine.apply(&commit.changes())?;
+                    setup_commits += 1;
+                }
+                Phase::Timed => timed.push(commit.changes()),
+            }
+        }
+        (self.progress)(&format!(
+            "{}: {setup_commits} setup commits done; {} timed",
+            self.workload,
+            timed.len()
+        ));
+        let timed = timed_commits(&mut engine, &pids, &timed)?;
+        Ok(FieldFigures {
+            workload: self.workload.name().to_string(),
+            scale: self.scale.max(1),
+            setup_commits,
+            timed,
+        })
+    }
+}
+
+impl VisitAny for Field<'_> {
+    type Out = FieldFigures;
+
+    fn run<S: Store + 'static>(
+        self,
+        name: EngineName,
+        store: S,
+    ) -> Result<FieldFigures, MeasureError> {
+        with_engine(name, store, self)
     }
 }
 
@@ -699,6 +772,28 @@ fn measure_engine(
         },
     )??;
     let mut result = measured.result;
+    for &workload in &plan.field {
+        progress(&format!(
+            "{workload} at scale {} on a fresh store",
+            plan.field_scale.max(1)
+        ));
+        let store = store_dir(dir, name, profile, &format!("field-{workload}"))?;
+        let spec = BackendSpec::new(profile, store)?;
+        let figures = spec.open(
+            name.tables(),
+            Open {
+                name,
+                visitor: Field {
+                    workload,
+                    scale: plan.field_scale,
+                    seed: plan.seed,
+                    progress: &mut *progress,
+                },
+            },
+        )??;
+        spec.discard()?;
+        result.field.push(figures);
+    }
     result.profile = profile.name().to_string();
     result.checked_batches = checked.batches;
     result.scenarios = checked.scenarios;
@@ -865,6 +960,32 @@ mod tests {
                 triebench_engines::EngineError::WrongRoot { batch: 0, .. }
             ),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_field_workload_runs_its_setup_then_times_its_commits() {
+        let mut lines = Vec::new();
+        let field = Field {
+            workload: FieldWorkload::Firewood(
+                triebench_workloads::field::firewood::Firewood::Single,
+            ),
+            scale: 1,
+            seed: 7,
+            progress: &mut |l: &str| lines.push(l.to_string()),
+        };
+        let figures =
+            with_engine(EngineName::Mpt, btree(MPT_TABLES), field).expect("the workload runs");
+        // Firewood's `single` at scale 1: 10,000 rows created in one commit, then 1,000
+        // commits of one update each.
+        assert_eq!(figures.workload, "firewood-single");
+        assert_eq!(figures.setup_commits, 1);
+        assert_eq!(figures.timed.commits, 1000);
+        assert_eq!(figures.timed.leaves, 1000);
+        assert_eq!(figures.timed.commit.count, 1000);
+        assert!(
+            lines.iter().any(|l| l.contains("1 setup commits done")),
+            "{lines:?}"
         );
     }
 

@@ -271,6 +271,8 @@ fn run_step(
                 fill_batch: ENGINES_FILL_BATCH,
                 reads: *reads,
                 seed: GROW_SEED,
+                field: Vec::new(),
+                field_scale: 1,
                 out: Some(out),
                 beside: false,
             })?;

@@ -94,6 +94,20 @@ pub struct ScenarioFigures {
     pub skipped: Option<String>,
 }
 
+/// One of the field's workloads (`triebench field`'s: Firewood's, IAVL-bench's bank) on one
+/// engine and profile, on a fresh store: its setup commits untimed, its timed ones measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FieldFigures {
+    /// The workload's name (`firewood-single`, `iavl-bank`, ...).
+    pub workload: String,
+    /// Its scale (`triebench field --scale`).
+    pub scale: u64,
+    /// Setup commits (building the state the timed ones start from).
+    pub setup_commits: u64,
+    /// The timed commits.
+    pub timed: CommitFigures,
+}
+
 /// One engine on one profile.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EngineResult {
@@ -133,6 +147,9 @@ pub struct EngineResult {
     /// Transact's scenarios, before the check (empty in a file from before they ran).
     #[serde(default)]
     pub scenarios: Vec<ScenarioFigures>,
+    /// The field's workloads asked for (`triebench engines --field`), each on a fresh store.
+    #[serde(default)]
+    pub field: Vec<FieldFigures>,
 }
 
 /// Reads an engines file (`None` when there is none).

@@ -8,7 +8,7 @@ use common::copy_dir;
 use std::path::{Path, PathBuf};
 
 use triebench_record::engines::{
-    self, CommitFigures, EngineResult, EnginesRecord, ProofFigures, ScenarioFigures,
+    self, CommitFigures, EngineResult, EnginesRecord, FieldFigures, ProofFigures, ScenarioFigures,
 };
 use triebench_record::grow::Latency;
 use triebench_record::layout;
@@ -143,6 +143,8 @@ fn the_scenarios_get_a_table_with_skipped_ones_explained() {
         md.contains("| tmpfs | `jmt` | `lmdb` | 400 | skipped |"),
         "{md}"
     );
+    // No field workload ran: no field table.
+    assert!(!md.contains("The field's workloads"), "{md}");
     // The reason once, however many rows skipped it.
     assert_eq!(
         md.matches("- Skipped: `jmt`, `delete`: a known fault.")
@@ -150,6 +152,34 @@ fn the_scenarios_get_a_table_with_skipped_ones_explained() {
         1,
         "{md}"
     );
+}
+
+#[test]
+fn field_workloads_get_a_row_per_engine_and_workload() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mut record = record();
+    record.results[2].field = vec![FieldFigures {
+        workload: "firewood-single".into(),
+        scale: 1,
+        setup_commits: 1,
+        timed: CommitFigures {
+            commits: 1000,
+            leaves: 1000,
+            total_s: 2.0,
+            commits_per_s: 500.0,
+            commit: latency(1500.0),
+            write_bytes_per_commit: 8192.0,
+        },
+    }];
+    engines::write(&tmp.path().join(engines::FILE_NAME), &record).expect("written");
+    let md = read(&run_engines_report(tmp.path()).expect("report"));
+    assert!(
+        md.contains(
+            "| tmpfs | `trie` | `lmdb` | `firewood-single` (1) | 1000 | 1 | 500 | 1.5 / 3 | 8192 |"
+        ),
+        "{md}"
+    );
+    assert_eq!(md.matches("`firewood-single` (1)").count(), 1, "{md}");
 }
 
 #[test]

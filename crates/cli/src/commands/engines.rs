@@ -34,6 +34,15 @@ pub struct EnginesArgs {
     /// Seed of the fill and of the reads' picks.
     #[arg(long, value_name = "S", default_value_t = 7)]
     pub seed: u64,
+    /// The field's workloads to run on each engine and profile too, comma-separated
+    /// (`triebench field`'s: firewood-create, firewood-tenkrandom, firewood-zipf,
+    /// firewood-single, iavl-bank), each on a fresh store: setup commits untimed, the timed
+    /// ones measured [default: none].
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    pub field: Vec<String>,
+    /// Scale of the field workloads (`triebench field --scale`: 1 is 10,000 rows).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub field_scale: u64,
     /// Write the record as JSON to FILE, with env.json, engines-report.md (the report's
     /// "Engines side by side") and plots/ beside it.
     #[arg(long, value_name = "FILE")]
@@ -49,6 +58,8 @@ pub fn run_engines(args: EnginesArgs) -> Result<(), CliError> {
         fill_batch: args.batch,
         reads: args.reads,
         seed: args.seed,
+        field: args.field,
+        field_scale: args.field_scale,
         out: args.out,
         beside: true,
     })?;

@@ -9,7 +9,8 @@ use std::time::Instant;
 use triebench_kv::Profile;
 use triebench_measure::engines_run::{run_engine, EngineName, EnginesPlan, COLD_METHOD};
 use triebench_record::engines::{self, EnginesRecord};
-use triebench_report::render::engines_section::{row, HEADER};
+use triebench_report::render::engines_section::{field_row, row, HEADER};
+use triebench_workloads::field::FieldWorkload;
 
 use crate::error::PlanError;
 
@@ -35,6 +36,11 @@ pub struct EnginesOptions {
     pub reads: u64,
     /// Seed.
     pub seed: u64,
+    /// The field's workloads to run on each engine and profile, each on a fresh store
+    /// (`triebench field`'s names; empty: none).
+    pub field: Vec<String>,
+    /// Their scale (`triebench field --scale`).
+    pub field_scale: u64,
     /// The record's path, when asked.
     pub out: Option<PathBuf>,
     /// Whether `env.json`, `engines-report.md` and `plots/` are written beside `out` (the
@@ -117,11 +123,22 @@ pub fn engines(options: &EnginesOptions) -> Result<EnginesRecord, PlanError> {
         Some(d) => triebench_measure::fs_info_for_dir("engines", d)?.fs_type,
         None => "memory".into(),
     };
+    let field = options
+        .field
+        .iter()
+        .map(|n| {
+            n.trim()
+                .parse::<FieldWorkload>()
+                .map_err(|e| PlanError::Usage(format!("--field: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let plan = EnginesPlan {
         fill_leaves: options.fill_leaves,
         fill_batch: options.fill_batch,
         reads: options.reads,
         seed: options.seed,
+        field,
+        field_scale: options.field_scale.max(1),
     };
     let mut record = EnginesRecord {
         schema: engines::SCHEMA,
@@ -172,6 +189,9 @@ pub fn engines(options: &EnginesOptions) -> Result<EnginesRecord, PlanError> {
                 },
             )?;
             println!("{}", row(&result));
+            for f in &result.field {
+                println!("{}", field_row(f));
+            }
             record.results.push(result);
             if let Some(out) = &options.out {
                 engines::write(out, &record)?;

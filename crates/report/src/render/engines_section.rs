@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::analysis::engines::{rows, EngineRow, ENGINE_ONLY_PROFILE};
 use crate::error::ReportError;
-use crate::model::engines::{EngineResult, EnginesRun};
+use crate::model::engines::{EngineResult, EnginesRun, FieldFigures};
 use crate::render::chart::{render, DotChart, DotSeries, Interval};
 use crate::render::fmt;
 use crate::render::table::{header, row as table_row};
@@ -45,6 +45,22 @@ pub fn row(r: &EngineResult) -> String {
             || "-".to_string(),
             |p| format!("{:.1}/{:.1}", p.prove.p50_us, p.verify.p50_us)
         ),
+    )
+}
+
+/// A field workload's line under an engine's [`row`], as `engines` prints it.
+pub fn field_row(f: &FieldFigures) -> String {
+    format!(
+        "  field {} (scale {}): {} setup commits, then {} timed: {:.1} commits/s, p50/p99 {:.1}/{:.1} ms, {:.0} leaves and {:.0} B written per commit",
+        f.workload,
+        f.scale,
+        f.setup_commits,
+        f.timed.commits,
+        f.timed.commits_per_s,
+        f.timed.commit.p50_us / 1000.0,
+        f.timed.commit.p99_us / 1000.0,
+        f.timed.leaves as f64 / f.timed.commits.max(1) as f64,
+        f.timed.write_bytes_per_commit,
     )
 }
 
@@ -142,6 +158,56 @@ fn scenarios_table(rows: &[EngineRow<'_>]) -> String {
     for note in notes {
         let _ = writeln!(md, "- Skipped: {note}");
     }
+    md
+}
+
+/// "The field's workloads on each engine": one row per engine, profile, filesystem and
+/// workload; empty when no result ran one.
+fn field_table(rows: &[EngineRow<'_>]) -> String {
+    if rows.iter().all(|r| r.result.field.is_empty()) {
+        return String::new();
+    }
+    let mut md = String::from(
+        "The field's workloads (`triebench field`'s: Firewood's benchmark set, IAVL-bench's \
+         bank shape) on each engine, each on a fresh store: setup commits untimed, then the \
+         timed commits measured.\n\n",
+    );
+    let heads = [
+        "filesystem",
+        "engine",
+        "profile",
+        "workload (scale)",
+        "timed commits",
+        "leaves/commit",
+        "commits/s",
+        "p50 / p99 ms",
+        "written B/commit",
+    ];
+    md.push_str(&header(&heads.map(String::from)));
+    let ms = |v: f64| fmt::trim_zeros(&fmt::sig3(v / 1000.0));
+    for r in rows {
+        for f in &r.result.field {
+            md.push_str(&table_row(&[
+                r.fs.to_string(),
+                format!("`{}`", r.result.engine),
+                format!("`{}`", r.result.profile),
+                format!("`{}` ({})", f.workload, f.scale),
+                f.timed.commits.to_string(),
+                format!(
+                    "{:.0}",
+                    f.timed.leaves as f64 / f.timed.commits.max(1) as f64
+                ),
+                fmt::trim_zeros(&fmt::sig3(f.timed.commits_per_s)),
+                format!(
+                    "{} / {}",
+                    ms(f.timed.commit.p50_us),
+                    ms(f.timed.commit.p99_us)
+                ),
+                format!("{:.0}", f.timed.write_bytes_per_commit),
+            ]));
+        }
+    }
+    md.push('\n');
     md
 }
 
@@ -274,10 +340,11 @@ pub fn write(runs: &[EnginesRun], plots_dir: &Path, rel: &str) -> Result<String,
         );
     }
     md.push('\n');
-    let scenarios = scenarios_table(&rows);
-    if !scenarios.is_empty() {
-        md.push_str(&scenarios);
-        md.push('\n');
+    for table in [scenarios_table(&rows), field_table(&rows)] {
+        if !table.is_empty() {
+            md.push_str(&table);
+            md.push('\n');
+        }
     }
     let chart = chart(&rows);
     render(&chart, plots_dir, STEM)?;
