@@ -53,6 +53,13 @@ pub trait Engine {
     /// every later one; the storage only the dropped versions used is released.
     fn prune_before(&mut self, root: &Root) -> Result<(), EngineError>;
 
+    /// Whether versions before the latest stay readable until pruned. `false` for an engine
+    /// that keeps its latest version only (NOMT): there a read at an older root is
+    /// [`EngineError::UnknownRoot`], and workloads skip such reads.
+    fn keeps_versions(&self) -> bool {
+        true
+    }
+
     /// A proof of what `address` holds at `root`, in the engine's wire form, or `None` if the
     /// engine makes no proofs.
     fn prove(&self, root: &Root, address: &str) -> Result<Option<Vec<u8>>, EngineError> {

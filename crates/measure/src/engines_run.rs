@@ -41,6 +41,7 @@ use triebench_record::engines::{
 };
 use triebench_record::grow::Latency;
 use triebench_record::proc_stats;
+use triebench_record::space::StoreSpace;
 use triebench_workloads::field::{FieldWorkload, Phase};
 use triebench_workloads::load::state::{address, value};
 use triebench_workloads::rng::XorShift64Star;
@@ -355,28 +356,49 @@ impl<S: Store> EngineVisitor<S> for Measure<'_> {
         store_of: fn(&E) -> &S,
         _: R,
     ) -> Result<Measured, MeasureError> {
+        let mut pids = vec![std::process::id()];
+        pids.extend(store_of(&engine).server_pid());
+        let name = self.name;
+        self.run(&mut engine, &pids, |engine| {
+            let store = store_of(engine);
+            let stored_nodes = match name.node_table() {
+                Some(t) => Some(store.reader()?.count(store.table(t)?)?),
+                None => None,
+            };
+            Ok((stored_nodes, store.space()?))
+        })
+    }
+}
+
+impl Measure<'_> {
+    /// The measurement itself, on any engine: `pids` are the processes whose writes count,
+    /// `storage` reads the node rows and the store's space once the state is final.
+    fn run<E: Engine>(
+        self,
+        engine: &mut E,
+        pids: &[u32],
+        storage: impl FnOnce(&E) -> Result<(Option<u64>, Option<StoreSpace>), MeasureError>,
+    ) -> Result<Measured, MeasureError> {
         let Measure {
             name,
             plan,
             dir,
             progress,
         } = self;
-        let mut pids = vec![std::process::id()];
-        pids.extend(store_of(&engine).server_pid());
         let mut commits = 0u64;
         let mut run = |engine: &mut E, batches: &[Vec<StateChange>]| {
             commits += batches.len() as u64;
-            timed_commits(engine, &pids, batches)
+            timed_commits(engine, pids, batches)
         };
         progress("update: 1001 commits");
-        let update = run(&mut engine, &update_commits())?;
+        let update = run(engine, &update_commits())?;
         let fill = if plan.fill_leaves > 0 {
             progress(&format!(
                 "fill: {} leaves in commits of {}",
                 plan.fill_leaves, plan.fill_batch
             ));
             run(
-                &mut engine,
+                engine,
                 &fill_batches(plan.seed, plan.fill_leaves, plan.fill_batch),
             )?
         } else {
@@ -386,12 +408,7 @@ impl<S: Store> EngineVisitor<S> for Measure<'_> {
         progress("pruning every older version");
         engine.prune_before(&root)?;
         let leaves = UPDATE_LEAVES + plan.fill_leaves;
-        let store = store_of(&engine);
-        let stored_nodes = match name.node_table() {
-            Some(t) => Some(store.reader()?.count(store.table(t)?)?),
-            None => None,
-        };
-        let space = store.space()?;
+        let (stored_nodes, space) = storage(engine)?;
         let disk_bytes = dir.map_or(0, disk_usage);
         // Picks: present leaves, from the fill when there is one.
         let mut rng = XorShift64Star::new(plan.seed ^ 0x7265_6164);
@@ -417,7 +434,7 @@ impl<S: Store> EngineVisitor<S> for Measure<'_> {
             present(got, a, name)?;
         }
         let read_warm = latency(&h);
-        let proof = proofs(&engine, &root, &picks, &values)?;
+        let proof = proofs(&*engine, &root, &picks, &values)?;
         Ok(Measured {
             result: EngineResult {
                 engine: name.name().to_string(),
