@@ -1,7 +1,9 @@
 //! `triebench report --runs DIR` over a folder of `triebench field` and `triebench smallbank`
 //! JSON (the tiny real run in `fixtures/field-report/`): it writes DIR/report.md with "Against
 //! published figures" and DIR/env.json, or OUT/report.md with `--out`; `--baseline` with such a
-//! folder is one usage error.
+//! folder is one usage error. And `triebench field --run NAME` / `triebench smallbank --run NAME`
+//! save their record for that run, whose main report (`triebench report`) then shows them
+//! against the published figures.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -72,4 +74,85 @@ fn out_takes_the_report_elsewhere_and_baseline_is_refused() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--baseline"), "{stderr}");
+}
+
+#[test]
+fn records_saved_for_a_run_reach_its_main_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let criterion = tmp.path().join("criterion");
+    copy(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/criterion"),
+        &criterion,
+    );
+    let c = criterion.to_str().unwrap();
+    // A bad run name is refused before anything runs.
+    let out = triebench(&["smallbank", "--run", "../up", "--criterion-dir", c]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("../up"), "{stderr}");
+    let out = triebench(&[
+        "smallbank",
+        "--accounts",
+        "10",
+        "--transactions",
+        "40",
+        "--block-size",
+        "10",
+        "--run",
+        "tmpfs",
+        "--criterion-dir",
+        c,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let saved = criterion.join("triebench-runs/field/tmpfs/smallbank-btree.json");
+    assert!(saved.is_file(), "{}", saved.display());
+    // A record saved for another run stays out of this run's report.
+    let other = criterion.join("triebench-runs/field/elsewhere");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(
+        fixtures().join("btree-iavl-bank.json"),
+        other.join("iavl-bank-btree.json"),
+    )
+    .unwrap();
+
+    let report = tmp.path().join("report");
+    let out = triebench(&[
+        "report",
+        "--baseline",
+        "tmpfs",
+        "--criterion-dir",
+        c,
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = std::fs::read_to_string(report.join("report.md")).unwrap();
+    assert!(md.contains("## Against published figures"), "{md}");
+    assert!(md.contains("this machine, same run"), "{md}");
+    assert!(
+        md.contains("| tmpfs | `btree` |"),
+        "this run's record, by its run: {md}"
+    );
+    assert!(!md.contains("elsewhere"), "the other run's record: {md}");
+}
+
+/// Copies the tree at `from` into `to`.
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            copy(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
+        }
+    }
 }

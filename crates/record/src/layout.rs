@@ -90,6 +90,16 @@ pub fn engines_path(criterion_dir: &Path, run: &str) -> PathBuf {
         .join(format!("{run}.json"))
 }
 
+/// The directory under [`SIDECAR_DIR`] that holds field and SmallBank run records saved for a
+/// run (`triebench field --run`, `triebench smallbank --run`).
+pub const FIELD_DIR: &str = "field";
+
+/// Where the field and SmallBank records saved for run `run` go:
+/// `triebench-runs/field/<run>/`, one `<name>.json` each.
+pub fn field_dir(criterion_dir: &Path, run: &str) -> PathBuf {
+    criterion_dir.join(SIDECAR_DIR).join(FIELD_DIR).join(run)
+}
+
 /// The CPU idle record of run `run`'s headline: `triebench-runs/headline/<run>.json`.
 pub fn cpu_idle_path(criterion_dir: &Path, run: &str) -> PathBuf {
     criterion_dir

@@ -265,6 +265,8 @@ struct Inputs {
     grow: Vec<model::grow::GrowCurve>,
     /// The runs' engines runs (`triebench-runs/engines/<run>.json`).
     engines: Vec<model::engines::EnginesRun>,
+    /// The field and SmallBank records saved for the runs (`triebench-runs/field/<run>/`).
+    field: model::field_runs::FieldRuns,
     /// The runs' headline records, when one of them went through the delay proxy.
     net: Option<model::net::NetRuns>,
 }
@@ -285,6 +287,7 @@ fn read_inputs(index: &CriterionIndex, runs: &[String]) -> Result<Inputs, Report
         })?,
         grow: read::grow_files::read_runs(dir, runs)?,
         engines: read::engines_files::read_runs(dir, runs)?,
+        field: read::field_records::read_runs(dir, runs)?,
         net: read::net_files::read_report_runs(dir, runs)?,
     })
 }
@@ -410,6 +413,7 @@ fn write_report(
                 phases,
                 grow,
                 engines,
+                field,
                 net,
             },
         ..
@@ -476,6 +480,22 @@ fn write_report(
             &out_dir.join("plots"),
             "plots",
         )?);
+    }
+    if !field.is_empty() {
+        // The published figures: the built-in list, or an anchors.json beside the records.
+        let (anchors, anchors_from) = read::anchors::load(
+            &index
+                .root()
+                .join(read::fs_info::SIDECAR_DIR)
+                .join(triebench_record::layout::FIELD_DIR),
+        )?;
+        let published = analysis::published::compare(&field, &anchors);
+        report.push('\n');
+        report.push_str(&render::field_runs_section::write(&field));
+        report.push_str(&render::published_section::write(
+            &published,
+            &anchors_from.display().to_string(),
+        ));
     }
     if let Some(net) = &net {
         report.push('\n');

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use triebench_plan::step::field::{field, FieldOptions};
 
+use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -31,9 +32,25 @@ pub struct FieldArgs {
     /// Write the result as JSON to FILE (and env.json beside it).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Save the result for run NAME too (`triebench-runs/field/NAME/` in the criterion
+    /// directory), so `triebench report` on that run shows it against the published figures.
+    #[arg(long, value_name = "NAME")]
+    pub run: Option<String>,
+    #[command(flatten)]
+    pub criterion: CriterionDirArg,
 }
 
 pub fn run_field(args: FieldArgs) -> Result<(), CliError> {
+    let run_record = match &args.run {
+        Some(run) => {
+            triebench_record::layout::validate_run_name(run)?;
+            Some(
+                triebench_record::layout::field_dir(&args.criterion.resolve(), run)
+                    .join(format!("{}-{}.json", args.workload, args.profile)),
+            )
+        }
+        None => None,
+    };
     field(&FieldOptions {
         workload: args.workload,
         profile: args.profile,
@@ -41,6 +58,7 @@ pub fn run_field(args: FieldArgs) -> Result<(), CliError> {
         scale: args.scale,
         seed: args.seed,
         out: args.out,
+        run_record,
     })?;
     Ok(())
 }

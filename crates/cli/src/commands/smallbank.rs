@@ -7,6 +7,7 @@ use clap::Args;
 use triebench_plan::step::smallbank::{smallbank, SmallbankStepOptions};
 use triebench_smallbank::SmallbankOptions;
 
+use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
@@ -36,9 +37,25 @@ pub struct SmallbankArgs {
     /// roots to FILE.roots.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// Save the result for run NAME too (`triebench-runs/field/NAME/` in the criterion
+    /// directory), so `triebench report` on that run shows it against the published figures.
+    #[arg(long, value_name = "NAME")]
+    pub run: Option<String>,
+    #[command(flatten)]
+    pub criterion: CriterionDirArg,
 }
 
 pub fn run_smallbank(args: SmallbankArgs) -> Result<(), CliError> {
+    let run_record = match &args.run {
+        Some(run) => {
+            triebench_record::layout::validate_run_name(run)?;
+            Some(
+                triebench_record::layout::field_dir(&args.criterion.resolve(), run)
+                    .join(format!("smallbank-{}.json", args.profile)),
+            )
+        }
+        None => None,
+    };
     smallbank(&SmallbankStepOptions {
         run: SmallbankOptions {
             profile: args.profile,
@@ -50,6 +67,7 @@ pub fn run_smallbank(args: SmallbankArgs) -> Result<(), CliError> {
             trace: args.trace,
         },
         out: args.out,
+        run_record,
     })?;
     Ok(())
 }

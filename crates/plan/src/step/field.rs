@@ -29,6 +29,9 @@ pub struct FieldOptions {
     pub seed: u64,
     /// Where the JSON result goes (`env.json` beside it), when asked for.
     pub out: Option<PathBuf>,
+    /// Where the result is saved for a run's report too
+    /// ([`triebench_record::layout::field_dir`]), when asked for.
+    pub run_record: Option<PathBuf>,
 }
 
 /// Runs the workload, printing progress every few seconds on standard error and a summary
@@ -84,6 +87,10 @@ pub fn field(options: &FieldOptions) -> Result<FieldResult, PlanError> {
         result.commit.p99_us,
         result.final_root
     );
+    if let Some(path) = &options.run_record {
+        write_json(path, "field result", &result)?;
+        eprintln!("field: saved for the run's report in {}", path.display());
+    }
     if let Some(out) = &options.out {
         write_json(out, "field result", &result)?;
         if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -17,6 +17,9 @@ pub struct SmallbankStepOptions {
     pub run: SmallbankOptions,
     /// Where the JSON result goes (`env.json` is written beside it), when asked for.
     pub out: Option<PathBuf>,
+    /// Where the result is saved for a run's report too
+    /// ([`triebench_record::layout::field_dir`]), when asked for.
+    pub run_record: Option<PathBuf>,
 }
 
 /// Seconds between progress lines.
@@ -40,6 +43,13 @@ pub fn smallbank(options: &SmallbankStepOptions) -> Result<SmallbankResult, Plan
     };
     let result = run(&options.run, &mut progress)?;
     print!("{}", summary(&result));
+    if let Some(path) = &options.run_record {
+        write_json(path, "SmallBank result", &result)?;
+        eprintln!(
+            "smallbank: saved for the run's report in {}",
+            path.display()
+        );
+    }
     if let Some(out) = &options.out {
         write_json(out, "SmallBank result", &result)?;
         if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {

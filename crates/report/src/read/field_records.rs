@@ -117,6 +117,18 @@ pub fn read(dir: &Path) -> Result<FieldRuns, ReportError> {
     Ok(runs)
 }
 
+/// The field and SmallBank records saved for `runs` in a criterion directory
+/// (`triebench-runs/field/<run>/`, [`triebench_record::layout::field_dir`]), each found in the
+/// folder named after its run; other runs' records are left out.
+pub fn read_runs(criterion_dir: &Path, runs: &[String]) -> Result<FieldRuns, ReportError> {
+    use triebench_record::layout::{FIELD_DIR, SIDECAR_DIR};
+    let mut found = read(&criterion_dir.join(SIDECAR_DIR).join(FIELD_DIR))?;
+    let ours = |folder: &str| runs.iter().any(|r| r == folder);
+    found.field.retain(|f| ours(&f.folder));
+    found.smallbank.retain(|f| ours(&f.folder));
+    Ok(found)
+}
+
 /// Whether `dir` holds at least one field or SmallBank run record, or a file of their shape
 /// that fails to read (how `triebench report --runs DIR` tells such a folder from a criterion
 /// baseline's name; a bad record then fails the report naming the file).
