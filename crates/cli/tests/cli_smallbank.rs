@@ -61,6 +61,37 @@ fn an_unknown_profile_is_one_error() {
 }
 
 #[test]
+fn the_command_family_runs_and_an_unknown_family_is_one_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("command.json");
+    let run = triebench(&[
+        "smallbank",
+        "--family",
+        "command",
+        "--accounts",
+        "5",
+        "--transactions",
+        "20",
+        "--block-size",
+        "5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["family"], "command");
+    assert_eq!(v["valid_transactions"], 25);
+    let run = triebench(&["smallbank", "--family", "xo"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        stderr(&run).contains("unknown family `xo`; the families are smallbank, command"),
+        "{}",
+        stderr(&run)
+    );
+}
+
+#[test]
 fn a_directory_under_a_file_is_one_error() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("f");

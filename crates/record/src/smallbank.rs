@@ -53,6 +53,10 @@ pub struct SideFigures {
 /// A whole run: the options, the chain, and both sides' figures.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SmallbankResult {
+    /// The transaction family (`smallbank`; `command`: Transact's command family). A file
+    /// from before families were asked for is SmallBank's.
+    #[serde(default = "smallbank_family")]
+    pub family: String,
     /// The triebench profile.
     pub profile: String,
     /// Accounts created (the playlist's first transactions).
@@ -83,4 +87,9 @@ pub struct SmallbankResult {
     /// Bytes the state directory takes at the end (allocated blocks; 0 for in-memory
     /// profiles and servers reached by URL).
     pub state_bytes: u64,
+}
+
+/// The family of a SmallBank record that names none.
+fn smallbank_family() -> String {
+    "smallbank".to_string()
 }

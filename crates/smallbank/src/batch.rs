@@ -1,4 +1,4 @@
-//! A SmallBank payload as a one-transaction batch, ready for Transact's scheduler.
+//! A family's transaction as a one-transaction batch, ready for Transact's scheduler.
 //!
 //! Each transaction is its own batch, as a SmallBank client submits them: a transaction the
 //! handler rejects (an account created twice, an overdraft) then invalidates only itself.
@@ -10,32 +10,28 @@ use protobuf::Message;
 use sha2::{Digest, Sha512};
 use transact::protocol::batch::BatchPair;
 use transact::protos::batch::{Batch as BatchProto, BatchHeader as BatchHeaderProto};
-use transact::protos::smallbank::SmallbankTransactionPayload;
 use transact::protos::transaction::{
     Transaction as TransactionProto, TransactionHeader as TransactionHeaderProto,
 };
 use transact::protos::IntoNative;
 
 use crate::error::SmallbankError;
-use crate::playlist::addresses;
+use crate::family::Transaction;
 
 /// The placeholder signer and batcher public key (33 bytes, hex), as a compressed secp256k1
 /// key is long.
 const PUBLIC_KEY: &str = "020000000000000000000000000000000000000000000000000000000000000001";
 
-/// The batch holding payload number `index` of the playlist.
-pub fn batch_of(
-    index: u64,
-    payload: &SmallbankTransactionPayload,
-) -> Result<BatchPair, SmallbankError> {
+/// The batch holding transaction number `index` of the run.
+pub fn batch_of(index: u64, transaction: &Transaction) -> Result<BatchPair, SmallbankError> {
     let proto_err = |e: protobuf::ProtobufError| SmallbankError::Protocol(e.to_string());
-    let payload_bytes = payload.write_to_bytes().map_err(proto_err)?;
-    let addresses = addresses(payload);
+    let payload_bytes = transaction.payload.clone();
+    let addresses = transaction.addresses.clone();
 
     let mut header = TransactionHeaderProto::new();
     header.set_batcher_public_key(PUBLIC_KEY.into());
-    header.set_family_name("smallbank".into());
-    header.set_family_version("1.0".into());
+    header.set_family_name(transaction.family.into());
+    header.set_family_version(transaction.version.into());
     header.set_inputs(addresses.clone().into());
     header.set_outputs(addresses.into());
     header.set_nonce(format!("{index}"));

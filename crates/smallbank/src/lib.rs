@@ -9,9 +9,15 @@
 //! execution and commit p50/p99 for each side, bytes written per block and the state's size.
 //! With [`SmallbankOptions::trace`] the run's per-block changes are also written as a commit
 //! file `triebench root` replays, with the roots beside it.
+//!
+//! [`SmallbankOptions::family`] runs Transact's command family instead ([`command`]: keys
+//! created, then each transaction reads one key and writes it), through the same executor,
+//! beside the same reference.
 
 pub mod batch;
+pub mod command;
 pub mod error;
+pub mod family;
 pub mod io_counter;
 pub mod pipeline;
 pub mod playlist;
@@ -19,5 +25,6 @@ pub mod result;
 pub mod run;
 
 pub use error::SmallbankError;
+pub use family::{Family, FAMILIES};
 pub use result::{Percentiles, SideFigures, SmallbankResult};
 pub use run::{roots_path, run, Progress, SmallbankOptions};

@@ -1,5 +1,5 @@
 //! Transact's execution platform around one state: a context manager reading the state, a
-//! static execution adapter running the SmallBank handler, the executor, and a serial
+//! static execution adapter running the family's handler, the executor, and a serial
 //! scheduler per block. A block's batches go in; each valid transaction's state changes come
 //! out, in order.
 
@@ -8,12 +8,13 @@ use std::sync::mpsc;
 use transact::context::manager::sync::ContextManager;
 use transact::execution::adapter::static_adapter::StaticExecutionAdapter;
 use transact::execution::executor::Executor;
-use transact::families::smallbank::SmallbankTransactionHandler;
 use transact::protocol::batch::BatchPair;
 use transact::protocol::receipt::TransactionResult;
 use transact::scheduler::serial::SerialScheduler;
 use transact::scheduler::Scheduler;
 use transact::state::{Read, StateChange};
+
+use crate::family::Family;
 
 /// One block's execution: the valid transactions' changes in order, and the counts.
 #[derive(Debug, Default)]
@@ -26,23 +27,22 @@ pub struct Executed {
     pub invalid: u64,
 }
 
-/// Transact's executor with the SmallBank handler over one state.
+/// Transact's executor with a family's handler over one state.
 pub struct Pipeline {
     executor: Executor,
     context_manager: ContextManager,
 }
 
 impl Pipeline {
-    /// Starts an executor whose transactions read `state`.
+    /// Starts an executor whose `family` transactions read `state`.
     pub fn start(
         state: Box<dyn Read<StateId = String, Key = String, Value = Vec<u8>>>,
+        family: Family,
     ) -> Result<Self, String> {
         let context_manager = ContextManager::new(state);
-        let adapter = StaticExecutionAdapter::new_adapter(
-            vec![Box::new(SmallbankTransactionHandler::new())],
-            context_manager.clone(),
-        )
-        .map_err(|e| e.to_string())?;
+        let adapter =
+            StaticExecutionAdapter::new_adapter(vec![family.handler()], context_manager.clone())
+                .map_err(|e| e.to_string())?;
         let mut executor = Executor::new(vec![Box::new(adapter)]);
         executor.start().map_err(|e| e.to_string())?;
         Ok(Pipeline {

@@ -1,4 +1,4 @@
-//! A SmallBank run: the playlist in blocks, each block executed by Transact's executor and
+//! A run: a family's transactions (SmallBank's playlist, or the command family's) in blocks, each block executed by Transact's executor and
 //! committed on both sides (triebench-transact-state on a profile, Transact's MerkleState in
 //! memory), the previous root pruned, every block's root compared.
 
@@ -16,19 +16,22 @@ use triebench_kv::Store;
 
 use crate::batch::batch_of;
 use crate::error::SmallbankError;
+use crate::family::Family;
 use crate::io_counter::{dir_bytes, write_bytes};
 use crate::pipeline::{Executed, Pipeline};
-use crate::playlist::Playlist;
 use crate::result::{Percentiles, SideFigures, SmallbankResult};
 
 /// What to run, where.
 #[derive(Debug, Clone)]
 pub struct SmallbankOptions {
+    /// The transaction family (SmallBank by default).
+    pub family: Family,
     /// The triebench profile (`btree`, `lmdb`, `sqlite-wal-full`, `postgres`, ...).
     pub profile: String,
     /// The state directory for file-backed profiles (created if missing).
     pub dir: Option<PathBuf>,
-    /// Accounts the playlist creates first (at least 2).
+    /// Accounts the playlist creates first (at least 2), or keys the command family creates
+    /// (at least 1).
     pub accounts: u64,
     /// Transactions after the account creations.
     pub transactions: u64,
@@ -181,9 +184,12 @@ pub fn run(
     options: &SmallbankOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<SmallbankResult, SmallbankError> {
-    if options.accounts < 2 {
+    let family = options.family;
+    if options.accounts < family.min_accounts() {
         return Err(SmallbankError::Options(format!(
-            "--accounts must be at least 2 (a payment needs two accounts), got {}",
+            "--accounts must be at least {} for {family} (a payment needs two accounts, a \
+             command run one key), got {}",
+            family.min_accounts(),
             options.accounts
         )));
     }
@@ -227,15 +233,19 @@ pub fn run(
             message,
         }
     };
-    let our_pipeline = Pipeline::start(Box::new(ours.clone())).map_err(start_error("triebench"))?;
+    let our_pipeline =
+        Pipeline::start(Box::new(ours.clone()), family).map_err(start_error("triebench"))?;
     let their_pipeline =
-        Pipeline::start(Box::new(theirs.clone())).map_err(start_error("transact"))?;
+        Pipeline::start(Box::new(theirs.clone()), family).map_err(start_error("transact"))?;
 
     let mut trace = options.trace.as_deref().map(Trace::create).transpose()?;
     let total = options.accounts + options.transactions;
     let blocks = total.div_ceil(options.block_size);
-    let mut playlist = Playlist::new(options.accounts as usize, options.seed).take(total as usize);
+    let mut playlist = family
+        .transactions(options.accounts, options.seed)
+        .take(total as usize);
     let mut result = SmallbankResult {
+        family: family.name().to_string(),
         profile: options.profile.clone(),
         accounts: options.accounts,
         transactions: options.transactions,
@@ -251,8 +261,8 @@ pub fn run(
     let outcome = (|| {
         for block in 1..=blocks {
             let mut batches: Vec<BatchPair> = Vec::with_capacity(options.block_size as usize);
-            for payload in playlist.by_ref().take(options.block_size as usize) {
-                batches.push(batch_of(index, &payload)?);
+            for transaction in playlist.by_ref().take(options.block_size as usize) {
+                batches.push(batch_of(index, &transaction?)?);
                 index += 1;
             }
             let exec_error = |side: &'static str| {

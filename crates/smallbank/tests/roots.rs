@@ -2,10 +2,11 @@
 //! Transact's MerkleState's (the run stops with `RootMismatch` otherwise), on btree, LMDB,
 //! SQLite (WAL, full sync) and a PostgreSQL server the kv crate starts in the directory.
 
-use triebench_smallbank::{run, SmallbankError, SmallbankOptions, SmallbankResult};
+use triebench_smallbank::{run, Family, SmallbankError, SmallbankOptions, SmallbankResult};
 
 fn options(profile: &str, dir: Option<&std::path::Path>) -> SmallbankOptions {
     SmallbankOptions {
+        family: Family::Smallbank,
         profile: profile.into(),
         dir: dir.map(|d| d.join("state")),
         accounts: 30,
@@ -73,6 +74,59 @@ fn same_roots_as_transact_on_sqlite() {
 #[test]
 fn same_roots_as_transact_on_postgres() {
     assert_eq!(run_on("postgres").final_root, run_on("btree").final_root);
+}
+
+/// Transact's command family through the same executor: every block's root equal to
+/// Transact's on btree and on a real LMDB file, each transaction valid (a read and a write of a
+/// created key), every block changing what it wrote.
+#[test]
+fn the_command_family_gives_transacts_roots_on_btree_and_lmdb() {
+    let command = |profile: &str, dir: Option<&std::path::Path>| SmallbankOptions {
+        family: Family::Command,
+        accounts: 20,
+        transactions: 180,
+        block_size: 20,
+        ..options(profile, dir)
+    };
+    let on_btree = run(&command("btree", None), &mut |_| {}).expect("btree");
+    assert_eq!(on_btree.family, "command");
+    assert_eq!(on_btree.blocks, 10);
+    assert_eq!(on_btree.valid_transactions, 200, "{on_btree:?}");
+    assert_eq!(on_btree.invalid_transactions, 0);
+    // A block of 20 writes to 20 keys drawn from 20 changes at most 20 leaves, at least one.
+    assert!(
+        (1.0..=20.0).contains(&on_btree.changes_per_block),
+        "{on_btree:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let on_lmdb = run(&command("lmdb", Some(dir.path())), &mut |_| {}).expect("lmdb");
+    assert_eq!(on_lmdb.final_root, on_btree.final_root);
+    // Not SmallBank's chain.
+    assert_ne!(on_btree.final_root, run_on("btree").final_root);
+}
+
+#[test]
+fn families_are_named_and_an_unknown_one_lists_them() {
+    assert_eq!("command".parse::<Family>().unwrap(), Family::Command);
+    let err = "xo".parse::<Family>().unwrap_err().to_string();
+    assert!(
+        err.contains("unknown family `xo`; the families are smallbank, command"),
+        "{err}"
+    );
+    // The command family needs one key, SmallBank two accounts.
+    let too_few = SmallbankOptions {
+        accounts: 1,
+        ..options("btree", None)
+    };
+    let err = run(&too_few, &mut |_| {}).unwrap_err().to_string();
+    assert!(err.contains("at least 2 for smallbank"), "{err}");
+    let one_key = SmallbankOptions {
+        family: Family::Command,
+        accounts: 1,
+        transactions: 5,
+        ..options("btree", None)
+    };
+    assert!(run(&one_key, &mut |_| {}).is_ok());
 }
 
 #[test]

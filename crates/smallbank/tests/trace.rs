@@ -71,6 +71,7 @@ fn the_generator_still_makes_the_fixture() {
     // transactions) are the same draws.
     run(
         &SmallbankOptions {
+            family: triebench_smallbank::Family::Smallbank,
             profile: "btree".into(),
             dir: None,
             accounts: 1000,
@@ -97,6 +98,7 @@ fn a_fresh_trace_replays_to_the_runs_roots() {
     let trace = dir.path().join("t.jsonl");
     let result = run(
         &SmallbankOptions {
+            family: triebench_smallbank::Family::Smallbank,
             profile: "lmdb".into(),
             dir: Some(dir.path().join("state")),
             accounts: 20,

@@ -5,13 +5,17 @@ use std::path::PathBuf;
 
 use clap::Args;
 use triebench_plan::step::smallbank::{smallbank, SmallbankStepOptions};
-use triebench_smallbank::SmallbankOptions;
+use triebench_smallbank::{Family, SmallbankOptions};
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
 
 #[derive(Debug, Args)]
 pub struct SmallbankArgs {
+    /// Transaction family: smallbank (Transact's banking benchmark) or command (Transact's
+    /// command family: keys created, then each transaction reads one key and writes it).
+    #[arg(long, value_name = "NAME", default_value = "smallbank")]
+    pub family: String,
     /// Backend profile (`triebench profiles` lists them).
     #[arg(long, value_name = "NAME", default_value = "btree")]
     pub profile: String,
@@ -51,13 +55,20 @@ pub fn run_smallbank(args: SmallbankArgs) -> Result<(), CliError> {
             triebench_record::layout::validate_run_name(run)?;
             Some(
                 triebench_record::layout::field_dir(&args.criterion.resolve(), run)
-                    .join(format!("smallbank-{}.json", args.profile)),
+                    .join(format!("{}-{}.json", args.family, args.profile)),
             )
         }
         None => None,
     };
+    let family: Family =
+        args.family
+            .parse()
+            .map_err(|e: triebench_smallbank::SmallbankError| {
+                CliError::Usage(format!("--family: {e}"))
+            })?;
     smallbank(&SmallbankStepOptions {
         run: SmallbankOptions {
+            family,
             profile: args.profile,
             dir: args.dir,
             accounts: args.accounts,

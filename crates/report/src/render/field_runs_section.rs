@@ -58,11 +58,14 @@ pub fn write(runs: &FieldRuns) -> String {
             out,
             "`triebench smallbank`: Transact's executor over triebench's state on the profile, \
              and over Transact's own `MerkleState` (in memory) in the same process, every block's \
-             root equal on both.\n"
+             root equal on both; the family is SmallBank's, or Transact's command family \
+             (`--family command`: keys created, then each transaction reads one key and writes \
+             it).\n"
         );
         out.push_str(&header(
             &[
                 "folder",
+                "family",
                 "profile",
                 "accounts",
                 "transactions",
@@ -77,6 +80,7 @@ pub fn write(runs: &FieldRuns) -> String {
             let r = &s.record;
             out.push_str(&row(&[
                 s.folder.clone(),
+                format!("`{}`", r.family),
                 format!("`{}`", r.profile),
                 r.accounts.to_string(),
                 r.transactions.to_string(),
