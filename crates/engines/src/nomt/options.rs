@@ -10,19 +10,23 @@ pub const NOMT_PAGE_BYTES: u64 = 4096;
 
 /// NOMT's options as a [`NomtEngine`](super::NomtEngine) sets them.
 ///
-/// NOMT keeps its Merkle pages (each holds six levels of its binary trie, 126 nodes) in a hash
-/// table file, `ht`, of a fixed number of 4 KiB buckets chosen when the directory is created
-/// and preallocated in full by default: [`buckets`](Self::buckets) sets the disk cost
-/// ([`hash_table_bytes`](Self::hash_table_bytes)) whatever the state holds. NOMT's own default
-/// is 64,000 buckets (250 MiB); a state of random keys uses about 0.15-0.3 buckets per leaf
-/// (the top pages fill first: about 170 pages at 1,000 leaves, 270,000 at a million) and NOMT
-/// fails a commit (`BucketExhaustion`) as the table approaches full, its speed dropping beyond
-/// 90 % occupancy. [`for_leaves`](Self::for_leaves) sizes the table for a state.
+/// NOMT keeps its Merkle pages (each six levels of its binary trie, 126 nodes) in a hash table
+/// file, `ht`, of a fixed number of 4 KiB buckets chosen when the directory is created and
+/// preallocated in full by default: [`buckets`](Self::buckets) sets that file's disk cost
+/// ([`hash_table_bytes`](Self::hash_table_bytes)) whatever the state holds. NOMT stores a page
+/// only if more than about 20 leaves lie under it (it rebuilds the others from the values when
+/// it needs them), beside the root page and its 64 children: 65 pages from about 1,000 to
+/// about 30,000 random keys, 163 at 50,000, 4,161 from 200,000 to about 2 million, then the next layer fills
+/// (about 120,000 at 5 million, 266,000 at 10 million; [`expected_pages`](Self::expected_pages)).
+/// A commit fails (`BucketExhaustion`) as the table approaches full, and NOMT slows beyond 90 %
+/// occupancy. NOMT's own default is 64,000 buckets (250 MiB); here 8,192 (32 MiB), under half
+/// full up to about 2 million random keys; [`for_leaves`](Self::for_leaves) sizes it for a
+/// state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NomtOptions {
     /// Hash-table buckets (4 KiB pages) of a new directory; an existing directory keeps the
-    /// count it was created with. Default 8,192: a 32 MiB `ht` file, room for about 25,000
-    /// leaves of random keys.
+    /// count it was created with. Default 8,192: a 32 MiB `ht` file, under half full up to
+    /// about 2 million random keys.
     pub buckets: u32,
     /// Whether NOMT allocates the whole hash-table file when it creates it (its default, and
     /// what it does in production: no fragmentation later). `false` leaves it sparse: its
@@ -56,16 +60,40 @@ impl NomtOptions {
     /// The smallest hash table [`for_leaves`](Self::for_leaves) gives: 1,024 buckets (4 MiB).
     pub const MIN_BUCKETS: u32 = 1_024;
 
-    /// The default options with a hash table for a state of up to `leaves` random keys at
-    /// under half occupancy: one bucket per two leaves, at least
-    /// [`MIN_BUCKETS`](Self::MIN_BUCKETS) (so 1,000 leaves take a 4 MiB table, a million
-    /// 2 GiB).
+    /// The leaves under a page above which NOMT stores it (its `PAGE_ELISION_THRESHOLD`).
+    const ELISION_THRESHOLD: u64 = 20;
+
+    /// The default options with a hash table at most half full for a state of `leaves` random
+    /// keys: twice [`expected_pages`](Self::expected_pages), at least
+    /// [`MIN_BUCKETS`](Self::MIN_BUCKETS) (4 MiB up to about 60,000 leaves, 33 MiB at a
+    /// million, 0.9 GiB at 5 million).
     pub fn for_leaves(leaves: u64) -> Self {
-        let buckets = (leaves / 2).clamp(u64::from(Self::MIN_BUCKETS), u64::from(u32::MAX));
+        let buckets = (2.0 * Self::expected_pages(leaves)).ceil();
+        let buckets = if buckets >= f64::from(u32::MAX) {
+            u32::MAX
+        } else {
+            // In range: checked above, and not negative.
+            buckets as u32
+        };
         NomtOptions {
-            buckets: u32::try_from(buckets).unwrap_or(u32::MAX),
+            buckets: buckets.max(Self::MIN_BUCKETS),
             ..NomtOptions::default()
         }
+    }
+
+    /// The pages NOMT is expected to store for `leaves` random keys: the root page, each of
+    /// its 64 children with two leaves or more under it, and each page further down with more
+    /// than about 20 (a Poisson tail per layer of 64^d pages). It matched NOMT's own count at
+    /// 300 (62), 1,000 (65), 50,000 (167 against 163) and 200,000 leaves (4,161).
+    pub fn expected_pages(leaves: u64) -> f64 {
+        let mut pages = 1.0 + 64.0 * poisson_at_least(leaves as f64 / 64.0, 2);
+        let mut layer = 64.0 * 64.0;
+        // Eight layers of pages cover 48 levels: 2^48 leaves.
+        for _ in 2..8 {
+            pages += layer * poisson_at_least(leaves as f64 / layer, Self::ELISION_THRESHOLD);
+            layer *= 64.0;
+        }
+        pages
     }
 
     /// The size of the `ht` file these options create: the buckets and NOMT's one byte of
@@ -107,4 +135,15 @@ impl NomtOptions {
         options.io_workers(self.io_workers);
         Ok(options)
     }
+}
+
+/// P(X >= k) for X ~ Poisson(`mean`).
+fn poisson_at_least(mean: f64, k: u64) -> f64 {
+    let mut below = 0.0;
+    let mut term = (-mean).exp();
+    for i in 0..k {
+        below += term;
+        term *= mean / (i + 1) as f64;
+    }
+    (1.0 - below).max(0.0)
 }
