@@ -24,6 +24,15 @@ pub enum EngineError {
         message: String,
     },
 
+    /// The engine cannot run on this system (NOMT without io_uring): skip it, saying why.
+    #[error("{engine} cannot run here: {reason}")]
+    Unavailable {
+        /// The engine.
+        engine: &'static str,
+        /// What it needs that the system lacks.
+        reason: String,
+    },
+
     /// A root this engine has not committed, or has pruned.
     #[error("{engine}: unknown root {root}")]
     UnknownRoot {

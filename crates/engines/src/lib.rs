@@ -13,6 +13,9 @@
 //!   own, Keccak-256 and RLP); [`ModelMpt`], its reference (roots built from scratch);
 //!   [`mpt::vectors`], Ethereum's published trie test vectors (`fixtures/ethereum`) and their
 //!   check on any store.
+//! * `nomt` (feature `nomt`): `NomtEngine`, NOMT 1.0.5 with its own files in a directory
+//!   (not over a kv store; io_uring on Linux), sized by `NomtOptions`; `ModelNomt`, its
+//!   reference (roots built from scratch by nomt-core).
 //! * `transact` (feature `transact`): `TransactEngine`, Hyperledger Transact 0.4.7's own
 //!   `MerkleState` on its in-memory `BTreeDatabase` or, through `KvDatabase` (Transact's
 //!   `Database` over a kv store), on any kv store; `TransactOnStore`, the same on a kv store
@@ -25,16 +28,19 @@
 //!
 //! # What is here, and what is not
 //!
-//! Four engines, each checked against its reference: ours (against [`ModelTrie`], and
+//! Five engines, each checked against its reference: ours (against [`ModelTrie`], and
 //! Transact), JMT (against its mock), the MPT (against Ethereum's vectors and [`ModelMpt`]),
-//! and Transact 0.4.7 itself (feature `transact`; its roots are the trie's wherever Transact is
-//! right). All four run on every kv profile (Transact through `KvDatabase`), Transact also on
-//! its own in-memory database. Ours, JMT and the MPT prune (the MPT by reference
-//! counts) and prove; Transact prunes its own way and does not prove.
+//! Transact 0.4.7 itself (feature `transact`; its roots are the trie's wherever Transact is
+//! right) and NOMT (feature `nomt`; against `ModelNomt`). The first four run on every kv
+//! profile (Transact through `KvDatabase`), Transact also on its own in-memory database; NOMT
+//! runs on its own files in a directory (so on the filesystem under test, not on a kv
+//! profile), needs io_uring on Linux, and keeps only its latest version. Ours, JMT and the MPT
+//! prune (the MPT by reference counts) and prove; NOMT proves at its latest root and has
+//! nothing older to prune; Transact prunes its own way and does not prove.
 //!
 //! `triebench engines` (triebench-measure's `engines_run`) measures ours, JMT and the MPT side
-//! by side on any profile. Not yet: NOMT and Firewood behind the trait, Transact's SQL state
-//! (`SqlMerkleState`), and Transact's engine in `triebench engines` (issue 50).
+//! by side on any profile. Not yet: NOMT and Transact's engine in `triebench engines`, Firewood
+//! behind the trait, Transact's SQL state (`SqlMerkleState`) (issue 50).
 //!
 //! # Example
 //!
@@ -57,10 +63,14 @@ mod error;
 pub mod jellyfish;
 mod model;
 pub mod mpt;
+#[cfg(feature = "nomt")]
+pub mod nomt;
 #[cfg(feature = "transact")]
 mod transact;
 mod trie;
 
+#[cfg(feature = "nomt")]
+pub use self::nomt::{ModelNomt, NomtEngine, NomtOptions};
 pub use check::check_roots;
 pub use engine::{Engine, Root};
 pub use error::EngineError;
