@@ -94,7 +94,7 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
         "[2/7] headline on 't': profiles btree, up to 1 s and 1 round(s) each",
         "[3/7] forget an earlier phase breakdown of 't'",
         "[4/7] grow on 't': lmdb to 1000 leaves",
-        "[5/7] engines on 't': trie, jmt, mpt, transact on btree",
+        "[5/7] engines on 't': trie, jmt, mpt, transact, nomt on btree",
         "[6/7] report: runs t (baseline 't')",
         "[7/7] export-run 't'",
     ] {

@@ -1,4 +1,5 @@
-//! `triebench engines`: a tiny run of the four engines on lmdb writes engines.json
+//! `triebench engines`: a tiny run of the four kv engines on lmdb, and NOMT on its own files in
+//! the same directory, writes engines.json
 //! with every engine × profile checked and measured (the same leaves in each, Transact's own
 //! state ending at the trie's root, cold reads where the data lives in files, proofs where the
 //! engine makes them), env.json, and the report's
@@ -18,7 +19,7 @@ fn a_tiny_run_writes_its_record_and_the_report_section() {
     let output = triebench(&[
         "engines",
         "--engines",
-        "trie,jmt,mpt,transact",
+        "trie,jmt,mpt,transact,nomt",
         // One profile that keeps files (cold reads, bytes on disk): the engines on btree are
         // checked in triebench-measure's own tests, and each run here does 1,000 commits.
         "--profiles",
@@ -60,6 +61,7 @@ fn a_tiny_run_writes_its_record_and_the_report_section() {
             ("jmt".into(), "lmdb".into()),
             ("mpt".into(), "lmdb".into()),
             ("transact".into(), "lmdb".into()),
+            ("nomt".into(), "own files".into()),
         ]
     );
     for r in results {
@@ -75,7 +77,8 @@ fn a_tiny_run_writes_its_record_and_the_report_section() {
             assert_eq!(r["proof"]["count"], 10);
             assert!(r["proof"]["mean_bytes"].as_f64().unwrap() > 0.0);
         }
-        assert!(r["nodes_per_leaf"].as_f64().unwrap() > 0.0);
+        // Node rows where the engine keeps a node table; NOMT keeps pages of its own.
+        assert_eq!(r["nodes_per_leaf"].is_null(), r["engine"] == "nomt", "{r}");
         // Transact's scenarios ran first; Transact's own state skips the one it gets wrong.
         let scenarios = r["scenarios"].as_array().expect("scenarios");
         assert_eq!(scenarios.len(), 7, "{r}");
@@ -108,6 +111,7 @@ fn a_tiny_run_writes_its_record_and_the_report_section() {
     assert!(md.contains("| `jmt` | `lmdb` |"), "{md}");
     assert!(md.contains("| `mpt` | `lmdb` |"), "{md}");
     assert!(md.contains("| `transact` | `lmdb` |"), "{md}");
+    assert!(md.contains("| `nomt` | `own files` |"), "{md}");
     assert!(md.contains("`pruning_duplicate_leaves` µs"), "{md}");
     assert!(
         md.contains("- Skipped: `transact`, `update_same_address_space`"),
@@ -138,7 +142,7 @@ fn unknown_engines_and_profiles_are_refused_naming_the_choices() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("unknown engine `iavl`: the engines are trie, jmt, mpt, transact"),
+        stderr.contains("unknown engine `iavl`: the engines are trie, jmt, mpt, transact, nomt"),
         "{stderr}"
     );
     let output = triebench(&["engines", "--profiles", "btree", "--field", "firewood-big"]);
@@ -152,6 +156,10 @@ fn unknown_engines_and_profiles_are_refused_naming_the_choices() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("lmbd"), "{stderr}");
+    let output = triebench(&["engines", "--engines", "nomt", "--profiles", "btree"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--dir is needed for nomt"), "{stderr}");
     let output = triebench(&["engines", "--profiles", "lmdb"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);

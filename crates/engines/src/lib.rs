@@ -38,9 +38,12 @@
 //! prune (the MPT by reference counts) and prove; NOMT proves at its latest root and has
 //! nothing older to prune; Transact prunes its own way and does not prove.
 //!
-//! `triebench engines` (triebench-measure's `engines_run`) measures ours, JMT and the MPT side
-//! by side on any profile. Not yet: NOMT and Transact's engine in `triebench engines`, Firewood
-//! behind the trait, Transact's SQL state (`SqlMerkleState`) (issue 50).
+//! `triebench engines` (triebench-measure's `engines_run`) measures all five side by side, the
+//! first four on any profile, NOMT on its files. Not here: Firewood (0.3.1 builds, but its
+//! Ecosystem License 1.1 allows use only with Avalanche's platform or for non-production
+//! research within the Avalanche ecosystem, not in a general-purpose tool), and Transact's SQL
+//! state (`SqlMerkleState`: its diesel and `libsqlite3-sys` would link a second SQLite beside
+//! triebench-kv's; it runs in `crates/transact-compare`, a workspace of its own).
 //!
 //! # Example
 //!

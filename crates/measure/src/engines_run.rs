@@ -31,8 +31,9 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 use sha2::Sha256;
 use triebench_engines::{
-    check_roots, Engine, JmtEngine, KvTreeStore, MockJmt, ModelMpt, ModelTrie, MptEngine, Root,
-    TransactOnStore, TrieEngine, JMT_TABLES, MPT_TABLES, TRANSACT_TABLES,
+    check_roots, Engine, EngineError, JmtEngine, KvTreeStore, MockJmt, ModelMpt, ModelNomt,
+    ModelTrie, MptEngine, NomtEngine, NomtOptions, Root, TransactOnStore, TrieEngine, JMT_TABLES,
+    MPT_TABLES, TRANSACT_TABLES,
 };
 use triebench_kv::{BackendSpec, Profile, ReadTx, Store, StoreVisitor};
 use triebench_merkle::{StateChange, TABLES};
@@ -66,15 +67,21 @@ pub enum EngineName {
     /// Hyperledger Transact 0.4.7's own `MerkleState` on the kv store ([`TransactOnStore`]):
     /// the format the trie reproduces, as Transact's code runs it.
     Transact,
+    /// NOMT 1.0.5 on files of its own in the directory ([`NomtEngine`]): on no kv profile.
+    Nomt,
 }
 
 /// Every engine, in the order a run takes them by default.
-pub const ENGINES: [EngineName; 4] = [
+pub const ENGINES: [EngineName; 5] = [
     EngineName::Trie,
     EngineName::Jmt,
     EngineName::Mpt,
     EngineName::Transact,
+    EngineName::Nomt,
 ];
+
+/// The profile an engine with files of its own ([`EngineName::own_files`]) is recorded under.
+pub const OWN_FILES: &str = "own files";
 
 /// An `--engines` name that is not one of [`ENGINES`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -94,6 +101,7 @@ impl EngineName {
             EngineName::Jmt => "jmt",
             EngineName::Mpt => "mpt",
             EngineName::Transact => "transact",
+            EngineName::Nomt => "nomt",
         }
     }
 
@@ -104,6 +112,7 @@ impl EngineName {
             EngineName::Jmt => JMT_TABLES,
             EngineName::Mpt => MPT_TABLES,
             EngineName::Transact => TRANSACT_TABLES,
+            EngineName::Nomt => &[],
         }
     }
 
@@ -114,7 +123,14 @@ impl EngineName {
             EngineName::Jmt => JMT_TABLES.first().copied(),
             EngineName::Mpt => MPT_TABLES.first().copied(),
             EngineName::Transact => TRANSACT_TABLES.first().copied(),
+            EngineName::Nomt => None,
         }
+    }
+
+    /// Whether the engine keeps its data in files of its own in the directory rather than on a
+    /// kv profile (NOMT): it runs once per directory, recorded under [`OWN_FILES`].
+    pub fn own_files(self) -> bool {
+        matches!(self, EngineName::Nomt)
     }
 
     /// Transact's scenarios the engine is known to get wrong, skipped with the reason.
@@ -143,6 +159,7 @@ impl EngineName {
                 "the trie's reference model (roots from scratch; Transact's known faults are \
                  outside these batches)"
             }
+            EngineName::Nomt => "NOMT's model (roots built from scratch by nomt-core)",
         }
     }
 }
@@ -207,6 +224,9 @@ pub fn with_engine<S: Store + 'static, V: EngineVisitor<S>>(
             |e: &TransactOnStore<S>| e.store(),
             ModelTrie::default(),
         ),
+        EngineName::Nomt => Err(MeasureError::Usage(
+            "nomt keeps its own files and runs on no kv profile (run_own_engine)".into(),
+        )),
     }
 }
 
@@ -498,6 +518,13 @@ impl<S: Store> EngineVisitor<S> for Field<'_> {
     ) -> Result<FieldFigures, MeasureError> {
         let mut pids = vec![std::process::id()];
         pids.extend(store_of(&engine).server_pid());
+        self.run(&mut engine, &pids)
+    }
+}
+
+impl Field<'_> {
+    /// The workload on any engine; `pids` are the processes whose writes count.
+    fn run<E: Engine>(self, engine: &mut E, pids: &[u32]) -> Result<FieldFigures, MeasureError> {
         let mut setup_commits = 0u64;
         let mut timed = Vec::new();
         for (phase, commit) in self.workload.commits(self.scale, self.seed) {
@@ -514,7 +541,7 @@ impl<S: Store> EngineVisitor<S> for Field<'_> {
             self.workload,
             timed.len()
         ));
-        let timed = timed_commits(&mut engine, &pids, &timed)?;
+        let timed = timed_commits(engine, pids, &timed)?;
         Ok(FieldFigures {
             workload: self.workload.name().to_string(),
             scale: self.scale.max(1),
@@ -611,6 +638,8 @@ impl StoreVisitor for ColdReads<'_> {
                 let transact = TransactOnStore::reopen(store, self.root)?;
                 read_each(&transact, self.root, self.picks, self.name, &mut h)?;
             }
+            // On no kv store: run_own_engine reopens its files.
+            EngineName::Nomt => return Ok(None),
             EngineName::Jmt => {
                 // The engine keeps its versions in memory; JMT itself reads a version from the
                 // store: the latest, the one each commit wrote counting from 0.
@@ -748,6 +777,130 @@ pub fn run_engine(
     outcome
 }
 
+/// A fresh directory `<dir>/<engine>/<what>` for an engine with files of its own (removed
+/// first if it is there).
+fn own_dir(dir: &Path, name: EngineName, what: &str) -> Result<PathBuf, MeasureError> {
+    let path = dir.join(name.name()).join(what);
+    if path.exists() {
+        std::fs::remove_dir_all(&path).map_err(|source| MeasureError::Io {
+            what: "removing an earlier engine directory",
+            dir: path.clone(),
+            source,
+        })?;
+    }
+    std::fs::create_dir_all(&path).map_err(|source| MeasureError::Io {
+        what: "making an engine directory",
+        dir: path.clone(),
+        source,
+    })?;
+    Ok(path)
+}
+
+/// Checks, then measures, an engine with files of its own ([`EngineName::own_files`]: NOMT)
+/// in `dir/<engine>/`, as [`run_engine`] does a kv engine (the same check, workloads, reads
+/// and field workloads; cold reads on its files reopened), recorded under [`OWN_FILES`]. Its
+/// directories are removed after. An engine this system cannot run is
+/// [`EngineError::Unavailable`] (inside [`MeasureError::Engine`]), for the caller to skip.
+pub fn run_own_engine(
+    name: EngineName,
+    dir: &Path,
+    plan: &EnginesPlan,
+    progress: &mut dyn FnMut(&str),
+) -> Result<EngineResult, MeasureError> {
+    let outcome = measure_own(name, dir, plan, progress);
+    let _ = std::fs::remove_dir_all(dir.join(name.name()));
+    outcome
+}
+
+fn measure_own(
+    name: EngineName,
+    dir: &Path,
+    plan: &EnginesPlan,
+    progress: &mut dyn FnMut(&str),
+) -> Result<EngineResult, MeasureError> {
+    if !name.own_files() {
+        return Err(MeasureError::Usage(format!(
+            "{name} runs on a kv profile (run_engine)"
+        )));
+    }
+    // Sized for the largest state a store of this run holds.
+    let field_rows = if plan.field.is_empty() {
+        0
+    } else {
+        plan.field_scale.max(1) * 20_000
+    };
+    let options = NomtOptions::for_leaves((UPDATE_LEAVES + plan.fill_leaves).max(field_rows));
+    let batches = check_batches(plan.seed);
+    progress(&format!(
+        "checking {} of Transact's scenarios and {} batches against {}",
+        crate::engine_scenarios::ENGINE_SCENARIOS.len(),
+        batches.len(),
+        name.reference()
+    ));
+    let checked = {
+        let mut engine = NomtEngine::open(&own_dir(dir, name, "check")?, &options)?;
+        let mut reference = ModelNomt::default();
+        let scenarios = run_scenarios(
+            &mut engine,
+            &mut reference,
+            &Default::default(),
+            name.known_faults(),
+        )?;
+        let batches = check_roots(&mut engine, &mut reference, &batches)?.len() as u64;
+        Checked { batches, scenarios }
+    };
+    let _ = std::fs::remove_dir_all(dir.join(name.name()).join("check"));
+    let store = own_dir(dir, name, "store")?;
+    let pids = [std::process::id()];
+    let measured = {
+        let mut engine = NomtEngine::open(&store, &options)?;
+        Measure {
+            name,
+            plan,
+            dir: Some(&store),
+            progress: &mut *progress,
+        }
+        .run(&mut engine, &pids, |_| Ok((None, None)))?
+    };
+    let mut result = measured.result;
+    let evicted = evict_dir(&store);
+    progress(&format!(
+        "evicted {} files ({} KiB); {} cold reads",
+        evicted.files,
+        evicted.bytes >> 10,
+        measured.picks.len()
+    ));
+    let engine = NomtEngine::open(&store, &options)?;
+    let mut h = histogram();
+    read_each(&engine, &measured.root, &measured.picks, name, &mut h)?;
+    drop(engine);
+    result.read_cold = Some(latency(&h));
+    for &workload in &plan.field {
+        progress(&format!(
+            "{workload} at scale {} in a fresh directory",
+            plan.field_scale.max(1)
+        ));
+        let mut engine =
+            NomtEngine::open(&own_dir(dir, name, &format!("field-{workload}"))?, &options)?;
+        let field = Field {
+            workload,
+            scale: plan.field_scale,
+            seed: plan.seed,
+            progress: &mut *progress,
+        };
+        result.field.push(field.run(&mut engine, &pids)?);
+    }
+    result.profile = OWN_FILES.to_string();
+    result.checked_batches = checked.batches;
+    result.scenarios = checked.scenarios;
+    Ok(result)
+}
+
+/// Whether `err` says the engine cannot run on this system (skip it, saying why).
+pub fn is_unavailable(err: &MeasureError) -> bool {
+    matches!(err, MeasureError::Engine(EngineError::Unavailable { .. }))
+}
+
 fn measure_engine(
     name: EngineName,
     profile: Profile,
@@ -846,7 +999,7 @@ mod tests {
         let err = "iavl".parse::<EngineName>().unwrap_err().to_string();
         assert_eq!(
             err,
-            "unknown engine `iavl`: the engines are trie, jmt, mpt, transact"
+            "unknown engine `iavl`: the engines are trie, jmt, mpt, transact, nomt"
         );
     }
 
@@ -890,7 +1043,7 @@ mod tests {
     #[test]
     fn the_check_passes_each_engine_and_stops_a_wrong_root_or_read() {
         let batches = check_batches(7);
-        for name in ENGINES {
+        for name in ENGINES.into_iter().filter(|n| !n.own_files()) {
             let check = Check {
                 batches: &batches,
                 known_faults: name.known_faults(),
@@ -1004,6 +1157,48 @@ mod tests {
             lines.iter().any(|l| l.contains("1 setup commits done")),
             "{lines:?}"
         );
+    }
+
+    #[test]
+    fn nomt_runs_on_its_own_files_checked_then_measured() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let plan = EnginesPlan {
+            fill_leaves: 300,
+            fill_batch: 100,
+            reads: 10,
+            seed: 7,
+            ..EnginesPlan::default()
+        };
+        let result = match run_own_engine(EngineName::Nomt, tmp.path(), &plan, &mut |_| {}) {
+            Err(e) if is_unavailable(&e) => {
+                eprintln!("skipped: {e}");
+                return;
+            }
+            other => other.expect("nomt runs"),
+        };
+        assert_eq!(result.engine, "nomt");
+        assert_eq!(result.profile, OWN_FILES);
+        assert_eq!(result.checked_batches, check_batches(7).len() as u64);
+        assert_eq!(result.scenarios.len(), 7);
+        assert_eq!(result.update.commits, 1001);
+        assert_eq!(result.fill.commits, 3);
+        assert_eq!(result.leaves, 950 + 300);
+        assert!(result.disk_bytes > 0);
+        assert_eq!(result.read_cold.map(|c| c.count), Some(10));
+        assert_eq!(result.proof.map(|p| p.count), Some(10));
+        // Its directories are gone once measured.
+        assert!(!tmp.path().join("nomt").exists());
+        // Not a kv engine: asked to run on a profile, it says so.
+        let err = with_engine(
+            EngineName::Nomt,
+            btree(TABLES),
+            Check {
+                batches: &[],
+                known_faults: &[],
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("own files"), "{err}");
     }
 
     #[test]

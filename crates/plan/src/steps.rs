@@ -73,7 +73,7 @@ pub const DEFAULT_GROW_PROFILES: [&str; 3] = ["lmdb", "sqlite-wal-full", "postgr
 pub const SHORT_GROW_SAMPLES: (u64, u64) = (50, 300);
 
 /// The engines the main job runs side by side.
-pub const DEFAULT_ENGINES: [&str; 4] = ["trie", "jmt", "mpt", "transact"];
+pub const DEFAULT_ENGINES: [&str; 5] = ["trie", "jmt", "mpt", "transact", "nomt"];
 
 /// The profiles the main job runs the engines on, among those built in and measured: the
 /// in-memory store (nearly the engine's own cost) and the default growth profiles.
@@ -519,7 +519,13 @@ mod tests {
     /// The engines step on the default engine profiles among [`enabled`].
     fn engines(leaves: u64) -> RunStep {
         RunStep::Engines {
-            engines: vec!["trie".into(), "jmt".into(), "mpt".into(), "transact".into()],
+            engines: vec![
+                "trie".into(),
+                "jmt".into(),
+                "mpt".into(),
+                "transact".into(),
+                "nomt".into(),
+            ],
             profiles: vec!["btree".into(), "lmdb".into()],
             leaves,
             reads: 100,
@@ -608,7 +614,13 @@ mod tests {
         assert_eq!(
             plan(&o, &enabled()).runs[0].steps[4],
             RunStep::Engines {
-                engines: vec!["trie".into(), "jmt".into(), "mpt".into(), "transact".into()],
+                engines: vec![
+                    "trie".into(),
+                    "jmt".into(),
+                    "mpt".into(),
+                    "transact".into(),
+                    "nomt".into(),
+                ],
                 profiles: vec!["sqlite-wal-full".into()],
                 leaves: 10_000,
                 reads: 100,

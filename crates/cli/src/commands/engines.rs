@@ -10,7 +10,8 @@ use crate::error::CliError;
 
 #[derive(Debug, Args)]
 pub struct EnginesArgs {
-    /// Engines, comma-separated: trie, jmt, mpt, transact [default: all].
+    /// Engines, comma-separated: trie, jmt, mpt, transact, nomt (NOMT, on files of its own in
+    /// --dir, once rather than per profile) [default: all; nomt only with --dir].
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub engines: Vec<String>,
     /// Backend profiles, comma-separated (`triebench profiles` lists them) [default: btree,

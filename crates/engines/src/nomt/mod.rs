@@ -278,6 +278,11 @@ impl Engine for NomtEngine {
         self.latest(root)
     }
 
+    /// NOMT keeps its latest version only (its rollback log is not enabled here).
+    fn keeps_versions(&self) -> bool {
+        false
+    }
+
     fn prove(&self, root: &Root, address: &str) -> Result<Option<Vec<u8>>, EngineError> {
         let key = key::key_path(address)?;
         self.latest(root)?;

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use triebench_kv::Profile;
-use triebench_measure::engines_run::{run_engine, EngineName, EnginesPlan, COLD_METHOD};
+use triebench_measure::engines_run::{
+    is_unavailable, run_engine, run_own_engine, EngineName, EnginesPlan, COLD_METHOD,
+};
 use triebench_record::engines::{self, EnginesRecord};
 use triebench_report::render::engines_section::{field_row, row, HEADER};
 use triebench_workloads::field::FieldWorkload;
@@ -174,7 +176,7 @@ pub fn engines(options: &EnginesOptions) -> Result<EnginesRecord, PlanError> {
     println!("{HEADER}");
     let started = Instant::now();
     for &profile in &profiles {
-        for &name in &names {
+        for &name in names.iter().filter(|n| !n.own_files()) {
             let mut progress = |line: &str| {
                 eprintln!(
                     "engines: {name} on {profile}: {line} ({:.0} s)",
@@ -196,6 +198,46 @@ pub fn engines(options: &EnginesOptions) -> Result<EnginesRecord, PlanError> {
             if let Some(out) = &options.out {
                 engines::write(out, &record)?;
             }
+        }
+    }
+    // Engines with files of their own (NOMT) run once, in the directory.
+    for &name in names.iter().filter(|n| n.own_files()) {
+        let Some(dir) = dir.as_deref() else {
+            if options.engines.is_empty() {
+                eprintln!("engines: {name} skipped: it keeps its own files, give --dir");
+                continue;
+            }
+            return Err(PlanError::Usage(format!(
+                "--dir is needed for {name}: it keeps its own files in the directory"
+            )));
+        };
+        let mut progress = |line: &str| {
+            eprintln!(
+                "engines: {name} on its own files: {line} ({:.0} s)",
+                started.elapsed().as_secs_f64()
+            )
+        };
+        let result = match run_own_engine(name, dir, &plan, &mut progress) {
+            Ok(result) => result,
+            Err(e) if is_unavailable(&e) => {
+                eprintln!("engines: {name} skipped: {e}");
+                continue;
+            }
+            Err(source) => {
+                return Err(PlanError::Engine {
+                    engine: name.name().to_string(),
+                    profile: triebench_measure::engines_run::OWN_FILES.to_string(),
+                    source: Box::new(source),
+                })
+            }
+        };
+        println!("{}", row(&result));
+        for f in &result.field {
+            println!("{}", field_row(f));
+        }
+        record.results.push(result);
+        if let Some(out) = &options.out {
+            engines::write(out, &record)?;
         }
     }
     if let Some(out) = options.out.as_ref().filter(|_| options.beside) {
