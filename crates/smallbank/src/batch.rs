@@ -16,7 +16,7 @@ use transact::protos::transaction::{
 use transact::protos::IntoNative;
 
 use crate::error::SmallbankError;
-use crate::family::Transaction;
+use crate::transaction::Transaction;
 
 /// The placeholder signer and batcher public key (33 bytes, hex), as a compressed secp256k1
 /// key is long.

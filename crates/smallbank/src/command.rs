@@ -9,7 +9,7 @@ use transact::protos::IntoBytes;
 use triebench_workloads::rng::XorShift64Star;
 
 use crate::error::SmallbankError;
-use crate::family::Transaction;
+use crate::transaction::Transaction;
 
 /// Transact's command family's namespace.
 pub const NAMESPACE: &str = "06abbc";

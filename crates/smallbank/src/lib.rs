@@ -23,6 +23,7 @@ pub mod pipeline;
 pub mod playlist;
 pub mod result;
 pub mod run;
+pub mod transaction;
 
 pub use error::SmallbankError;
 pub use family::{Family, FAMILIES};
