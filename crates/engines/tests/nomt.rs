@@ -484,3 +484,39 @@ fn deletes_of_absent_addresses_change_nothing() {
         assert_eq!(nomt.apply(&next).unwrap(), model.apply(&next).unwrap());
     }
 }
+
+/// A hash table 90 % full refuses further commits (NOMT would hang filling it), and the
+/// directory reopens at the last committed root.
+#[test]
+fn a_nearly_full_hash_table_refuses_commits_and_the_directory_reopens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nomt");
+    // 70 buckets: the root page and its 64 children take 65 (93 %).
+    let tiny = NomtOptions {
+        buckets: 70,
+        ..small()
+    };
+    let mut nomt = match NomtEngine::open(&path, &tiny) {
+        Err(EngineError::Unavailable { .. }) => return,
+        other => other.unwrap(),
+    };
+    let fill: Vec<_> = (0u32..2_000)
+        .map(|i| set(&hex::encode(i.to_be_bytes()), b"v"))
+        .collect();
+    let root = nomt.apply(&fill).unwrap();
+    assert_eq!(nomt.hash_table_pages().occupied, 65);
+    let refused = nomt.apply(&[set("ab", b"3")]);
+    assert!(
+        matches!(&refused, Err(EngineError::Library { message, .. }) if message.contains("90 %")),
+        "{refused:?}"
+    );
+    assert_eq!(nomt.root(), root);
+    drop(nomt);
+    let nomt = NomtEngine::open(&path, &tiny).unwrap();
+    assert_eq!(nomt.root(), root);
+    assert_eq!(
+        nomt.get(&root, &hex::encode(1999u32.to_be_bytes()))
+            .unwrap(),
+        Some(b"v".to_vec())
+    );
+}

@@ -32,8 +32,14 @@
 //!   allows it; [`NomtEngine::open`] checks first and says so
 //!   ([`EngineError::Unavailable`]) rather than let NOMT's I/O threads panic. Other NOMT panics
 //!   (its internal invariants, I/O submission errors) are caught at this interface and become
-//!   [`EngineError::Library`] (after one the engine should be dropped); its test-only
-//!   panic-on-sync modes are never set.
+//!   [`EngineError::Library`]; after a failed commit (an error or a panic) the engine refuses
+//!   further work until the directory is reopened (NOMT may hold a root in memory that its
+//!   files do not). Its test-only panic-on-sync modes are never set.
+//! * A full hash table: NOMT 1.0.5 does not fail but spins forever (its bucket probe finds no
+//!   empty bucket) when a commit fills its hash table. A commit is refused, as an error, once
+//!   the table is 90 % full (NOMT's own limit for good speed); a single batch that takes it
+//!   from below 90 % to full would still hang, so size the table for the state
+//!   ([`NomtOptions::for_leaves`]: half full at that many leaves).
 //!
 //! Files: `key` (key paths, hashes), `options` ([`NomtOptions`]: the hash table's size, the
 //! caches), `proof` (their wire form and check), `model` ([`ModelNomt`]).
@@ -65,9 +71,11 @@ pub use options::{NomtOptions, NOMT_PAGE_BYTES};
 /// The engine's name, as reports and errors show it.
 const NAME: &str = "nomt";
 
-/// The files NOMT keeps in its directory (besides `.lock`): `meta`, `ht` (the hash table of
-/// Merkle pages, preallocated at [`NomtOptions::hash_table_bytes`] by default), `wal`, `ln`
-/// and `bbn` (the value b-tree). Their sum is the engine's size on disk.
+/// The files NOMT keeps in its directory (besides the empty `.lock`): `meta`, `ht` (the hash
+/// table of Merkle pages, preallocated at [`NomtOptions::hash_table_bytes`] by default), `wal`,
+/// `ln` and `bbn` (the value b-tree's leaf and branch nodes). Their blocks allocated are the
+/// engine's size on disk: `ln` and `bbn` start at 32 MiB each but sparse, so their lengths
+/// overstate it (at 1,000 leaves of 100 bytes, 176 KiB and 4 KiB allocated).
 pub const NOMT_FILES: &[&str] = &["meta", "ht", "wal", "ln", "bbn"];
 
 /// How full NOMT's hash table of Merkle pages is: its pages in use (one per bucket) and the
@@ -84,6 +92,9 @@ pub struct HashTablePages {
 pub struct NomtEngine {
     nomt: Nomt<Hasher>,
     dir: PathBuf,
+    /// Why the last commit failed, if one did: NOMT may then hold a root in memory that its
+    /// files do not, so the engine refuses further work until the directory is reopened.
+    failed: Option<String>,
 }
 
 impl fmt::Debug for NomtEngine {
@@ -180,6 +191,7 @@ impl NomtEngine {
         Ok(NomtEngine {
             nomt,
             dir: dir.to_path_buf(),
+            failed: None,
         })
     }
 
@@ -207,6 +219,20 @@ impl NomtEngine {
                 engine: NAME,
                 root: root.to_string(),
             })
+        }
+    }
+
+    /// An error if an earlier commit failed.
+    fn usable(&self) -> Result<(), EngineError> {
+        match &self.failed {
+            None if !self.nomt.is_poisoned() => Ok(()),
+            failed => Err(EngineError::Library {
+                engine: NAME,
+                message: format!(
+                    "an earlier commit failed ({}): reopen the directory",
+                    failed.as_deref().unwrap_or("NOMT is poisoned")
+                ),
+            }),
         }
     }
 
@@ -247,14 +273,21 @@ impl Engine for NomtEngine {
         if writes.is_empty() {
             return Ok(self.root());
         }
-        if self.nomt.is_poisoned() {
+        self.usable()?;
+        let pages = self.hash_table_pages();
+        if pages.occupied * 10 >= pages.capacity * 9 {
             return Err(EngineError::Library {
                 engine: NAME,
-                message: "a failed commit left the database poisoned: reopen it".into(),
+                message: format!(
+                    "the hash table holds {} pages in {} buckets (90 % or more): NOMT would \
+                     hang as it fills; create the directory with more buckets \
+                     (NomtOptions::for_leaves)",
+                    pages.occupied, pages.capacity
+                ),
             });
         }
         let nomt = &self.nomt;
-        let root = guarded("a commit", || {
+        let committed = guarded("a commit", || {
             let session = nomt.begin_session(SessionParams::default());
             let actuals = writes
                 .into_iter()
@@ -264,12 +297,19 @@ impl Engine for NomtEngine {
             let root = finished.root();
             finished.commit(nomt).map_err(library)?;
             Ok(root)
-        })?;
-        Ok(Root(root.into_inner().to_vec()))
+        });
+        match committed {
+            Ok(root) => Ok(Root(root.into_inner().to_vec())),
+            Err(e) => {
+                self.failed = Some(e.to_string());
+                Err(e)
+            }
+        }
     }
 
     fn get(&self, root: &Root, address: &str) -> Result<Option<Vec<u8>>, EngineError> {
         let key = key::key_path(address)?;
+        self.usable()?;
         self.latest(root)?;
         guarded("a read", || self.session().read(key).map_err(library))
     }
@@ -280,6 +320,7 @@ impl Engine for NomtEngine {
 
     fn prove(&self, root: &Root, address: &str) -> Result<Option<Vec<u8>>, EngineError> {
         let key = key::key_path(address)?;
+        self.usable()?;
         self.latest(root)?;
         let path = guarded("a proof", || self.session().prove(key).map_err(library))?;
         proof::encode(&path).map(Some)
