@@ -17,10 +17,11 @@
 //! * A batch is one NOMT session: its changes sorted by key path as NOMT requires (a later
 //!   change to the same address wins, a delete of an address that holds nothing changes
 //!   nothing: on an empty database such deletes are dropped before NOMT sees them, as NOMT
-//!   1.0.5 panics on a commit that changes no stored value), finished (the new root computed) and committed. A commit returns once NOMT has
-//!   fsynced its write-ahead log, the value b-tree's new pages and its meta page: the batch
-//!   survives a crash (the hash table's pages, written after, are recovered from the log). An
-//!   empty batch commits nothing and gives the latest root again.
+//!   1.0.5 panics on a commit that changes no stored value), finished (the new root computed)
+//!   and committed. A commit returns once NOMT has fsynced its write-ahead log, the value
+//!   b-tree's new pages and its meta page: the batch survives a crash (the hash table's pages,
+//!   written after, are recovered from the log). An empty batch commits nothing and gives the
+//!   latest root again.
 //! * Versions: NOMT keeps only its latest state (its rollback log is not enabled here). [`get`],
 //!   [`prove`] and [`prune_before`] take the latest root only; any other root is
 //!   [`EngineError::UnknownRoot`]. Pruning the latest root is a no-op: nothing older is kept.

@@ -16,12 +16,12 @@ pub const NOMT_PAGE_BYTES: u64 = 4096;
 /// ([`hash_table_bytes`](Self::hash_table_bytes)) whatever the state holds. NOMT stores a page
 /// only if more than about 20 leaves lie under it (it rebuilds the others from the values when
 /// it needs them), beside the root page and its 64 children: 65 pages from about 1,000 to
-/// about 30,000 random keys, 163 at 50,000, 4,161 from 200,000 to about 2 million, then the next layer fills
-/// (about 120,000 at 5 million, 266,000 at 10 million; [`expected_pages`](Self::expected_pages)).
-/// A commit fails (`BucketExhaustion`) as the table approaches full, and NOMT slows beyond 90 %
-/// occupancy. NOMT's own default is 64,000 buckets (250 MiB); here 8,192 (32 MiB), under half
-/// full up to about 2 million random keys; [`for_leaves`](Self::for_leaves) sizes it for a
-/// state.
+/// about 30,000 random keys, 163 at 50,000, 4,161 from 200,000 to about 2 million, then the
+/// next layer fills (about 120,000 at 5 million, 266,000 at 10 million;
+/// [`expected_pages`](Self::expected_pages)). NOMT slows beyond 90 % occupancy and hangs if a
+/// commit fills the table (the engine refuses commits from 90 %). NOMT's own default is 64,000
+/// buckets (250 MiB); here 8,192 (32 MiB), under half full up to about 2 million random keys;
+/// [`for_leaves`](Self::for_leaves) sizes it for a state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NomtOptions {
     /// Hash-table buckets (4 KiB pages) of a new directory; an existing directory keeps the
