@@ -409,14 +409,13 @@ fn directories_nomt_cannot_use_are_errors() {
     std::fs::write(other.join("meta"), b"not NOMT's").unwrap();
     library(NomtEngine::open(&other, &small()), "other files");
     // Options NOMT would assert on or divide by.
-    let zero = NomtOptions {
-        buckets: 0,
-        ..small()
-    };
-    library(
-        NomtEngine::open(&dir.path().join("zero"), &zero),
-        "0 buckets",
-    );
+    for buckets in [0, 70] {
+        let odd = NomtOptions { buckets, ..small() };
+        library(
+            NomtEngine::open(&dir.path().join("odd"), &odd),
+            "buckets not a power of two",
+        );
+    }
     let zero = NomtOptions {
         io_workers: 0,
         ..small()
@@ -438,11 +437,10 @@ fn for_leaves_sizes_the_hash_table() {
         NomtOptions::for_leaves(10).buckets,
         NomtOptions::MIN_BUCKETS
     );
-    // Twice the 4,161 pages NOMT stores for a million random keys.
-    let million = NomtOptions::for_leaves(1_000_000).buckets;
-    assert!((8_322..8_400).contains(&million), "{million}");
-    assert!(NomtOptions::for_leaves(10_000_000).buckets > 500_000);
-    assert!(NomtOptions::for_leaves(u64::MAX).buckets == u32::MAX);
+    // Twice the 4,161 pages NOMT stores for a million random keys, to a power of two.
+    assert_eq!(NomtOptions::for_leaves(1_000_000).buckets, 16_384);
+    assert_eq!(NomtOptions::for_leaves(10_000_000).buckets, 1 << 20);
+    assert_eq!(NomtOptions::for_leaves(u64::MAX).buckets, 1 << 31);
     assert_eq!(
         NomtOptions::default().hash_table_bytes(),
         (8_192 + 2) * 4096
@@ -483,4 +481,39 @@ fn deletes_of_absent_addresses_change_nothing() {
         let next = [set("abab", b"x"), delete(&hex::encode(0u32.to_be_bytes()))];
         assert_eq!(nomt.apply(&next).unwrap(), model.apply(&next).unwrap());
     }
+}
+
+/// A hash table 90 % full refuses further commits (NOMT would hang filling it), and the
+/// directory reopens at the last committed root.
+#[test]
+fn a_nearly_full_hash_table_refuses_commits_and_the_directory_reopens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nomt");
+    // 64 buckets: 300 leaves take the root page and 61 of its children (97 %).
+    let tiny = NomtOptions {
+        buckets: 64,
+        ..small()
+    };
+    let mut nomt = match NomtEngine::open(&path, &tiny) {
+        Err(EngineError::Unavailable { .. }) => return,
+        other => other.unwrap(),
+    };
+    let fill: Vec<_> = (0u32..300)
+        .map(|i| set(&hex::encode(i.to_be_bytes()), b"v"))
+        .collect();
+    let root = nomt.apply(&fill).unwrap();
+    assert_eq!(nomt.hash_table_pages().occupied, 62);
+    let refused = nomt.apply(&[set("ab", b"3")]);
+    assert!(
+        matches!(&refused, Err(EngineError::Library { message, .. }) if message.contains("90 %")),
+        "{refused:?}"
+    );
+    assert_eq!(nomt.root(), root);
+    drop(nomt);
+    let nomt = NomtEngine::open(&path, &tiny).unwrap();
+    assert_eq!(nomt.root(), root);
+    assert_eq!(
+        nomt.get(&root, &hex::encode(299u32.to_be_bytes())).unwrap(),
+        Some(b"v".to_vec())
+    );
 }

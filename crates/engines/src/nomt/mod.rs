@@ -17,10 +17,11 @@
 //! * A batch is one NOMT session: its changes sorted by key path as NOMT requires (a later
 //!   change to the same address wins, a delete of an address that holds nothing changes
 //!   nothing: on an empty database such deletes are dropped before NOMT sees them, as NOMT
-//!   1.0.5 panics on a commit that changes no stored value), finished (the new root computed) and committed. A commit returns once NOMT has
-//!   fsynced its write-ahead log, the value b-tree's new pages and its meta page: the batch
-//!   survives a crash (the hash table's pages, written after, are recovered from the log). An
-//!   empty batch commits nothing and gives the latest root again.
+//!   1.0.5 panics on a commit that changes no stored value), finished (the new root computed)
+//!   and committed. A commit returns once NOMT has fsynced its write-ahead log, the value
+//!   b-tree's new pages and its meta page: the batch survives a crash (the hash table's pages,
+//!   written after, are recovered from the log). An empty batch commits nothing and gives the
+//!   latest root again.
 //! * Versions: NOMT keeps only its latest state (its rollback log is not enabled here). [`get`],
 //!   [`prove`] and [`prune_before`] take the latest root only; any other root is
 //!   [`EngineError::UnknownRoot`]. Pruning the latest root is a no-op: nothing older is kept.
@@ -32,8 +33,16 @@
 //!   allows it; [`NomtEngine::open`] checks first and says so
 //!   ([`EngineError::Unavailable`]) rather than let NOMT's I/O threads panic. Other NOMT panics
 //!   (its internal invariants, I/O submission errors) are caught at this interface and become
-//!   [`EngineError::Library`] (after one the engine should be dropped); its test-only
-//!   panic-on-sync modes are never set.
+//!   [`EngineError::Library`]; after a failed commit (an error or a panic) the engine refuses
+//!   further work until the directory is reopened (NOMT may hold a root in memory that its
+//!   files do not). Its test-only panic-on-sync modes are never set.
+//! * A full hash table: NOMT 1.0.5 does not fail but spins forever (its bucket probe finds no
+//!   empty bucket) when a commit fills its hash table. A commit is refused, as an error, once
+//!   the table is 90 % full (NOMT's own limit for good speed); a single batch that takes it
+//!   from below 90 % to full would still hang, so size the table for the state
+//!   ([`NomtOptions::for_leaves`]: half full at that many leaves). The bucket count must be a
+//!   power of two: NOMT's triangular probe reaches every bucket only then (with 70 buckets
+//!   and 65 pages a commit was seen to spin forever).
 //!
 //! Files: `key` (key paths, hashes), `options` ([`NomtOptions`]: the hash table's size, the
 //! caches), `proof` (their wire form and check), `model` ([`ModelNomt`]).
@@ -65,9 +74,11 @@ pub use options::{NomtOptions, NOMT_PAGE_BYTES};
 /// The engine's name, as reports and errors show it.
 const NAME: &str = "nomt";
 
-/// The files NOMT keeps in its directory (besides `.lock`): `meta`, `ht` (the hash table of
-/// Merkle pages, preallocated at [`NomtOptions::hash_table_bytes`] by default), `wal`, `ln`
-/// and `bbn` (the value b-tree). Their sum is the engine's size on disk.
+/// The files NOMT keeps in its directory (besides the empty `.lock`): `meta`, `ht` (the hash
+/// table of Merkle pages, preallocated at [`NomtOptions::hash_table_bytes`] by default), `wal`,
+/// `ln` and `bbn` (the value b-tree's leaf and branch nodes). Their blocks allocated are the
+/// engine's size on disk: `ln` and `bbn` start at 32 MiB each but sparse, so their lengths
+/// overstate it (at 1,000 leaves of 100 bytes, 176 KiB and 4 KiB allocated).
 pub const NOMT_FILES: &[&str] = &["meta", "ht", "wal", "ln", "bbn"];
 
 /// How full NOMT's hash table of Merkle pages is: its pages in use (one per bucket) and the
@@ -84,6 +95,9 @@ pub struct HashTablePages {
 pub struct NomtEngine {
     nomt: Nomt<Hasher>,
     dir: PathBuf,
+    /// Why the last commit failed, if one did: NOMT may then hold a root in memory that its
+    /// files do not, so the engine refuses further work until the directory is reopened.
+    failed: Option<String>,
 }
 
 impl fmt::Debug for NomtEngine {
@@ -180,6 +194,7 @@ impl NomtEngine {
         Ok(NomtEngine {
             nomt,
             dir: dir.to_path_buf(),
+            failed: None,
         })
     }
 
@@ -207,6 +222,20 @@ impl NomtEngine {
                 engine: NAME,
                 root: root.to_string(),
             })
+        }
+    }
+
+    /// An error if an earlier commit failed.
+    fn usable(&self) -> Result<(), EngineError> {
+        match &self.failed {
+            None if !self.nomt.is_poisoned() => Ok(()),
+            failed => Err(EngineError::Library {
+                engine: NAME,
+                message: format!(
+                    "an earlier commit failed ({}): reopen the directory",
+                    failed.as_deref().unwrap_or("NOMT is poisoned")
+                ),
+            }),
         }
     }
 
@@ -247,14 +276,21 @@ impl Engine for NomtEngine {
         if writes.is_empty() {
             return Ok(self.root());
         }
-        if self.nomt.is_poisoned() {
+        self.usable()?;
+        let pages = self.hash_table_pages();
+        if pages.occupied * 10 >= pages.capacity * 9 {
             return Err(EngineError::Library {
                 engine: NAME,
-                message: "a failed commit left the database poisoned: reopen it".into(),
+                message: format!(
+                    "the hash table holds {} pages in {} buckets (90 % or more): NOMT would \
+                     hang as it fills; create the directory with more buckets \
+                     (NomtOptions::for_leaves)",
+                    pages.occupied, pages.capacity
+                ),
             });
         }
         let nomt = &self.nomt;
-        let root = guarded("a commit", || {
+        let committed = guarded("a commit", || {
             let session = nomt.begin_session(SessionParams::default());
             let actuals = writes
                 .into_iter()
@@ -264,12 +300,19 @@ impl Engine for NomtEngine {
             let root = finished.root();
             finished.commit(nomt).map_err(library)?;
             Ok(root)
-        })?;
-        Ok(Root(root.into_inner().to_vec()))
+        });
+        match committed {
+            Ok(root) => Ok(Root(root.into_inner().to_vec())),
+            Err(e) => {
+                self.failed = Some(e.to_string());
+                Err(e)
+            }
+        }
     }
 
     fn get(&self, root: &Root, address: &str) -> Result<Option<Vec<u8>>, EngineError> {
         let key = key::key_path(address)?;
+        self.usable()?;
         self.latest(root)?;
         guarded("a read", || self.session().read(key).map_err(library))
     }
@@ -285,6 +328,7 @@ impl Engine for NomtEngine {
 
     fn prove(&self, root: &Root, address: &str) -> Result<Option<Vec<u8>>, EngineError> {
         let key = key::key_path(address)?;
+        self.usable()?;
         self.latest(root)?;
         let path = guarded("a proof", || self.session().prove(key).map_err(library))?;
         proof::encode(&path).map(Some)

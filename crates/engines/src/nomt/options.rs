@@ -16,16 +16,18 @@ pub const NOMT_PAGE_BYTES: u64 = 4096;
 /// ([`hash_table_bytes`](Self::hash_table_bytes)) whatever the state holds. NOMT stores a page
 /// only if more than about 20 leaves lie under it (it rebuilds the others from the values when
 /// it needs them), beside the root page and its 64 children: 65 pages from about 1,000 to
-/// about 30,000 random keys, 163 at 50,000, 4,161 from 200,000 to about 2 million, then the next layer fills
-/// (about 120,000 at 5 million, 266,000 at 10 million; [`expected_pages`](Self::expected_pages)).
-/// A commit fails (`BucketExhaustion`) as the table approaches full, and NOMT slows beyond 90 %
-/// occupancy. NOMT's own default is 64,000 buckets (250 MiB); here 8,192 (32 MiB), under half
-/// full up to about 2 million random keys; [`for_leaves`](Self::for_leaves) sizes it for a
-/// state.
+/// about 30,000 random keys, 163 at 50,000, 4,161 from 200,000 to about 2 million, then the
+/// next layer fills (about 120,000 at 5 million, 266,000 at 10 million;
+/// [`expected_pages`](Self::expected_pages)). NOMT slows beyond 90 % occupancy and hangs if a
+/// commit fills the table (the engine refuses commits from 90 %). NOMT's own default is 64,000
+/// buckets (250 MiB); here 8,192 (32 MiB), under half full up to about 2 million random keys;
+/// [`for_leaves`](Self::for_leaves) sizes it for a state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NomtOptions {
-    /// Hash-table buckets (4 KiB pages) of a new directory; an existing directory keeps the
-    /// count it was created with. Default 8,192: a 32 MiB `ht` file, under half full up to
+    /// Hash-table buckets (4 KiB pages) of a new directory, a power of two (NOMT probes by
+    /// triangular numbers, which reach every bucket only then: with 70 buckets and 65 pages
+    /// a commit was seen to spin forever); an existing directory keeps the count it was
+    /// created with. Default 8,192: a 32 MiB `ht` file, under half full up to
     /// about 2 million random keys.
     pub buckets: u32,
     /// Whether NOMT allocates the whole hash-table file when it creates it (its default, and
@@ -64,16 +66,16 @@ impl NomtOptions {
     const ELISION_THRESHOLD: u64 = 20;
 
     /// The default options with a hash table at most half full for a state of `leaves` random
-    /// keys: twice [`expected_pages`](Self::expected_pages), at least
-    /// [`MIN_BUCKETS`](Self::MIN_BUCKETS) (4 MiB up to about 60,000 leaves, 33 MiB at a
-    /// million, 0.9 GiB at 5 million).
+    /// keys: twice [`expected_pages`](Self::expected_pages) rounded up to a power of two, at
+    /// least [`MIN_BUCKETS`](Self::MIN_BUCKETS) (4 MiB up to about 60,000 leaves, 64 MiB at a
+    /// million, 1 GiB at 5 million), at most 2^31 buckets (8 TiB).
     pub fn for_leaves(leaves: u64) -> Self {
         let buckets = (2.0 * Self::expected_pages(leaves)).ceil();
-        let buckets = if buckets >= f64::from(u32::MAX) {
-            u32::MAX
+        let buckets = if buckets >= f64::from(1u32 << 31) {
+            1u32 << 31
         } else {
             // In range: checked above, and not negative.
-            buckets as u32
+            (buckets as u32).next_power_of_two()
         };
         NomtOptions {
             buckets: buckets.max(Self::MIN_BUCKETS),
@@ -110,8 +112,15 @@ impl NomtOptions {
             engine: super::NAME,
             message: format!("invalid options: {what} must be at least 1"),
         };
-        if self.buckets == 0 {
-            return Err(invalid("buckets"));
+        if !self.buckets.is_power_of_two() {
+            return Err(EngineError::Library {
+                engine: super::NAME,
+                message: format!(
+                    "invalid options: {} buckets; a power of two is needed (NOMT probes its \
+                     hash table by triangular numbers, which reach every bucket only then)",
+                    self.buckets
+                ),
+            });
         }
         if self.page_cache_mib == 0 {
             return Err(invalid("page_cache_mib"));
