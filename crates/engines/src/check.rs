@@ -14,7 +14,8 @@ use crate::{Engine, EngineError, Root};
 /// [`ModelMpt`](crate::ModelMpt) (roots built from scratch) for an
 /// [`MptEngine`](crate::MptEngine), whose own check against Ethereum's published vectors is
 /// [`mpt::vectors::check`](crate::mpt::vectors::check); the trie for Transact's own state
-/// (feature `transact`), where Transact is right.
+/// (feature `transact`), where Transact is right; `ModelNomt` (roots built from scratch by
+/// nomt-core) for a `NomtEngine` (feature `nomt`).
 pub fn check_roots<E: Engine, R: Engine>(
     engine: &mut E,
     reference: &mut R,
