@@ -24,6 +24,7 @@
 //!   mapping ([`triebench_merkle::reference`]).
 //! * `check`: [`check_roots`], an engine run batch by batch beside its reference; a wrong root
 //!   is an error.
+//! * `versions`: what the reference models keep, each version's root and mapping.
 //! * `error`: [`EngineError`].
 //!
 //! # What is here, and what is not
@@ -71,6 +72,7 @@ pub mod nomt;
 #[cfg(feature = "transact")]
 mod transact;
 mod trie;
+mod versions;
 
 #[cfg(feature = "nomt")]
 pub use self::nomt::{ModelNomt, NomtEngine, NomtOptions};

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use triebench_merkle::reference::root_of;
 use triebench_merkle::{MerkleError, StateChange, EMPTY_ROOT};
 
+use crate::versions::Versions;
 use crate::{Engine, EngineError, Root};
 
 const NAME: &str = "trie-model";
@@ -15,7 +16,7 @@ const NAME: &str = "trie-model";
 /// mapping per version, so it is for tests and checks, not for measuring.
 #[derive(Debug, Clone, Default)]
 pub struct ModelTrie {
-    versions: Vec<(Root, BTreeMap<String, Vec<u8>>)>,
+    versions: Versions<String>,
 }
 
 fn empty_root() -> Root {
@@ -24,14 +25,8 @@ fn empty_root() -> Root {
 
 impl ModelTrie {
     fn at(&self, root: &Root) -> Result<Option<&BTreeMap<String, Vec<u8>>>, EngineError> {
-        match self.versions.iter().rev().find(|(r, _)| r == root) {
-            Some((_, mapping)) => Ok(Some(mapping)),
-            None if self.versions.is_empty() && *root == empty_root() => Ok(None),
-            None => Err(EngineError::UnknownRoot {
-                engine: NAME,
-                root: root.to_string(),
-            }),
-        }
+        let empty = self.versions.is_empty() && *root == empty_root();
+        self.versions.at(root, empty, NAME)
     }
 }
 
@@ -41,17 +36,11 @@ impl Engine for ModelTrie {
     }
 
     fn root(&self) -> Root {
-        self.versions
-            .last()
-            .map_or_else(empty_root, |(r, _)| r.clone())
+        self.versions.latest_root(empty_root)
     }
 
     fn apply(&mut self, batch: &[StateChange]) -> Result<Root, EngineError> {
-        let mut mapping = self
-            .versions
-            .last()
-            .map(|(_, m)| m.clone())
-            .unwrap_or_default();
+        let mut mapping = self.versions.latest_mapping();
         for change in batch {
             match change {
                 StateChange::Set { address, value } => {
@@ -70,7 +59,7 @@ impl Engine for ModelTrie {
             }
         }
         let root = Root(hex::decode(root_of(&mapping)?).unwrap_or_default());
-        self.versions.push((root.clone(), mapping));
+        self.versions.push(root.clone(), mapping);
         Ok(root)
     }
 
@@ -81,9 +70,7 @@ impl Engine for ModelTrie {
 
     fn prune_before(&mut self, root: &Root) -> Result<(), EngineError> {
         self.at(root)?;
-        if let Some(at) = self.versions.iter().position(|(r, _)| r == root) {
-            self.versions.drain(..at);
-        }
+        self.versions.drop_before(root);
         Ok(())
     }
 }

@@ -6,6 +6,7 @@ use triebench_merkle::StateChange;
 
 use super::node::{commit_root, nibbles, Node, EMPTY_ROOT};
 use crate::engine::address_bytes;
+use crate::versions::Versions;
 use crate::{Engine, EngineError, Root};
 
 const NAME: &str = "eth-mpt-model";
@@ -20,19 +21,12 @@ type Mapping = BTreeMap<Vec<u8>, Vec<u8>>;
 /// version, so it is for tests and checks, not for measuring.
 #[derive(Debug, Clone, Default)]
 pub struct ModelMpt {
-    versions: Vec<(Root, Mapping)>,
+    versions: Versions<Vec<u8>>,
 }
 
 impl ModelMpt {
     fn at(&self, root: &Root) -> Result<Option<&Mapping>, EngineError> {
-        match self.versions.iter().rev().find(|(r, _)| r == root) {
-            Some((_, mapping)) => Ok(Some(mapping)),
-            None if root.0 == EMPTY_ROOT => Ok(None),
-            None => Err(EngineError::UnknownRoot {
-                engine: NAME,
-                root: root.to_string(),
-            }),
-        }
+        self.versions.at(root, root.0 == EMPTY_ROOT, NAME)
     }
 }
 
@@ -93,17 +87,11 @@ impl Engine for ModelMpt {
     }
 
     fn root(&self) -> Root {
-        self.versions
-            .last()
-            .map_or_else(|| Root(EMPTY_ROOT.to_vec()), |(r, _)| r.clone())
+        self.versions.latest_root(|| Root(EMPTY_ROOT.to_vec()))
     }
 
     fn apply(&mut self, batch: &[StateChange]) -> Result<Root, EngineError> {
-        let mut mapping = self
-            .versions
-            .last()
-            .map(|(_, m)| m.clone())
-            .unwrap_or_default();
+        let mut mapping = self.versions.latest_mapping();
         for change in batch {
             match change {
                 StateChange::Set { address, value } if !value.is_empty() => {
@@ -115,7 +103,7 @@ impl Engine for ModelMpt {
             }
         }
         let root = root_of(&mapping);
-        self.versions.push((root.clone(), mapping));
+        self.versions.push(root.clone(), mapping);
         Ok(root)
     }
 
@@ -126,9 +114,7 @@ impl Engine for ModelMpt {
 
     fn prune_before(&mut self, root: &Root) -> Result<(), EngineError> {
         self.at(root)?;
-        if let Some(at) = self.versions.iter().position(|(r, _)| r == root) {
-            self.versions.drain(..at);
-        }
+        self.versions.drop_before(root);
         Ok(())
     }
 }

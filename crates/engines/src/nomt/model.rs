@@ -8,6 +8,7 @@ use nomt_core::update::build_trie;
 use triebench_merkle::StateChange;
 
 use super::key::{key_path, value_hash, Hasher};
+use crate::versions::Versions;
 use crate::{Engine, EngineError, Root};
 
 const NAME: &str = "nomt-model";
@@ -24,7 +25,7 @@ type Mapping = BTreeMap<KeyPath, Vec<u8>>;
 /// per version, so it is for tests and checks, not for measuring.
 #[derive(Debug, Clone, Default)]
 pub struct ModelNomt {
-    versions: Vec<(Root, Mapping)>,
+    versions: Versions<KeyPath>,
 }
 
 /// The empty trie's root: NOMT's terminator (all zeros).
@@ -34,14 +35,8 @@ fn empty_root() -> Root {
 
 impl ModelNomt {
     fn at(&self, root: &Root) -> Result<Option<&Mapping>, EngineError> {
-        match self.versions.iter().rev().find(|(r, _)| r == root) {
-            Some((_, mapping)) => Ok(Some(mapping)),
-            None if self.versions.is_empty() && *root == empty_root() => Ok(None),
-            None => Err(EngineError::UnknownRoot {
-                engine: NAME,
-                root: root.to_string(),
-            }),
-        }
+        let empty = self.versions.is_empty() && *root == empty_root();
+        self.versions.at(root, empty, NAME)
     }
 }
 
@@ -57,17 +52,11 @@ impl Engine for ModelNomt {
     }
 
     fn root(&self) -> Root {
-        self.versions
-            .last()
-            .map_or_else(empty_root, |(r, _)| r.clone())
+        self.versions.latest_root(empty_root)
     }
 
     fn apply(&mut self, batch: &[StateChange]) -> Result<Root, EngineError> {
-        let mut mapping = self
-            .versions
-            .last()
-            .map(|(_, m)| m.clone())
-            .unwrap_or_default();
+        let mut mapping = self.versions.latest_mapping();
         for change in batch {
             match change {
                 StateChange::Set { address, value } => {
@@ -79,7 +68,7 @@ impl Engine for ModelNomt {
             }
         }
         let root = root_of(&mapping);
-        self.versions.push((root.clone(), mapping));
+        self.versions.push(root.clone(), mapping);
         Ok(root)
     }
 
@@ -90,9 +79,7 @@ impl Engine for ModelNomt {
 
     fn prune_before(&mut self, root: &Root) -> Result<(), EngineError> {
         self.at(root)?;
-        if let Some(at) = self.versions.iter().position(|(r, _)| r == root) {
-            self.versions.drain(..at);
-        }
+        self.versions.drop_before(root);
         Ok(())
     }
 }
