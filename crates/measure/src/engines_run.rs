@@ -376,8 +376,7 @@ impl<S: Store> EngineVisitor<S> for Measure<'_> {
         store_of: fn(&E) -> &S,
         _: R,
     ) -> Result<Measured, MeasureError> {
-        let mut pids = vec![std::process::id()];
-        pids.extend(store_of(&engine).server_pid());
+        let pids = writers(store_of(&engine));
         let name = self.name;
         self.run(&mut engine, &pids, |engine| {
             let store = store_of(engine);
@@ -479,6 +478,14 @@ impl Measure<'_> {
     }
 }
 
+/// The processes whose writes a measurement on `store` counts: this one, and the store's
+/// server when it runs one.
+fn writers<S: Store>(store: &S) -> Vec<u32> {
+    let mut pids = vec![std::process::id()];
+    pids.extend(store.server_pid());
+    pids
+}
+
 /// Applies each batch to `engine`, timed, with the bytes `pids` wrote meanwhile.
 fn timed_commits<E: Engine>(
     engine: &mut E,
@@ -516,8 +523,7 @@ impl<S: Store> EngineVisitor<S> for Field<'_> {
         store_of: fn(&E) -> &S,
         _: R,
     ) -> Result<FieldFigures, MeasureError> {
-        let mut pids = vec![std::process::id()];
-        pids.extend(store_of(&engine).server_pid());
+        let pids = writers(store_of(&engine));
         self.run(&mut engine, &pids)
     }
 }
