@@ -5,18 +5,14 @@
 //! save their record for that run, whose main report (`triebench report`) then shows them
 //! against the published figures.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn triebench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_triebench"))
-        .args(args)
-        .output()
-        .expect("triebench runs")
-}
+use std::path::PathBuf;
+
+use common::{copy_dir, repo, triebench};
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/field-report/memory")
+    repo().join("fixtures/field-report/memory")
 }
 
 /// The fixture records copied into `<tmp>/runs/memory/`.
@@ -80,10 +76,7 @@ fn out_takes_the_report_elsewhere_and_baseline_is_refused() {
 fn records_saved_for_a_run_reach_its_main_report() {
     let tmp = tempfile::tempdir().unwrap();
     let criterion = tmp.path().join("criterion");
-    copy(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/criterion"),
-        &criterion,
-    );
+    copy_dir(&repo().join("fixtures/criterion"), &criterion);
     let c = criterion.to_str().unwrap();
     // A bad run name is refused before anything runs.
     let out = triebench(&["smallbank", "--run", "../up", "--criterion-dir", c]);
@@ -142,17 +135,4 @@ fn records_saved_for_a_run_reach_its_main_report() {
         "this run's record, by its run: {md}"
     );
     assert!(!md.contains("elsewhere"), "the other run's record: {md}");
-}
-
-/// Copies the tree at `from` into `to`.
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            copy(&path, &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
-        }
-    }
 }

@@ -2,14 +2,11 @@
 //! JSON result and a trace that `triebench root` replays to the same roots; an unknown profile,
 //! a directory under a file and an unknown field workload are one clear error each, exit 1.
 
-use std::process::{Command, Output};
+mod common;
 
-fn triebench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_triebench"))
-        .args(args)
-        .output()
-        .expect("triebench runs")
-}
+use std::process::Output;
+
+use common::triebench;
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
