@@ -2,8 +2,11 @@
 //! reference for random histories: equal roots after every batch, reads at every kept root,
 //! proofs, and pruning that releases old versions and keeps the newer ones readable.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::pool;
 use proptest::prelude::*;
 use triebench_engines::{
     check_roots, Engine, EngineError, JmtEngine, KvTreeStore, MockJmt, ModelMpt, ModelTrie,
@@ -15,23 +18,6 @@ use triebench_kv::{ReadTx, Store};
 use triebench_merkle::{StateChange, TABLES};
 
 type Model = BTreeMap<String, Vec<u8>>;
-
-/// The addresses histories use: short ones that are prefixes of each other (values on
-/// interior trie nodes) and production-length ones sharing long prefixes.
-fn pool() -> Vec<String> {
-    let long = |tail: &str| format!("{}{tail}", "ab".repeat(34));
-    vec![
-        "".into(),
-        "ab".into(),
-        "abcd".into(),
-        "ab00".into(),
-        "ff".into(),
-        long("00"),
-        long("01"),
-        long("ff"),
-        format!("{}00", "cd".repeat(34)),
-    ]
-}
 
 /// An operation on the pool: set address `i` to a value, or delete it.
 #[derive(Debug, Clone)]

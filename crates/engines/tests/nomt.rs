@@ -6,11 +6,15 @@
 //!
 //! Where this system denies NOMT io_uring ([`EngineError::Unavailable`]), each test says so on
 //! stderr and passes without running: the engine cannot be measured there either.
+
 #![cfg(feature = "nomt")]
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use common::pool;
 use proptest::prelude::*;
 use sha2::{Digest, Sha256};
 use triebench_engines::{
@@ -51,22 +55,6 @@ fn delete(address: &str) -> StateChange {
     StateChange::Delete {
         address: address.into(),
     }
-}
-
-/// The addresses histories use: short ones, prefixes of each other, production-length ones.
-fn pool() -> Vec<String> {
-    let long = |tail: &str| format!("{}{tail}", "ab".repeat(34));
-    vec![
-        "".into(),
-        "ab".into(),
-        "abcd".into(),
-        "ab00".into(),
-        "ff".into(),
-        long("00"),
-        long("01"),
-        long("ff"),
-        format!("{}00", "cd".repeat(34)),
-    ]
 }
 
 /// A history's batches: sets (empty values included) and deletes, of present and of absent
