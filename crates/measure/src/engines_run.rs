@@ -339,14 +339,30 @@ impl<S: Store> EngineVisitor<S> for Check<'_> {
         _: fn(&E) -> &S,
         mut reference: R,
     ) -> Result<Checked, MeasureError> {
-        let scenarios = run_scenarios(
-            &mut engine,
-            &mut reference,
-            &Default::default(),
-            self.known_faults,
-        )?;
-        let batches = check_roots(&mut engine, &mut reference, self.batches)?.len() as u64;
+        self.run(&mut engine, &mut reference)
+    }
+}
+
+impl Check<'_> {
+    /// The check on any engine beside its reference, both fresh.
+    fn run<E: Engine, R: Engine>(
+        self,
+        engine: &mut E,
+        reference: &mut R,
+    ) -> Result<Checked, MeasureError> {
+        let scenarios = run_scenarios(engine, reference, &Default::default(), self.known_faults)?;
+        let batches = check_roots(engine, reference, self.batches)?.len() as u64;
         Ok(Checked { batches, scenarios })
+    }
+
+    /// The progress line that says what is checked against what.
+    fn line(&self, name: EngineName) -> String {
+        format!(
+            "checking {} of Transact's scenarios and {} batches against {}",
+            crate::engine_scenarios::ENGINE_SCENARIOS.len(),
+            self.batches.len(),
+            name.reference()
+        )
     }
 }
 
@@ -738,7 +754,11 @@ fn store_dir(
     let Some(dir) = dir.filter(|_| profile.needs_dir()) else {
         return Ok(None);
     };
-    let path = dir.join(format!("{name}-{profile}")).join(what);
+    fresh_dir(dir.join(format!("{name}-{profile}")).join(what)).map(Some)
+}
+
+/// `path` made anew for a store (removed first if it is there: an earlier run's).
+fn fresh_dir(path: PathBuf) -> Result<PathBuf, MeasureError> {
     if path.exists() {
         std::fs::remove_dir_all(&path).map_err(|source| MeasureError::Io {
             what: "removing an earlier store",
@@ -751,7 +771,7 @@ fn store_dir(
         dir: path.clone(),
         source,
     })?;
-    Ok(Some(path))
+    Ok(path)
 }
 
 /// Removes `<dir>/<engine>-<profile>/`, the stores one engine and profile used.
@@ -786,20 +806,7 @@ pub fn run_engine(
 /// A fresh directory `<dir>/<engine>/<what>` for an engine with files of its own (removed
 /// first if it is there).
 fn own_dir(dir: &Path, name: EngineName, what: &str) -> Result<PathBuf, MeasureError> {
-    let path = dir.join(name.name()).join(what);
-    if path.exists() {
-        std::fs::remove_dir_all(&path).map_err(|source| MeasureError::Io {
-            what: "removing an earlier engine directory",
-            dir: path.clone(),
-            source,
-        })?;
-    }
-    std::fs::create_dir_all(&path).map_err(|source| MeasureError::Io {
-        what: "making an engine directory",
-        dir: path.clone(),
-        source,
-    })?;
-    Ok(path)
+    fresh_dir(dir.join(name.name()).join(what))
 }
 
 /// Checks, then measures, an engine with files of its own ([`EngineName::own_files`]: NOMT)
@@ -837,23 +844,14 @@ fn measure_own(
     };
     let options = NomtOptions::for_leaves((UPDATE_LEAVES + plan.fill_leaves).max(field_rows));
     let batches = check_batches(plan.seed);
-    progress(&format!(
-        "checking {} of Transact's scenarios and {} batches against {}",
-        crate::engine_scenarios::ENGINE_SCENARIOS.len(),
-        batches.len(),
-        name.reference()
-    ));
+    let check = Check {
+        batches: &batches,
+        known_faults: name.known_faults(),
+    };
+    progress(&check.line(name));
     let checked = {
         let mut engine = NomtEngine::open(&own_dir(dir, name, "check")?, &options)?;
-        let mut reference = ModelNomt::default();
-        let scenarios = run_scenarios(
-            &mut engine,
-            &mut reference,
-            &Default::default(),
-            name.known_faults(),
-        )?;
-        let batches = check_roots(&mut engine, &mut reference, &batches)?.len() as u64;
-        Checked { batches, scenarios }
+        check.run(&mut engine, &mut ModelNomt::default())?
     };
     let _ = std::fs::remove_dir_all(dir.join(name.name()).join("check"));
     let store = own_dir(dir, name, "store")?;
@@ -869,13 +867,7 @@ fn measure_own(
         .run(&mut engine, &pids, |_| Ok((None, None)))?
     };
     let mut result = measured.result;
-    let evicted = evict_dir(&store);
-    progress(&format!(
-        "evicted {} files ({} KiB); {} cold reads",
-        evicted.files,
-        evicted.bytes >> 10,
-        measured.picks.len()
-    ));
+    progress(&evict_for_cold_reads(&store, measured.picks.len()));
     let engine = NomtEngine::open(&store, &options)?;
     let mut h = histogram();
     read_each(&engine, &measured.root, &measured.picks, name, &mut h)?;
@@ -902,6 +894,17 @@ fn measure_own(
     Ok(result)
 }
 
+/// Evicts `dir`'s files from the page cache before `reads` cold reads; the progress line
+/// saying so.
+fn evict_for_cold_reads(dir: &Path, reads: usize) -> String {
+    let evicted = evict_dir(dir);
+    format!(
+        "evicted {} files ({} KiB); {reads} cold reads",
+        evicted.files,
+        evicted.bytes >> 10
+    )
+}
+
 /// Whether `err` says the engine cannot run on this system (skip it, saying why).
 pub fn is_unavailable(err: &MeasureError) -> bool {
     matches!(err, MeasureError::Engine(EngineError::Unavailable { .. }))
@@ -915,21 +918,17 @@ fn measure_engine(
     progress: &mut dyn FnMut(&str),
 ) -> Result<EngineResult, MeasureError> {
     let batches = check_batches(plan.seed);
-    progress(&format!(
-        "checking {} of Transact's scenarios and {} batches against {}",
-        crate::engine_scenarios::ENGINE_SCENARIOS.len(),
-        batches.len(),
-        name.reference()
-    ));
+    let check = Check {
+        batches: &batches,
+        known_faults: name.known_faults(),
+    };
+    progress(&check.line(name));
     let check_spec = BackendSpec::new(profile, store_dir(dir, name, profile, "check")?)?;
     let checked = check_spec.open(
         name.tables(),
         Open {
             name,
-            visitor: Check {
-                batches: &batches,
-                known_faults: name.known_faults(),
-            },
+            visitor: check,
         },
     )??;
     remove_stores(dir, name, profile);
@@ -974,13 +973,7 @@ fn measure_engine(
     result.checked_batches = checked.batches;
     result.scenarios = checked.scenarios;
     if let Some(store_dir) = store.as_deref().filter(|_| has_cold_reads(profile)) {
-        let evicted = evict_dir(store_dir);
-        progress(&format!(
-            "evicted {} files ({} KiB); {} cold reads",
-            evicted.files,
-            evicted.bytes >> 10,
-            measured.picks.len()
-        ));
+        progress(&evict_for_cold_reads(store_dir, measured.picks.len()));
         result.read_cold = spec.open(
             name.tables(),
             ColdReads {
