@@ -105,6 +105,12 @@ pub fn read(dir: &Path) -> Result<FieldRuns, ReportError> {
             Shape::Other => {}
         }
     }
+    sort(&mut runs);
+    Ok(runs)
+}
+
+/// Field runs by workload, folder, profile; SmallBank runs by folder, profile.
+fn sort(runs: &mut FieldRuns) {
     runs.field.sort_by(|a, b| {
         (&a.record.workload, &a.folder, &a.record.profile).cmp(&(
             &b.record.workload,
@@ -114,18 +120,38 @@ pub fn read(dir: &Path) -> Result<FieldRuns, ReportError> {
     });
     runs.smallbank
         .sort_by(|a, b| (&a.folder, &a.record.profile).cmp(&(&b.folder, &b.record.profile)));
-    Ok(runs)
 }
 
 /// The field and SmallBank records saved for `runs` in a criterion directory
 /// (`triebench-runs/field/<run>/`, [`triebench_record::layout::field_dir`]), each found in the
 /// folder named after its run; other runs' records are left out.
 pub fn read_runs(criterion_dir: &Path, runs: &[String]) -> Result<FieldRuns, ReportError> {
-    use triebench_record::layout::{FIELD_DIR, SIDECAR_DIR};
-    let mut found = read(&criterion_dir.join(SIDECAR_DIR).join(FIELD_DIR))?;
-    let ours = |folder: &str| runs.iter().any(|r| r == folder);
-    found.field.retain(|f| ours(&f.folder));
-    found.smallbank.retain(|f| ours(&f.folder));
+    let mut found = FieldRuns::default();
+    for run in runs {
+        // Only the run's folder is read: another run's records, bad or not, are not this
+        // report's. Records in folders below it are not the run's own.
+        let one = read(&triebench_record::layout::field_dir(criterion_dir, run))?;
+        let mine = |folder: &str| folder == ".";
+        found.field.extend(
+            one.field
+                .into_iter()
+                .filter(|f| mine(&f.folder))
+                .map(|f| Found {
+                    folder: run.clone(),
+                    ..f
+                }),
+        );
+        found.smallbank.extend(
+            one.smallbank
+                .into_iter()
+                .filter(|f| mine(&f.folder))
+                .map(|f| Found {
+                    folder: run.clone(),
+                    ..f
+                }),
+        );
+    }
+    sort(&mut found);
     Ok(found)
 }
 
