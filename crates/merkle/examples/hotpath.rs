@@ -296,7 +296,8 @@ fn report(name: &str, model: &ShaModel, (time, storage, stats): Run) {
 
 fn main() -> Result<(), MerkleError> {
     let changes = keys();
-    // `HOTPATH_ONLY=a` (or `b`) repeats that scenario for profiling and prints nothing.
+    // `HOTPATH_ONLY=a` (or `b`, or `c2`: `b` then (c')'s commit on its root) repeats that
+    // scenario for profiling and prints nothing.
     if std::env::var("HOTPATH_ONLY").as_deref() == Ok("a") {
         for _ in 0..20 {
             let s = BTreeStore::open(TABLES).expect("btree store");
@@ -316,6 +317,14 @@ fn main() -> Result<(), MerkleError> {
         address: "00".repeat(32),
         value: b"extra".to_vec(),
     });
+    if std::env::var("HOTPATH_ONLY").as_deref() == Ok("c2") {
+        for _ in 0..20 {
+            let s = BTreeStore::open(TABLES).expect("btree store");
+            MerkleTrie::new(&s)?.commit(&changes)?;
+            MerkleTrie::new(&s)?.commit(&plus_one)?;
+        }
+        return Ok(());
+    }
     let populated = || {
         let s = timed_store();
         let trie = MerkleTrie::new(&s).expect("trie");

@@ -15,12 +15,18 @@ pub(crate) struct StoreScratch {
     pub group_of: Vec<u32>,
     /// Per group, how many additions it has.
     pub group_len: Vec<u64>,
+    /// Per group, its first addition in key order (whose hash is the group's).
+    pub group_first: Vec<u32>,
     /// Per arena node, the addition made at it (`u32::MAX` for none).
     pub addition_of: Vec<u32>,
     /// Per group: decided absent (`Some(true)`) or present (`Some(false)`).
     pub decided: Vec<Option<bool>>,
     /// Per group: known absent because a child of it is.
     pub forced: Vec<bool>,
+    /// Per group: what the store answered, present (`Some(true)`) or absent.
+    pub answered: Vec<Option<bool>>,
+    /// The groups asked in a round of existence checks.
+    pub ask: Vec<u32>,
     /// The additions to store, one per absent group, in key order.
     pub puts: Vec<u32>,
 }
@@ -45,9 +51,12 @@ impl StoreScratch {
             keyed: reusable(self.keyed),
             group_of: reusable(self.group_of),
             group_len: reusable(self.group_len),
+            group_first: reusable(self.group_first),
             addition_of: reusable(self.addition_of),
             decided: reusable(self.decided),
             forced: reusable(self.forced),
+            answered: reusable(self.answered),
+            ask: reusable(self.ask),
             puts: reusable(self.puts),
         }
     }
