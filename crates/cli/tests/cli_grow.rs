@@ -117,7 +117,9 @@ fn lmdb_grows_with_cold_reads_and_bytes_on_disk() {
     let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let store = tmp.path().join("store");
     let out = tmp.path().join("out");
-    let run = grow("lmdb", Some(&store), &out, &[]);
+    let floor = tmp.path().join("floor");
+    let floor_s = floor.display().to_string();
+    let run = grow("lmdb", Some(&store), &out, &["--fill-floor", &floor_s]);
     assert!(
         run.status.success(),
         "{}",
@@ -125,6 +127,20 @@ fn lmdb_grows_with_cold_reads_and_bytes_on_disk() {
     );
     check_curve(&out, true);
     let cps = checkpoints(&out);
+    // The fill's storage floor: both stores made, a line per checkpoint, the figures saved.
+    assert!(floor.join("sorted").is_dir() && floor.join("shuffled").is_dir());
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(
+        stdout.matches("fill floor: ").count(),
+        cps.len(),
+        "{stdout}"
+    );
+    for c in &cps {
+        let f = &c["fill_floor"];
+        assert!(f["sorted_secs"].as_f64().unwrap() > 0.0, "{c}");
+        assert!(f["shuffled_secs"].as_f64().unwrap() > 0.0, "{c}");
+        assert!(f["entries"].as_u64().unwrap() > 0, "{c}");
+    }
     let disk: Vec<u64> = cps
         .iter()
         .map(|c| c["disk_bytes"].as_u64().unwrap())
@@ -132,6 +148,25 @@ fn lmdb_grows_with_cold_reads_and_bytes_on_disk() {
     assert!(disk[0] > 0 && disk[1] > disk[0], "{disk:?}");
     let text = std::fs::read_to_string(out.join("grow.json")).unwrap();
     assert!(text.contains("posix_fadvise"), "the cold method is stated");
+}
+
+#[test]
+fn a_fill_floor_inside_the_store_directory_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    let inside = store.join("floor").display().to_string();
+    let run = grow(
+        "lmdb",
+        Some(&store),
+        &tmp.path().join("out"),
+        &["--fill-floor", &inside],
+    );
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        err.contains("--fill-floor and --dir must not hold one another"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -16,10 +16,12 @@ use triebench_kv::{BackendSpec, Profile, ReadTx, Store, StoreVisitor};
 use triebench_merkle::{MerkleTrie, StateChange, EMPTY_ROOT, TABLES};
 use triebench_record::grow::{Checkpoint, CommitCost, Latency};
 use triebench_record::proc_stats;
+use triebench_workloads::floor::RecordingStore;
 use triebench_workloads::load::state::{address, value, StateShape};
 use triebench_workloads::rng::XorShift64Star;
 
 use crate::error::MeasureError;
+use crate::fill_floor::FillFloors;
 use crate::grow_whatif::{what_if, Leaf};
 use crate::mem_cgroup::MemCgroup;
 use crate::page_evict::evict_dir;
@@ -50,6 +52,9 @@ pub struct GrowPlan {
     /// store dirtied without syncing them (`lmdb-async`'s map, `sqlite-wal`'s WAL) would fill
     /// the bound until the kernel kills the run. Off for an unbounded run.
     pub write_back: bool,
+    /// The fill's storage floor (`--fill-floor`): the specs of its two stores, in the trie's
+    /// order and shuffled (see [`crate::fill_floor`]).
+    pub fill_floor: Option<[BackendSpec; 2]>,
 }
 
 /// Writes back every file under `dir` (`fdatasync`), so that the page cache they dirtied is
@@ -133,6 +138,7 @@ struct Segment<'a> {
     targets: &'a [u64],
     progress: &'a mut dyn FnMut(&str),
     cgroup: Option<&'a MemCgroup>,
+    floors: Option<&'a mut FillFloors>,
 }
 
 impl StoreVisitor for Segment<'_> {
@@ -145,7 +151,12 @@ impl StoreVisitor for Segment<'_> {
             targets,
             progress,
             cgroup,
+            mut floors,
         } = self;
+        // The fill commits' writes are recorded for the floor (when asked for); writers opened
+        // while recording is off pass every call through and copy nothing.
+        let store = RecordingStore::new(store);
+        store.set_recording(false);
         let mut pids = vec![std::process::id()];
         pids.extend(store.server_pid());
         let mut trie = if state.root == EMPTY_ROOT {
@@ -160,6 +171,8 @@ impl StoreVisitor for Segment<'_> {
             let from = state.leaves;
             let mut fill_phases = (phases::PhaseTotals::default(), 0);
             let start = Instant::now();
+            // The floor's replays run between fill commits; their time is not the fill's.
+            let mut floor_time = std::time::Duration::ZERO;
             while state.leaves < target {
                 let n = (target - state.leaves).min(plan.fill_batch.max(1));
                 let batch: Vec<StateChange> = (state.leaves..state.leaves + n)
@@ -172,6 +185,7 @@ impl StoreVisitor for Segment<'_> {
                         }
                     })
                     .collect();
+                store.set_recording(floors.is_some());
                 let commit = || {
                     let root = trie.commit(&batch)?;
                     if trie.root() != EMPTY_ROOT {
@@ -189,21 +203,30 @@ impl StoreVisitor for Segment<'_> {
                 } else {
                     commit()
                 };
-                trie.set_root(&stored?)?;
+                store.set_recording(false);
+                let recorded = store.take();
+                let stored = stored?;
+                if let Some(floors) = floors.as_deref_mut() {
+                    let replayed = Instant::now();
+                    floors.replay(recorded)?;
+                    floor_time += replayed.elapsed();
+                }
+                trie.set_root(&stored)?;
                 if plan.write_back {
                     if let Some(dir) = plan.spec.dir.as_deref() {
                         write_back(dir);
                     }
                 }
                 state.leaves += n;
-                let secs = start.elapsed().as_secs_f64();
+                let secs = start.elapsed().saturating_sub(floor_time).as_secs_f64();
                 progress(&format!(
                     "fill {} / {target} leaves, {:.0} leaves/s",
                     state.leaves,
                     (state.leaves - from) as f64 / secs.max(1e-9)
                 ));
             }
-            let fill_secs = start.elapsed().as_secs_f64();
+            let fill_secs = start.elapsed().saturating_sub(floor_time).as_secs_f64();
+            let fill_floor = floors.as_deref_mut().map(FillFloors::take_stretch);
             state.root = trie.root().to_string();
             // Commits: updates of random existing leaves, not pruned (as under load).
             let mut costs = Vec::new();
@@ -289,6 +312,7 @@ impl StoreVisitor for Segment<'_> {
                 fill_phases: fill_phases.0.ns_by_name(),
                 fill_phases_wall_ns: fill_phases.1,
                 space,
+                fill_floor,
             });
         }
         Ok(out)
@@ -334,6 +358,10 @@ pub fn run_grow(
         value_lens: Vec::new(),
         rng: XorShift64Star::new(plan.seed ^ 0x6709),
     };
+    let mut floors = match &plan.fill_floor {
+        Some([sorted, shuffled]) => Some(FillFloors::open(sorted, shuffled, plan.seed)?),
+        None => None,
+    };
     let mut all = Vec::new();
     if !has_cold_reads(plan.spec.profile) {
         let mut forward = |c: &Checkpoint| on_checkpoint(c);
@@ -343,6 +371,7 @@ pub fn run_grow(
             targets: &plan.checkpoints,
             progress,
             cgroup,
+            floors: floors.as_mut(),
         };
         let done = plan.spec.open(TABLES, segment)??;
         for c in &done {
@@ -357,6 +386,7 @@ pub fn run_grow(
             targets: std::slice::from_ref(&target),
             progress,
             cgroup,
+            floors: floors.as_mut(),
         };
         let mut done = plan.spec.open(TABLES, segment)??;
         if let Some(dir) = plan.spec.dir.as_deref() {

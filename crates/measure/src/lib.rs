@@ -32,7 +32,8 @@
 //!   an opened store (preload, the readers × rate matrix or the saturation search);
 //!   [`load_env`]: the environment a load run records.
 //! - [`grow_run`]: a growth curve (fill in large batches, then per checkpoint commits, warm
-//!   and cold reads, size, memory); [`grow_whatif`]: the path-compression what-if of a state;
+//!   and cold reads, size, memory); [`fill_floor`]: the fill's storage floor beside it;
+//!   [`grow_whatif`]: the path-compression what-if of a state;
 //!   [`page_evict`]: a store's files dropped from the page cache; [`mem_cgroup`]: the memory
 //!   cgroup of a bounded run; [`grow_budget`]: what a bounded run holds in its own memory and
 //!   the fill batch that fits the bound.
@@ -46,6 +47,7 @@ pub mod engine_scenarios;
 pub mod engines_run;
 pub mod error;
 pub mod field_run;
+pub mod fill_floor;
 pub mod fs_capture;
 pub mod grow_budget;
 pub mod grow_run;

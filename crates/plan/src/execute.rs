@@ -248,6 +248,7 @@ fn run_step(
                     out: Some(curves.join(profile)),
                     net: None,
                     cgroup_dir: None,
+                    fill_floor: None,
                 });
                 remove_dir(&store)?;
                 outcome?;

@@ -125,6 +125,40 @@ pub struct Checkpoint {
     /// recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub space: Option<crate::space::StoreSpace>,
+    /// The fill's storage floor over the same stretch (`grow --fill-floor`); `None` when not
+    /// asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill_floor: Option<FillFloor>,
+}
+
+/// The fill's storage floor: every fill commit's writes (new nodes, change-log entries, the
+/// prune's deletions), as the trie made them, replayed straight onto two more stores of the
+/// same profile on the same filesystem right after the fill commit, in the same transactions:
+/// once in the trie's order (a commit's new nodes in key order) and once with each `put_many`
+/// shuffled. Nothing read, nothing hashed: what storing the fill costs the backend alone.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FillFloor {
+    /// Seconds the replays in the trie's order took over the stretch.
+    pub sorted_secs: f64,
+    /// Seconds the shuffled replays took.
+    pub shuffled_secs: f64,
+    /// Entries written (puts and deletes) over the stretch.
+    pub entries: u64,
+    /// Bytes of keys and values written over the stretch.
+    pub bytes: u64,
+}
+
+impl Checkpoint {
+    /// The fill's time over its floor in the trie's order, and over the shuffled one.
+    pub fn fill_over_floor(&self) -> Option<(f64, f64)> {
+        let f = self.fill_floor.as_ref()?;
+        (f.sorted_secs > 0.0 && f.shuffled_secs > 0.0).then(|| {
+            (
+                self.fill_secs / f.sorted_secs,
+                self.fill_secs / f.shuffled_secs,
+            )
+        })
+    }
 }
 
 /// The phases that are the backend's own work: its reads, its staged writes, its commit.

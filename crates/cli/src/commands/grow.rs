@@ -40,6 +40,11 @@ pub struct GrowArgs {
     /// Seed of addresses and values.
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
+    /// Also measure the fill's storage floor: a new or empty directory, beside --dir on the
+    /// same filesystem, for two more stores of the profile onto which each fill commit's
+    /// writes are replayed straight, as the trie made them and shuffled (kept afterwards).
+    #[arg(long, value_name = "DIR")]
+    pub fill_floor: Option<PathBuf>,
     /// Where grow.json and `checkpoint-<leaves>.csv` go (default: `./grow-<profile>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -79,5 +84,6 @@ fn options(
         out: args.out,
         net,
         cgroup_dir,
+        fill_floor: args.fill_floor,
     }
 }

@@ -18,7 +18,7 @@ use triebench_measure::mem_cgroup::{parse_size, MemCgroup};
 use triebench_measure::page_evict;
 use triebench_record::grow::{self, Checkpoint, GrowRecord};
 use triebench_record::net::NetRecord;
-use triebench_report::render::grow_lines::{row, space_line, HEADER};
+use triebench_report::render::grow_lines::{floor_line, row, space_line, HEADER};
 
 use crate::error::PlanError;
 
@@ -45,6 +45,9 @@ pub struct GrowOptions {
     pub out: Option<PathBuf>,
     /// The emulated network hop to managed servers, recorded with the curve.
     pub net: Option<NetRecord>,
+    /// A new or empty directory for the fill's storage floor (`--fill-floor`): two more
+    /// stores of the profile, `sorted/` and `shuffled/`, kept afterwards.
+    pub fill_floor: Option<PathBuf>,
     /// The memory cgroup [`supervise`] made for this run, which it enters (`None`: with
     /// `memory`, the run makes and joins its own, and nothing outside it watches).
     pub cgroup_dir: Option<PathBuf>,
@@ -58,16 +61,17 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / f64::from(1 << 20)
 }
 
-/// Checks that `dir` is a new or empty directory (made when missing), never a link.
-fn fresh_dir(dir: &Path) -> Result<(), PlanError> {
+/// Checks that `dir` (given as `flag`) is a new or empty directory (made when missing), never
+/// a link.
+fn fresh_dir(flag: &str, dir: &Path) -> Result<(), PlanError> {
     let meta = std::fs::symlink_metadata(dir);
     match meta {
         Ok(m) if m.file_type().is_symlink() => Err(PlanError::Usage(format!(
-            "--dir {} is a symbolic link; give the directory itself",
+            "{flag} {} is a symbolic link; give the directory itself",
             dir.display()
         ))),
         Ok(m) if !m.is_dir() => Err(PlanError::Usage(format!(
-            "--dir {} is not a directory",
+            "{flag} {} is not a directory",
             dir.display()
         ))),
         Ok(_) => {
@@ -77,14 +81,14 @@ fn fresh_dir(dir: &Path) -> Result<(), PlanError> {
             })?;
             if entries.next().is_some() {
                 return Err(PlanError::Usage(format!(
-                    "--dir {} is not empty: grow fills a new store from the empty root; give a \
+                    "{flag} {} is not empty: grow fills new stores from the empty root; give a \
                      new or empty directory",
                     dir.display()
                 )));
             }
             Ok(())
         }
-        Err(_) => Ok(triebench_measure::make_dir::make_dir("--dir", dir)?),
+        Err(_) => Ok(triebench_measure::make_dir::make_dir(flag, dir)?),
     }
 }
 
@@ -105,7 +109,7 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
     let fill_batch = budget.as_ref().map_or(args.fill_batch, |b| b.fill_batch);
     let dir = match (&args.dir, profile.needs_dir()) {
         (Some(d), _) => {
-            fresh_dir(d)?;
+            fresh_dir("--dir", d)?;
             Some(d.canonicalize().map_err(|source| PlanError::Write {
                 path: d.clone(),
                 source,
@@ -125,6 +129,7 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
         .unwrap_or_else(|| PathBuf::from(format!("grow-{profile}")));
     triebench_measure::outputs::writable_dir("--out", &out)?;
     let spec = BackendSpec::new(profile, dir.clone())?;
+    let fill_floor = fill_floor_specs(args, profile, dir.as_deref())?;
     let fs_type = match &dir {
         Some(d) => triebench_measure::fs_info_for_dir("grow", d)?.fs_type,
         None => "memory".into(),
@@ -157,6 +162,7 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
         reads: args.reads,
         seed: args.seed,
         write_back: limit.is_some(),
+        fill_floor,
     };
     let mut record = GrowRecord {
         schema: grow::SCHEMA,
@@ -197,6 +203,9 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
         if let Some(line) = space_line(c) {
             println!("{line}");
         }
+        if let Some(line) = floor_line(c) {
+            println!("{line}");
+        }
         record.checkpoints.push(c.clone());
         grow::write(&json, &record)?;
         let csv = format!(
@@ -217,6 +226,52 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
     result?;
     println!("grow.json written to {}", json.display());
     Ok(())
+}
+
+/// The floor's two stores (`--fill-floor DIR`): `DIR/sorted` and `DIR/shuffled` for a profile
+/// whose data lives in a directory, in memory otherwise. DIR must be new or empty and, to
+/// measure the same filesystem, should be on `--dir`'s.
+fn fill_floor_specs(
+    args: &GrowOptions,
+    profile: Profile,
+    dir: Option<&Path>,
+) -> Result<Option<[BackendSpec; 2]>, PlanError> {
+    let Some(floor) = &args.fill_floor else {
+        return Ok(None);
+    };
+    if args.memory.is_some() {
+        return Err(PlanError::Usage(
+            "--fill-floor with --memory: the floor's two stores would share the bound with the \
+             fill's; run them apart"
+                .into(),
+        ));
+    }
+    let nested = |floor: &Path| dir.is_some_and(|d| floor.starts_with(d) || d.starts_with(floor));
+    let refuse = || {
+        PlanError::Usage(
+            "--fill-floor and --dir must not hold one another: give two sibling directories".into(),
+        )
+    };
+    // Checked before anything is made, and again once the path resolves.
+    if nested(&std::path::absolute(floor).unwrap_or_else(|_| floor.clone())) {
+        return Err(refuse());
+    }
+    fresh_dir("--fill-floor", floor)?;
+    let floor = floor.canonicalize().map_err(|source| PlanError::Write {
+        path: floor.clone(),
+        source,
+    })?;
+    if nested(&floor) {
+        return Err(refuse());
+    }
+    let spec = |name: &str| -> Result<BackendSpec, PlanError> {
+        let d = profile.needs_dir().then(|| floor.join(name));
+        if let Some(d) = &d {
+            triebench_measure::make_dir::make_dir("--fill-floor", d)?;
+        }
+        Ok(BackendSpec::new(profile, d)?)
+    };
+    Ok(Some([spec("sorted")?, spec("shuffled")?]))
 }
 
 /// `--memory` in bytes, when given.

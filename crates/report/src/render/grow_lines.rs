@@ -50,6 +50,25 @@ pub const HEADER: &str =
     "   leaves   fill l/s fill/st  commit1 p50/p99  commit100 p50/p99  wr B/commit1  \
 read warm µs  read cold µs   disk B/leaf nodes/leaf  cmpB/leaf  RSS MiB";
 
+/// The fill's storage floor over the stretch to a checkpoint, in one line under its [`row`]:
+/// the floor's seconds in the trie's order and shuffled, and the fill's time over each;
+/// `None` where no floor ran.
+pub fn floor_line(c: &Checkpoint) -> Option<String> {
+    let floor = c.fill_floor.as_ref()?;
+    let (sorted, shuffled) = c.fill_over_floor()?;
+    Some(format!(
+        "{:>9} fill floor: {} entries, {:.1} MB straight on the store: {:.2} s in the trie's \
+         order, {:.2} s shuffled; the fill ({:.2} s) is {sorted:.2}x the first, {shuffled:.2}x the \
+         second",
+        "",
+        floor.entries,
+        floor.bytes as f64 / 1e6,
+        floor.sorted_secs,
+        floor.shuffled_secs,
+        c.fill_secs,
+    ))
+}
+
 /// Where the store's bytes go at a checkpoint, per leaf, in one line under its [`row`]: the data
 /// (keys and values as stored), then each table's pages with their index, out-of-line and
 /// unused parts, the free pages and the rest; `None` where the store reported none.

@@ -26,14 +26,16 @@
 //! and the preloaded tables hold the large roots of earlier commits as `update`'s do.
 
 pub mod recording;
+pub mod replay;
 pub mod update_writes;
 
 use std::sync::OnceLock;
 
-use triebench_kv::{KvError, Store, Table, WriteTx};
+use triebench_kv::{KvError, Store, WriteTx};
 use triebench_merkle::MerkleError;
 
 pub use recording::{RecordingStore, Write};
+pub use replay::{shuffle_entries, Replayer};
 pub use update_writes::UpdateWrites;
 
 // Commits one floor block times (the headline takes one block per round, dealt into ten
@@ -67,8 +69,8 @@ pub fn recorded() -> Result<&'static UpdateWrites, MerkleError> {
 #[derive(Debug)]
 pub struct FloorCommits {
     writes: &'static UpdateWrites,
-    /// The store's handle of each recorded table, by the recorded table's index.
-    tables: Vec<Table>,
+    /// Makes the recorded calls in the store's tables.
+    replayer: Replayer,
     /// The recorded commit [`FloorCommits::prepare`] selects next.
     next: usize,
     /// The recorded commit [`FloorCommits::commit`] makes.
@@ -80,14 +82,10 @@ impl FloorCommits {
     /// [`triebench_merkle::TABLES`]); records `update`'s writes if this process has not yet.
     pub fn new<S: Store>(store: &S) -> Result<Self, MerkleError> {
         let writes = recorded()?;
-        let tables = writes
-            .table_names
-            .iter()
-            .map(|name| store.table(name))
-            .collect::<Result<Vec<_>, _>>()?;
+        let replayer = Replayer::new(store, &writes.table_names)?;
         Ok(FloorCommits {
             writes,
-            tables,
+            replayer,
             next: PRELOAD_COMMITS,
             selected: None,
         })
@@ -103,7 +101,7 @@ impl FloorCommits {
         let mut w = store.writer()?;
         let mut in_tx = 0;
         for write in self.writes.setup.iter().chain(preloaded).flatten() {
-            self.apply(&mut w, write)?;
+            self.replayer.apply(&mut w, write)?;
             in_tx += write.entries();
             if in_tx >= PRELOAD_BATCH {
                 w.commit()?;
@@ -143,30 +141,9 @@ impl FloorCommits {
             })?;
         let mut w = store.writer()?;
         for write in writes {
-            self.apply(&mut w, write)?;
+            self.replayer.apply(&mut w, write)?;
         }
         w.commit()
-    }
-
-    /// Makes one recorded write call on `w`.
-    fn apply<W: WriteTx>(&self, w: &mut W, write: &Write) -> Result<(), KvError> {
-        let table = |index: usize| {
-            self.tables.get(index).copied().ok_or_else(|| {
-                KvError::backend("floor", format!("recorded table {index} not resolved"))
-            })
-        };
-        match write {
-            Write::Put {
-                table: t,
-                key,
-                value,
-            } => w.put(table(*t)?, key, value),
-            Write::PutMany { table: t, entries } => w.put_many(
-                table(*t)?,
-                entries.iter().map(|(k, v)| (k.as_slice(), v.as_slice())),
-            ),
-            Write::Delete { table: t, key } => w.delete(table(*t)?, key),
-        }
     }
 }
 

@@ -5,6 +5,7 @@
 //! nothing of it was written.
 
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use triebench_kv::{ContentCache, KeyRange, KvResult, ReadTx, Store, Table, WriteTx};
@@ -61,6 +62,8 @@ impl Write {
 pub struct RecordingStore<S> {
     inner: S,
     committed: Mutex<Vec<Vec<Write>>>,
+    /// Whether writers opened now record (see [`RecordingStore::set_recording`]).
+    recording: AtomicBool,
 }
 
 impl<S: Store> RecordingStore<S> {
@@ -69,7 +72,26 @@ impl<S: Store> RecordingStore<S> {
         RecordingStore {
             inner,
             committed: Mutex::new(Vec::new()),
+            recording: AtomicBool::new(true),
         }
+    }
+
+    /// Whether writers opened from now on record their writes (on from [`new`](Self::new)).
+    /// A writer opened while off passes every call straight through and copies nothing: what
+    /// the growth curve times between its recorded fill commits.
+    pub fn set_recording(&self, on: bool) {
+        self.recording.store(on, Ordering::Relaxed);
+    }
+
+    /// The writes of every transaction committed since the last call, one list per commit, in
+    /// order (the record is emptied).
+    pub fn take(&self) -> Vec<Vec<Write>> {
+        std::mem::take(
+            &mut *self
+                .committed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
     /// How many write transactions have committed so far.
@@ -106,6 +128,7 @@ impl<S: Store> Store for RecordingStore<S> {
         Ok(RecordingWriter {
             inner: self.inner.writer()?,
             writes: Vec::new(),
+            record: self.recording.load(Ordering::Relaxed),
             committed: &self.committed,
         })
     }
@@ -125,6 +148,10 @@ impl<S: Store> Store for RecordingStore<S> {
     fn table(&self, name: &str) -> KvResult<Table> {
         self.inner.table(name)
     }
+
+    fn space(&self) -> KvResult<Option<triebench_record::space::StoreSpace>> {
+        self.inner.space()
+    }
 }
 
 /// The write transaction of a [`RecordingStore`]: the inner writer, and the writes made on it
@@ -133,6 +160,8 @@ impl<S: Store> Store for RecordingStore<S> {
 pub struct RecordingWriter<'s, W> {
     inner: W,
     writes: Vec<Write>,
+    /// Whether this writer records (its store's setting when it was opened).
+    record: bool,
     committed: &'s Mutex<Vec<Vec<Write>>>,
 }
 
@@ -189,6 +218,9 @@ impl<W: ReadTx> ReadTx for RecordingWriter<'_, W> {
 impl<W: WriteTx> WriteTx for RecordingWriter<'_, W> {
     fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         self.inner.insert(table, key, value)?;
+        if !self.record {
+            return Ok(());
+        }
         self.writes.push(Write::Put {
             table: table.index(),
             key: key.to_vec(),
@@ -199,6 +231,9 @@ impl<W: WriteTx> WriteTx for RecordingWriter<'_, W> {
 
     fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         self.inner.put(table, key, value)?;
+        if !self.record {
+            return Ok(());
+        }
         self.writes.push(Write::Put {
             table: table.index(),
             key: key.to_vec(),
@@ -209,6 +244,9 @@ impl<W: WriteTx> WriteTx for RecordingWriter<'_, W> {
 
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
         self.inner.delete(table, key)?;
+        if !self.record {
+            return Ok(());
+        }
         self.writes.push(Write::Delete {
             table: table.index(),
             key: key.to_vec(),
@@ -220,6 +258,9 @@ impl<W: WriteTx> WriteTx for RecordingWriter<'_, W> {
     where
         I: IntoIterator<Item = (&'a [u8], &'a [u8])>,
     {
+        if !self.record {
+            return self.inner.put_many(table, entries);
+        }
         let entries: Vec<(&[u8], &[u8])> = entries.into_iter().collect();
         self.inner.put_many(table, entries.iter().copied())?;
         self.writes.push(Write::PutMany {
@@ -246,6 +287,9 @@ impl<W: WriteTx> WriteTx for RecordingWriter<'_, W> {
 
     fn commit(self) -> KvResult<()> {
         self.inner.commit()?;
+        if !self.record {
+            return Ok(());
+        }
         self.committed
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

@@ -1,0 +1,166 @@
+//! The growth fill's storage floor (`triebench grow --fill-floor DIR`): two more stores of the
+//! curve's profile in `DIR` (`sorted/`, `shuffled/`, on the filesystem under test), and each
+//! fill commit's writes, recorded as the trie made them (new nodes, change-log entries, the
+//! prune's deletions), replayed onto both right after the commit, in the same transactions:
+//! onto `sorted` in the trie's order (a commit's new nodes go out in key order), onto
+//! `shuffled` with each `put_many`'s entries shuffled. Nothing is read or hashed there, so the
+//! fill's time over the floor's, taken batch by batch in one process, is what the trie adds to
+//! storing the same bytes, and the two floors say what the order of the puts is worth.
+
+use std::time::{Duration, Instant};
+
+use triebench_kv::{AnyStore, BackendSpec, KvError};
+use triebench_merkle::TABLES;
+use triebench_record::grow::FillFloor;
+use triebench_workloads::floor::{shuffle_entries, Replayer, Write};
+use triebench_workloads::rng::XorShift64Star;
+
+use crate::error::MeasureError;
+
+/// One store of the floor and its tables.
+struct FloorStore {
+    store: AnyStore,
+    replayer: Replayer,
+    took: Duration,
+}
+
+impl FloorStore {
+    fn open(spec: &BackendSpec) -> Result<Self, KvError> {
+        let store = spec.open_any(TABLES)?;
+        let names: Vec<String> = TABLES.iter().map(|t| t.to_string()).collect();
+        let replayer = Replayer::new(&store, &names)?;
+        Ok(FloorStore {
+            store,
+            replayer,
+            took: Duration::ZERO,
+        })
+    }
+
+    fn replay(&mut self, transactions: &[Vec<Write>]) -> Result<(), KvError> {
+        let start = Instant::now();
+        self.replayer.replay(&self.store, transactions)?;
+        self.took += start.elapsed();
+        Ok(())
+    }
+}
+
+/// The floor's two stores, open for the whole curve, and what they took over the current
+/// stretch of the fill.
+pub struct FillFloors {
+    sorted: FloorStore,
+    shuffled: FloorStore,
+    rng: XorShift64Star,
+    entries: u64,
+    bytes: u64,
+}
+
+impl FillFloors {
+    /// Opens the floor's stores: `sorted` and `shuffled` are specs of the curve's profile, each
+    /// in a directory of its own on the filesystem under test (none for an in-memory profile).
+    pub fn open(
+        sorted: &BackendSpec,
+        shuffled: &BackendSpec,
+        seed: u64,
+    ) -> Result<Self, MeasureError> {
+        Ok(FillFloors {
+            sorted: FloorStore::open(sorted)?,
+            shuffled: FloorStore::open(shuffled)?,
+            rng: XorShift64Star::new(seed ^ 0x5eed_f100),
+            entries: 0,
+            bytes: 0,
+        })
+    }
+
+    /// Replays one fill commit's recorded transactions onto both stores (the shuffling is not
+    /// timed).
+    pub fn replay(&mut self, mut transactions: Vec<Vec<Write>>) -> Result<(), MeasureError> {
+        for write in transactions.iter().flatten() {
+            self.entries += write.entries() as u64;
+            self.bytes += write.bytes() as u64;
+        }
+        self.sorted.replay(&transactions)?;
+        shuffle_entries(&mut transactions, &mut self.rng);
+        self.shuffled.replay(&transactions)?;
+        Ok(())
+    }
+
+    /// What the stretch since the last call cost the floor; the counts start again.
+    pub fn take_stretch(&mut self) -> FillFloor {
+        let floor = FillFloor {
+            sorted_secs: self.sorted.took.as_secs_f64(),
+            shuffled_secs: self.shuffled.took.as_secs_f64(),
+            entries: self.entries,
+            bytes: self.bytes,
+        };
+        self.sorted.took = Duration::ZERO;
+        self.shuffled.took = Duration::ZERO;
+        self.entries = 0;
+        self.bytes = 0;
+        floor
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use triebench_kv::{KeyRange, Profile, ReadTx, Store};
+
+    use super::*;
+    use crate::grow_run::{run_grow, GrowPlan};
+
+    /// Every entry of `table` in the store of `profile` in `dir`.
+    fn entries(profile: Profile, dir: &std::path::Path, table: &str) -> BTreeSet<Vec<u8>> {
+        let store = BackendSpec::new(profile, Some(dir.to_path_buf()))
+            .and_then(|s| s.open_any(TABLES))
+            .expect("open");
+        let t = store.table(table).expect("table");
+        let rows = store
+            .reader()
+            .and_then(|r| r.collect(t, &KeyRange::all()))
+            .expect("scan");
+        rows.into_iter().map(|(k, v)| [k, v].concat()).collect()
+    }
+
+    #[test]
+    fn the_floor_stores_what_the_fill_stored_in_either_order() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let profile = Profile::Lmdb;
+        let spec = |name: &str| {
+            let dir = tmp.path().join(name);
+            std::fs::create_dir_all(&dir).expect("dir");
+            BackendSpec::new(profile, Some(dir)).expect("spec")
+        };
+        let plan = GrowPlan {
+            spec: spec("store"),
+            checkpoints: vec![600, 1_500],
+            fill_batch: 400,
+            commits: 5,
+            reads: 5,
+            seed: 3,
+            write_back: false,
+            fill_floor: Some([spec("sorted"), spec("shuffled")]),
+        };
+        let curve = run_grow(&plan, None, &mut |_| {}, &mut |_| Ok(())).expect("grow");
+        for c in &curve {
+            let floor = c.fill_floor.as_ref().expect("a floor per checkpoint");
+            assert!(floor.entries > 0 && floor.bytes > 0, "{floor:?}");
+            assert!(c.fill_over_floor().is_some());
+        }
+        for table in TABLES {
+            let sorted = entries(profile, &tmp.path().join("sorted"), table);
+            let shuffled = entries(profile, &tmp.path().join("shuffled"), table);
+            assert_eq!(
+                sorted, shuffled,
+                "{table}: the order changes nothing stored"
+            );
+        }
+        // The fill's nodes are all in the store under test (which also holds the empty root
+        // and the checkpoints' timed commits), and the fill stored tens of nodes per leaf.
+        let main = TABLES[0];
+        let floor = entries(profile, &tmp.path().join("sorted"), main);
+        let store = entries(profile, &tmp.path().join("store"), main);
+        assert!(floor.is_subset(&store));
+        assert!(floor.len() > 1_500 * 20, "{} nodes", floor.len());
+    }
+}
