@@ -148,6 +148,25 @@ fn lmdb_grows_with_cold_reads_and_bytes_on_disk() {
     assert!(disk[0] > 0 && disk[1] > disk[0], "{disk:?}");
     let text = std::fs::read_to_string(out.join("grow.json")).unwrap();
     assert!(text.contains("posix_fadvise"), "the cold method is stated");
+    // The report's row gives the fill over both floors and the store over its data.
+    let report = triebench(&["grow-report", &out.display().to_string()]);
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let md = std::fs::read_to_string(out.join("grow-report.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| lmdb |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    let floor_cell = cells[6];
+    assert!(
+        floor_cell.contains("× / ") && floor_cell.ends_with('×'),
+        "{row}"
+    );
+    assert!(cells[12].contains("×)"), "store over data: {row}");
 }
 
 #[test]

@@ -17,6 +17,9 @@ pub struct GrowSummary {
     /// The last stretch's fill time over its time in the backend (1.0: the backend's floor),
     /// where recorded.
     pub fill_over_storage: Option<f64>,
+    /// The last stretch's fill time over its storage floor, the floor's writes in the trie's
+    /// order and shuffled (`grow --fill-floor`), where measured.
+    pub fill_over_floor: Option<(f64, f64)>,
     /// p99 of 1-key commits, µs.
     pub commit1_p99_us: f64,
     /// p99 of 100-key commits, µs.
@@ -27,6 +30,9 @@ pub struct GrowSummary {
     pub read_cold_us: Option<(f64, f64)>,
     /// Bytes on disk per leaf.
     pub disk_per_leaf: f64,
+    /// What the store holds per leaf by its own accounting, and the data in it (node keys and
+    /// values, change log) per leaf, where the store reports its pages.
+    pub store_and_data_per_leaf: Option<(f64, f64)>,
     /// Logical bytes per leaf of Transact's trie, and of the path-compressed what-if.
     pub logical_per_leaf: (f64, f64),
     /// Nodes per leaf, Transact's and compressed.
@@ -47,11 +53,16 @@ pub fn summarize(curve: &GrowCurve) -> Option<GrowSummary> {
         leaves: c.leaves,
         fill_rate: c.fill_leaves_per_sec,
         fill_over_storage: c.fill_over_storage(),
+        fill_over_floor: c.fill_over_floor(),
         commit1_p99_us: c.commit_1.latency.p99_us,
         commit100_p99_us: c.commit_100.latency.p99_us,
         read_warm_p50_us: c.read_warm.p50_us,
         read_cold_us: c.read_cold.map(|l| (l.p50_us, l.p99_us)),
         disk_per_leaf: c.disk_bytes_per_leaf,
+        store_and_data_per_leaf: c
+            .space
+            .as_ref()
+            .map(|s| (per(s.accounted_bytes()), per(s.data_bytes()))),
         logical_per_leaf: (per(c.what_if.bytes), per(c.what_if.compressed_bytes)),
         nodes_per_leaf: (per(c.what_if.nodes), per(c.what_if.compressed_nodes)),
         write_per_commit1: c.commit_1.write_bytes_per_commit,

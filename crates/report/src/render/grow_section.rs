@@ -153,11 +153,13 @@ fn table(summaries: &[GrowSummary]) -> String {
             "leaves",
             "fill leaves/s",
             "fill ÷ storage",
+            "fill ÷ floor (trie's order / shuffled)",
             "commit 1 key p99",
             "commit 100 keys p99",
             "read warm p50",
             "read cold p50 / p99",
             "disk B/leaf",
+            "store B/leaf (÷ data)",
             "logical B/leaf (compressed)",
             "nodes/leaf (compressed)",
             "written B per 1-key commit",
@@ -173,12 +175,20 @@ fn table(summaries: &[GrowSummary]) -> String {
             format!("{:.0}", s.fill_rate),
             s.fill_over_storage
                 .map_or_else(|| "—".into(), |r| format!("{r:.2}×")),
+            s.fill_over_floor.map_or_else(
+                || "—".into(),
+                |(sorted, shuffled)| format!("{sorted:.2}× / {shuffled:.2}×"),
+            ),
             us(s.commit1_p99_us),
             us(s.commit100_p99_us),
             us(s.read_warm_p50_us),
             s.read_cold_us
                 .map_or_else(|| "—".into(), |(a, b)| format!("{} / {}", us(a), us(b))),
             format!("{:.0}", s.disk_per_leaf),
+            s.store_and_data_per_leaf.map_or_else(
+                || "—".into(),
+                |(store, data)| format!("{store:.0} ({:.2}×)", store / data.max(1.0)),
+            ),
             format!("{:.0} ({:.0})", s.logical_per_leaf.0, s.logical_per_leaf.1),
             format!("{:.1} ({:.2})", s.nodes_per_leaf.0, s.nodes_per_leaf.1),
             format!("{:.0}", s.write_per_commit1),
@@ -217,7 +227,11 @@ pub fn write(curves: &[GrowCurve], plots_dir: &Path, rel: &str) -> Result<String
          size if the trie compressed single-child paths (computed from the addresses). Each \
          row is the curve at its largest state. \"fill ÷ storage\" is the fill's time over the \
          part of it the backend spent reading, staging and committing (phase spans): 1.0× would \
-         be a fill that costs only what storing its nodes costs.\n"
+         be a fill that costs only what storing its nodes costs. \"fill ÷ floor\" (with `grow \
+         --fill-floor`) is the fill's time over the same writes made straight on two more stores \
+         of the profile, as the trie ordered them and shuffled. \"store B/leaf\" is what the \
+         store holds by its own accounting (pages, free pages, a WAL), and over the data in it \
+         (node keys and values, change log).\n"
     );
     md.push_str(&table(&summaries));
     md.push('\n');
