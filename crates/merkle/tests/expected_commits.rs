@@ -5,11 +5,14 @@
 //! again): then the precondition fails, nothing of that attempt is applied, and the commit reads
 //! and writes again. The reference is the same script on a `BTreeStore`, which always reads.
 
+mod common;
+
+use common::contents;
 use sha2::{Digest, Sha512};
 use triebench_kv::btree::BTreeStore;
 use triebench_kv::postgres::{PgOptions, PgStore};
 use triebench_kv::redis::{RedisOptions, RedisStore};
-use triebench_kv::{KeyRange, ReadTx, Store, WriteTx};
+use triebench_kv::{Store, WriteTx};
 use triebench_merkle::{MerkleTrie, StateChange, TABLES};
 
 fn address(i: u32) -> String {
@@ -67,18 +70,6 @@ fn script<S: Store>(store: &S) -> Vec<String> {
     roots.push(step(&mut a, &[set(16, "twin"), set(17, "twin")]));
     roots.push(step(&mut a, &[set(18, "v18")]));
     roots
-}
-
-/// Every table's entries, in key order.
-fn contents<S: Store>(store: &S) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
-    let r = store.reader().expect("reader");
-    TABLES
-        .iter()
-        .map(|name| {
-            let t = store.table(name).expect("table");
-            r.collect(t, &KeyRange::all()).expect("scan")
-        })
-        .collect()
 }
 
 fn same_as_reading_commits<S: Store>(store: &S, name: &str) {

@@ -2,11 +2,11 @@
 //! commits store, are the same whatever the number of threads, and the roots are the
 //! reference model's.
 
-use std::collections::BTreeMap;
+mod common;
 
+use common::{apply, contents, Model};
 use sha2::{Digest, Sha512};
 use triebench_kv::btree::BTreeStore;
-use triebench_kv::{KeyRange, ReadTx, Store};
 use triebench_merkle::{reference, MerkleTrie, StateChange, TABLES};
 
 /// A 70-hex-digit address, as Transact's families use, from `i`.
@@ -30,18 +30,6 @@ fn batches() -> Vec<Vec<StateChange>> {
         .chain((5_000..6_000).map(|i| set(i, "c")))
         .collect();
     vec![first, second, Vec::new()]
-}
-
-/// Every table's entries, in key order.
-fn contents(store: &BTreeStore) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
-    let r = store.reader().expect("reader");
-    TABLES
-        .iter()
-        .map(|name| {
-            let t = store.table(name).expect("table");
-            r.collect(t, &KeyRange::all()).expect("scan")
-        })
-        .collect()
 }
 
 /// The roots of [`batches`] committed on a fresh store with `threads` threads, and the store.
@@ -84,18 +72,9 @@ fn the_same_roots_and_bytes_on_one_thread_and_on_four() {
 #[test]
 fn a_large_batch_reaches_the_reference_models_root_on_four_threads() {
     let (roots, _store) = commit_with(4);
-    let mut mapping: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut mapping = Model::new();
     for (batch, root) in batches().iter().zip(&roots) {
-        for change in batch {
-            match change {
-                StateChange::Set { address, value } => {
-                    mapping.insert(address.clone(), value.clone());
-                }
-                StateChange::Delete { address } => {
-                    mapping.remove(address);
-                }
-            }
-        }
+        mapping = apply(&mapping, batch).expect("every delete hits a stored address");
         assert_eq!(&reference::root_of(&mapping).expect("reference root"), root);
     }
 }

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use triebench_merkle::StateChange;
+use triebench_kv::{KeyRange, ReadTx, Store};
+use triebench_merkle::{StateChange, TABLES};
 
 pub type Model = BTreeMap<String, Vec<u8>>;
 
@@ -74,4 +75,17 @@ pub fn apply(model: &Model, changes: &[StateChange]) -> Option<Model> {
         }
     }
     Some(next)
+}
+
+/// Every table's entries, in key order: what a store holds, to compare two stores byte for
+/// byte.
+pub fn contents<S: Store>(store: &S) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
+    let r = store.reader().expect("reader");
+    TABLES
+        .iter()
+        .map(|name| {
+            let t = store.table(name).expect("table");
+            r.collect(t, &KeyRange::all()).expect("scan")
+        })
+        .collect()
 }
