@@ -9,8 +9,8 @@
 //! * [`hash`]: node hashes (truncated SHA-512), the root midstate cache, work counters.
 //! * `fast_map`: hash maps keyed by node hashes, hashed fast.
 //! * `update`: applies a batch in memory: the new root, new encodings, added and replaced nodes.
-//! * `levels`: a batch's opened nodes by depth, finished a level at a time (a large level's
-//!   nodes encoded and hashed on rayon's threads).
+//! * `levels`: a batch's opened nodes by depth, for finishing a large batch a level at a time
+//!   (a wide level's nodes encoded and hashed on rayon's threads).
 //! * `write`: persists that outcome: new nodes, duplicate counts, change-log entries.
 //! * `tables`: the table handles and the change-log reads `write`, `prune` and `trie` share.
 //! * [`changelog`]: the change-log entry of a root (parent, additions, successors).
@@ -71,11 +71,12 @@
 //! A batch reads each node on its paths once, keeps stored encodings as they are and re-encodes
 //! a changed node by copying its unchanged child entries, hashes each changed node once, and
 //! checks storage for an existing copy of a new node only until one is found absent (all new
-//! nodes above it are then absent too). Changed nodes are finished a level at a time, deepest
-//! first; a level of thousands of nodes (a large batch's, such as a growth fill's) is encoded
-//! and hashed on rayon's threads (its global pool, or the pool the caller commits in;
-//! `RAYON_NUM_THREADS=1` keeps every level on the calling thread), and what a commit stores is
-//! byte for byte the same whatever the number of threads. Root encodings are hashed through a
+//! nodes above it are then absent too). A batch with a level of thousands of changed nodes (a
+//! growth fill's) is finished a level at a time, deepest first, each such level encoded and
+//! hashed on rayon's threads (its global pool, or the pool the caller commits in;
+//! `RAYON_NUM_THREADS=1` keeps it on the calling thread); others in one sweep, children before
+//! parents. Which way is the batch's, not the machine's: what a commit stores is byte for byte
+//! the same whatever the number of threads. Root encodings are hashed through a
 //! per-thread SHA-512 midstate cache ([`hash::MIDSTATE_MIN_LEN`]), so a commit that changes a large root halfway
 //! through hashes only its second half. [`hash::stats`] counts the hashing done. The example
 //! `hotpath` times the `update` workload against the SHA-512 floor.

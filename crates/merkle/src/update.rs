@@ -4,7 +4,9 @@
 //! the changes in order. An opened node keeps its stored encoding and records only its edits
 //! (children replaced, added or removed, a new value). Finishing hashes every changed node once,
 //! children before parents, re-encoding each by copying its unchanged entries around the edits:
-//! nothing is decoded to strings and no hash is converted to or from hex on the way.
+//! nothing is decoded to strings and no hash is converted to or from hex on the way. A batch
+//! with a level of at least [`PARALLEL_LEVEL_MIN`] nodes is finished a level at a time, such a
+//! level on rayon's threads ([`finish_level`]); any other in one reverse sweep of the arena.
 //!
 //! The stored encodings a batch reads are copied back to back into one buffer, and that buffer,
 //! the arena and the outcome's vectors are handed back to a per-thread pool when the commit is
@@ -449,41 +451,46 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         hashes.clear();
         hashes.resize(self.arena.len(), EMPTY_ROOT_HEX);
         let mut levels = std::mem::take(&mut self.spare.levels);
-        if !levels.sort(self.arena.iter().map(|w| w.parent)) {
-            return Err(internal());
-        }
+        let widest = levels
+            .sort(self.arena.iter().map(|w| w.parent))
+            .ok_or_else(internal)?;
         let mut chunks = std::mem::take(&mut self.spare.chunks);
-        // The deepest level first: every child is finished before its parent.
-        for level in (1..levels.count()).rev() {
-            let nodes = levels.level(level);
-            finish_level(&self.arena, src, &hashes, nodes, &mut chunks, &mut tally);
-            for chunk in &chunks {
-                for done in &chunk.done {
-                    let node = done.node as usize;
-                    let (present, changed) = settle(
-                        &self.arena[node],
-                        node,
-                        src,
-                        &done.how,
-                        &chunk.encodings,
-                        &mut hashes,
-                        &mut out,
-                        keep_encodings,
-                    );
-                    let work = &self.arena[node];
-                    let (parent, token) = (work.parent as usize, work.token);
-                    let parent_work = &mut self.arena[parent];
-                    let e = parent_work
-                        .edits
-                        .binary_search_by_key(&token, |e| e.token)
-                        .map_err(|_| internal())?;
-                    if !present {
-                        parent_work.edits[e].child = None;
-                    }
-                    if changed {
-                        parent_work.dirty = true;
+        if widest >= PARALLEL_LEVEL_MIN {
+            // A level at a time, the deepest first: every child is finished before its parent.
+            for level in (1..levels.count()).rev() {
+                let nodes = levels.level(level);
+                finish_level(&self.arena, src, &hashes, nodes, &mut chunks, &mut tally);
+                for chunk in &chunks {
+                    for done in &chunk.done {
+                        let node = done.node as usize;
+                        let (present, changed) = settle(
+                            &self.arena[node],
+                            node,
+                            src,
+                            &done.how,
+                            &chunk.encodings,
+                            &mut hashes,
+                            &mut out,
+                            keep_encodings,
+                        );
+                        tell_parent(&mut self.arena, node, present, changed)?;
                     }
                 }
+            }
+        } else {
+            // No level wide enough to share: one reverse sweep of the arena, each node encoded
+            // straight into the outcome (children have higher indices than their parents).
+            for node in (1..self.arena.len()).rev() {
+                let (present, changed) = finish_in_place(
+                    &self.arena[node],
+                    node,
+                    src,
+                    &mut hashes,
+                    &mut out,
+                    keep_encodings,
+                    &mut tally,
+                );
+                tell_parent(&mut self.arena, node, present, changed)?;
             }
         }
         let root_work = self.arena.first().ok_or_else(internal)?;
@@ -769,6 +776,65 @@ fn settle(
             (true, true)
         }
     }
+}
+
+/// Tells `node`'s parent whether it still points at `node` (`present`) and whether what it
+/// points at changed.
+fn tell_parent(
+    arena: &mut [Work],
+    node: usize,
+    present: bool,
+    changed: bool,
+) -> Result<(), MerkleError> {
+    let work = &arena[node];
+    let (parent, token) = (work.parent as usize, work.token);
+    let parent_work = &mut arena[parent];
+    let e = parent_work
+        .edits
+        .binary_search_by_key(&token, |e| e.token)
+        .map_err(|_| internal())?;
+    if !present {
+        parent_work.edits[e].child = None;
+    }
+    if changed {
+        parent_work.dirty = true;
+    }
+    Ok(())
+}
+
+/// Finishes `node` (its children finished) straight into the outcome: its hash for its
+/// parent, an addition and its encoding when it differs from the stored node, the stored node
+/// as replaced. Says, as [`settle`] does, whether its parent still points at it and whether
+/// that changed.
+fn finish_in_place(
+    work: &Work,
+    node: usize,
+    src: Src<'_>,
+    hashes: &mut [HexHash],
+    out: &mut Outcome,
+    keep_encodings: bool,
+    tally: &mut Tally,
+) -> (bool, bool) {
+    let orig = work.orig(src);
+    if !work.dirty {
+        if let Some(orig) = orig {
+            hashes[node] = *orig;
+        }
+        return (orig.is_some(), false);
+    }
+    if work.value(src).is_none() && work.child_count(src) == 0 {
+        out.deletions.extend(orig);
+        return (false, orig.is_some());
+    }
+    let hash = hash_node(work, src, hashes, node, out, keep_encodings, tally);
+    hashes[node] = hash;
+    if orig == Some(&hash) {
+        // Same content as before: not an addition after all.
+        out.drop_last();
+        return (true, false);
+    }
+    out.deletions.extend(orig);
+    (true, true)
 }
 
 /// Encodes a finished node, hashes it and records it as an addition.
