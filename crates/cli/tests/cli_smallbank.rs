@@ -1,6 +1,7 @@
 //! The `triebench smallbank` and `triebench field` commands: a short SmallBank chain writes its
 //! JSON result and a trace that `triebench root` replays to the same roots; an unknown profile,
-//! a directory under a file and an unknown field workload are one clear error each, exit 1.
+//! a directory under a file and an unknown field workload are one clear error each, exit 1;
+//! `field --workload merk` records Merk's three figures.
 
 mod common;
 
@@ -114,8 +115,34 @@ fn an_unknown_field_workload_lists_them() {
     let run = triebench(&["field", "--workload", "nope"]);
     assert_eq!(run.status.code(), Some(1));
     assert!(
-        stderr(&run).contains("firewood-tenkrandom"),
+        stderr(&run).contains("firewood-tenkrandom") && stderr(&run).contains("merk"),
         "{}",
         stderr(&run)
     );
+}
+
+#[test]
+fn field_merk_records_its_inserts_updates_and_reads_per_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("merk.json");
+    let run = triebench(&[
+        "field",
+        "--workload",
+        "merk",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("inserts/s") && stdout.contains("reads/s"),
+        "{stdout}"
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(record["workload"], "merk");
+    assert_eq!(record["reads"], 2_000);
+    for figure in ["inserts_per_s", "updates_per_s", "reads_per_s"] {
+        assert!(record[figure].as_f64().is_some_and(|r| r > 0.0), "{record}");
+    }
 }

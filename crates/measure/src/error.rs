@@ -76,6 +76,14 @@ pub enum MeasureError {
         /// What differed.
         what: String,
     },
+    /// A field workload read a leaf it wrote and found none (the store lost it).
+    #[error("field workload {workload}: leaf {address}, written by the run, reads as absent")]
+    FieldRead {
+        /// The workload.
+        workload: String,
+        /// The address read.
+        address: String,
+    },
     /// A bounded run's memory cgroup could not be set up.
     #[error(transparent)]
     Cgroup(#[from] crate::mem_cgroup::CgroupError),

@@ -1,7 +1,10 @@
 //! Runs a field workload ([`triebench_workloads::field`]) on a store: its setup commits
 //! untimed, then each timed commit timed alone (commit and moving the head to its root), into a
-//! [`FieldResult`]: commits/s, leaves/s, p50/p99 per commit. Old roots are kept (no prune),
-//! as the authors' benchmarks keep their revisions' roots readable.
+//! [`FieldResult`]: commits/s, leaves/s, p50/p99 per commit, and per kind of single-kind
+//! commit inserts/s, updates/s; a timed batch of reads (Merk's) is timed alone too, each read
+//! at the current root, into reads/s (it is no commit: commits/s and the latencies leave it
+//! out). Old roots are kept (no prune), as the authors' benchmarks keep their revisions' roots
+//! readable.
 
 use std::time::Instant;
 
@@ -10,7 +13,7 @@ use triebench_kv::{Store, StoreVisitor};
 use triebench_merkle::MerkleTrie;
 use triebench_record::field::FieldResult;
 use triebench_record::grow::Latency;
-use triebench_workloads::field::{FieldWorkload, Phase};
+use triebench_workloads::field::{FieldCommit, FieldWorkload, OpKind, Phase};
 
 use crate::error::MeasureError;
 
@@ -58,7 +61,19 @@ impl StoreVisitor for FieldRun<'_> {
         };
         let mut total_ns = 0u64;
         let mut done = 0u64;
+        // (operations, ns) of the timed single-kind commits: inserts, updates, reads.
+        let mut kinds = [(0u64, 0u64); 3];
         for (phase, commit) in plan.workload.commits(plan.scale, plan.seed) {
+            if !commit.reads.is_empty() && commit.leaves() == 0 {
+                let ns = read_batch(&trie, &commit, plan.workload)?;
+                if phase == Phase::Timed {
+                    result.reads += commit.reads.len() as u64;
+                    kinds[2].0 += commit.reads.len() as u64;
+                    kinds[2].1 = kinds[2].1.saturating_add(ns);
+                }
+                // Not a commit: progress counts commits.
+                continue;
+            }
             let changes = commit.changes();
             let start = Instant::now();
             let root = trie.commit(&changes)?;
@@ -71,12 +86,26 @@ impl StoreVisitor for FieldRun<'_> {
                     result.leaves += commit.leaves() as u64;
                     total_ns = total_ns.saturating_add(ns);
                     histogram.saturating_record(ns.max(1));
+                    let slot = match commit.kind() {
+                        Some(OpKind::Inserts) => Some(0),
+                        Some(OpKind::Updates) => Some(1),
+                        _ => None,
+                    };
+                    if let Some(slot) = slot {
+                        kinds[slot].0 += commit.leaves() as u64;
+                        kinds[slot].1 = kinds[slot].1.saturating_add(ns);
+                    }
                 }
             }
             result.final_root = root;
             done += 1;
             progress(done, phase == Phase::Timed);
         }
+        let rate =
+            |(ops, ns): (u64, u64)| (ops > 0 && ns > 0).then(|| ops as f64 * 1e9 / ns as f64);
+        result.inserts_per_s = rate(kinds[0]);
+        result.updates_per_s = rate(kinds[1]);
+        result.reads_per_s = rate(kinds[2]);
         let us = |ns: u64| ns as f64 / 1000.0;
         result.total_s = total_ns as f64 / 1e9;
         if result.total_s > 0.0 {
@@ -90,5 +119,29 @@ impl StoreVisitor for FieldRun<'_> {
             max_us: us(histogram.max()),
         };
         Ok(result)
+    }
+}
+
+/// Reads every address of a read batch at the trie's current root, timed together; a leaf
+/// the run wrote that reads as absent is an error. Returns the nanoseconds the reads took.
+fn read_batch<S: Store>(
+    trie: &MerkleTrie<'_, S>,
+    commit: &FieldCommit,
+    workload: FieldWorkload,
+) -> Result<u64, MeasureError> {
+    let start = Instant::now();
+    let mut missing = None;
+    for address in &commit.reads {
+        if trie.get(address)?.is_none() && missing.is_none() {
+            missing = Some(address);
+        }
+    }
+    let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    match missing {
+        Some(address) => Err(MeasureError::FieldRead {
+            workload: workload.name().to_string(),
+            address: address.clone(),
+        }),
+        None => Ok(ns),
     }
 }

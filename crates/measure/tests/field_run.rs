@@ -49,3 +49,29 @@ fn single_times_one_leaf_per_commit() {
     let r = run("btree", FieldWorkload::Firewood(Firewood::Single));
     assert_eq!((r.setup_commits, r.commits, r.leaves), (1, 1_000, 1_000));
 }
+
+#[test]
+fn merk_times_inserts_updates_and_reads_apart() {
+    let mem = run("btree", FieldWorkload::Merk);
+    // Scale 1: 5 setup batches of 2,000; a batch each of inserts, updates (the commits) and
+    // reads (no commit).
+    assert_eq!((mem.setup_commits, mem.commits), (5, 2));
+    assert_eq!((mem.leaves, mem.reads), (4_000, 2_000));
+    assert_eq!(mem.commit.count, 2, "the read batch is no commit");
+    for rate in [mem.inserts_per_s, mem.updates_per_s, mem.reads_per_s] {
+        assert!(rate.is_some_and(|r| r > 0.0), "{mem:?}");
+    }
+    let lmdb = run("lmdb", FieldWorkload::Merk);
+    assert_eq!(lmdb.final_root, mem.final_root);
+    assert_eq!(lmdb.reads, 2_000);
+}
+
+#[test]
+fn tenkrandom_mixes_kinds_so_has_no_per_kind_rate() {
+    let r = run("btree", FieldWorkload::Firewood(Firewood::Tenkrandom));
+    assert_eq!(
+        (r.inserts_per_s, r.updates_per_s, r.reads_per_s),
+        (None, None, None)
+    );
+    assert_eq!(r.reads, 0);
+}

@@ -32,4 +32,18 @@ pub struct FieldResult {
     pub commit: Latency,
     /// The root after the last commit.
     pub final_root: String,
+    /// Reads the timed read batches made (Merk's); 0 where the workload reads nothing.
+    #[serde(default)]
+    pub reads: u64,
+    /// Inserts per second of the timed commits that only insert (Merk's inserts, Firewood's
+    /// `create`); absent where there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inserts_per_s: Option<f64>,
+    /// Updates per second of the timed commits that only update; absent where there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updates_per_s: Option<f64>,
+    /// Reads per second of the timed read batches, each read alone at the current root;
+    /// absent where there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads_per_s: Option<f64>,
 }

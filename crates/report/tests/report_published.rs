@@ -131,7 +131,7 @@ fn rows_set_each_run_beside_its_anchor_with_the_ratio() {
     );
     assert!(matches!(&sb_rows[1].against, Against::Quoted(a) if a.id.starts_with("nomt")));
 
-    // Merk has no workload here: listed, not compared.
+    // No merk run among these records: Merk's anchors are listed, not compared.
     assert!(published
         .not_compared
         .iter()
@@ -242,4 +242,98 @@ fn a_record_that_does_not_read_fails_naming_it_and_an_empty_folder_is_refused() 
     );
     assert!(!field_records::holds_records(empty.path()));
     assert!(field_records::holds_records(&fixtures()));
+}
+
+/// A `merk` field record as `triebench field --workload merk` writes it (figures set by hand).
+fn merk_record() -> triebench_report::model::field_runs::FieldResult {
+    triebench_report::model::field_runs::FieldResult {
+        workload: "merk".into(),
+        profile: "btree".into(),
+        scale: 1,
+        seed: 1,
+        setup_commits: 5,
+        commits: 2,
+        leaves: 4_000,
+        total_s: 0.1,
+        commits_per_s: 20.0,
+        leaves_per_s: 40_000.0,
+        reads: 2_000,
+        inserts_per_s: Some(46_000.0),
+        updates_per_s: Some(64_000.0),
+        reads_per_s: Some(420_000.0),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn merk_runs_stand_beside_merks_inserts_updates_and_reads() {
+    let dir = copy();
+    let record = match serde_json::to_string(&merk_record()) {
+        Ok(t) => t,
+        Err(e) => panic!("{e}"),
+    };
+    assert!(std::fs::write(dir.path().join("memory").join("btree-merk.json"), record).is_ok());
+    let runs = match field_records::read(dir.path()) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    let published = compare(&runs, &built_in());
+    let merk: Vec<_> = published
+        .rows
+        .iter()
+        .filter(|r| r.workload == "merk")
+        .collect();
+    let got: Vec<_> = merk
+        .iter()
+        .map(|r| {
+            let Against::Quoted(a) = &r.against else {
+                panic!("quoted expected: {r:?}")
+            };
+            (a.id.as_str(), r.unit, r.ours, r.ratio)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "merk-inserts-macbook-2017",
+                "inserts/s",
+                Some(46_000.0),
+                Some(2.0)
+            ),
+            (
+                "merk-updates-macbook-2017",
+                "updates/s",
+                Some(64_000.0),
+                Some(2.0)
+            ),
+            (
+                "merk-reads-macbook-2017",
+                "reads/s",
+                Some(420_000.0),
+                Some(2.0)
+            ),
+        ]
+    );
+    assert!(published
+        .not_compared
+        .iter()
+        .all(|a| !a.id.starts_with("merk")));
+
+    let path = match run_published_report(dir.path(), None) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let md = std::fs::read_to_string(path).unwrap_or_default();
+    let section = md
+        .split("## Against published figures")
+        .nth(1)
+        .unwrap_or("");
+    let merk_lines: Vec<_> = section
+        .lines()
+        .filter(|l| l.starts_with("| `merk`"))
+        .collect();
+    assert_eq!(merk_lines.len(), 3, "{section}");
+    assert!(section.contains("23,000 inserts/s"), "{section}");
+    assert!(section.contains("210,000 reads/s"), "{section}");
 }

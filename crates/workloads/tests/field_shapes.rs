@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use triebench_workloads::field::firewood::{Firewood, BATCH};
-use triebench_workloads::field::{FieldCommit, FieldWorkload, Phase, FIELD_WORKLOADS};
+use triebench_workloads::field::{FieldCommit, FieldWorkload, OpKind, Phase, FIELD_WORKLOADS};
 
 /// Applies every commit to a model, checking inserts are new and updates/deletes held;
 /// returns the timed commits.
@@ -29,6 +29,12 @@ fn run_model(workload: FieldWorkload, scale: u64) -> (Vec<FieldCommit>, usize) {
             assert!(
                 held.remove(address).is_some(),
                 "{workload}: delete of an absent address"
+            );
+        }
+        for address in &commit.reads {
+            assert!(
+                held.contains_key(address),
+                "{workload}: read of an absent address"
             );
         }
         match phase {
@@ -117,13 +123,58 @@ fn iavl_bank_inserts_then_updates_56_byte_keys_16_byte_values() {
 }
 
 #[test]
+fn merk_fills_then_inserts_updates_reads_in_batches_of_2000() {
+    use triebench_workloads::field::merk::{BATCH, KEY_BYTES, VALUE_BYTES};
+    let mut setup_keys = 0;
+    for (phase, c) in FieldWorkload::Merk.commits(2, 42) {
+        if phase == Phase::Setup {
+            assert_eq!(counts(&c), (BATCH, 0, 0));
+            setup_keys += c.inserts.len();
+        }
+    }
+    assert_eq!(setup_keys, 20_000, "scale 2: a 20,000-node tree first");
+    let (timed, setup) = run_model(FieldWorkload::Merk, 2);
+    assert_eq!(setup, 10, "5 batches of 2,000 per unit of scale");
+    let kinds: Vec<_> = timed.iter().map(FieldCommit::kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            Some(OpKind::Inserts),
+            Some(OpKind::Inserts),
+            Some(OpKind::Updates),
+            Some(OpKind::Updates),
+            Some(OpKind::Reads),
+            Some(OpKind::Reads),
+        ]
+    );
+    for c in &timed {
+        let n = c.inserts.len() + c.updates.len() + c.reads.len();
+        assert_eq!(n, BATCH);
+        // Updates name distinct keys (run_model checks each is held, inserts that each is new).
+        let distinct: std::collections::HashSet<_> = c.updates.iter().map(|(a, _)| a).collect();
+        assert_eq!(distinct.len(), c.updates.len());
+    }
+    assert!(timed
+        .iter()
+        .flat_map(|c| c.inserts.iter().chain(&c.updates))
+        .all(|(_, v)| v.len() == VALUE_BYTES));
+    // The address is the namespace, the 16-byte key, 16 zero bytes: 16 key bytes per address.
+    assert_eq!(KEY_BYTES, 16);
+    for (a, _) in timed.iter().flat_map(|c| c.inserts.iter()) {
+        assert!(a.starts_with(triebench_workloads::field::address::MERK_NAMESPACE));
+        assert!(a.ends_with(&"00".repeat(16)));
+        assert!(a[6..6 + 2 * KEY_BYTES] != "00".repeat(KEY_BYTES));
+    }
+}
+
+#[test]
 fn names_round_trip_and_an_unknown_one_lists_them() {
     for w in FIELD_WORKLOADS {
         assert_eq!(w.name().parse::<FieldWorkload>(), Ok(w));
     }
     let err = "nope".parse::<FieldWorkload>().unwrap_err().to_string();
     assert!(
-        err.contains("firewood-tenkrandom") && err.contains("iavl-bank"),
+        err.contains("firewood-tenkrandom") && err.contains("iavl-bank") && err.contains("merk"),
         "{err}"
     );
 }

@@ -37,8 +37,9 @@ pub struct EnginesArgs {
     pub seed: u64,
     /// The field's workloads to run on each engine and profile too, comma-separated
     /// (`triebench field`'s: firewood-create, firewood-tenkrandom, firewood-zipf,
-    /// firewood-single, iavl-bank), each on a fresh store: setup commits untimed, the timed
-    /// ones measured [default: none].
+    /// firewood-single, iavl-bank, merk), each on a fresh store: setup commits untimed, the
+    /// timed ones measured (merk's batches of reads are left out: engines time commits)
+    /// [default: none].
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub field: Vec<String>,
     /// Scale of the field workloads (`triebench field --scale`: 1 is 10,000 rows).

@@ -1,5 +1,5 @@
 //! `triebench field`: one of the field's published workloads (Firewood's benchmark set,
-//! IAVL-bench's bank shape) on a profile, timed per commit.
+//! IAVL-bench's bank shape, Merk's inserts, updates and reads) on a profile, timed per commit.
 
 use std::path::PathBuf;
 
@@ -11,8 +11,8 @@ use crate::error::CliError;
 
 #[derive(Debug, Args)]
 pub struct FieldArgs {
-    /// The workload: firewood-create, firewood-tenkrandom, firewood-zipf, firewood-single or
-    /// iavl-bank.
+    /// The workload: firewood-create, firewood-tenkrandom, firewood-zipf, firewood-single,
+    /// iavl-bank or merk.
     #[arg(long, value_name = "NAME")]
     pub workload: String,
     /// Backend profile (`triebench profiles` lists them).
@@ -23,7 +23,8 @@ pub struct FieldArgs {
     pub dir: Option<PathBuf>,
     /// Size: Firewood's workloads create N × 10,000 rows (create: N commits; tenkrandom and
     /// zipf: then N commits; single: then N × 1,000); iavl-bank: N versions of 10,000 inserts,
-    /// then N of 10,000 updates (the authors' is 100).
+    /// then N of 10,000 updates (the authors' is 100); merk: a tree of N × 10,000 keys, then N
+    /// batches of 2,000 inserts, N of 2,000 updates, N of 2,000 reads (the authors' is 100).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub scale: u64,
     /// The seed.

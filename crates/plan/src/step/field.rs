@@ -1,4 +1,4 @@
-//! The `field` step: one of the field's published workloads (Firewood's, IAVL-bench's) on a
+//! The `field` step: one of the field's published workloads (Firewood's, IAVL-bench's, Merk's) on a
 //! profile, its timed commits' rate and latency printed and written as `field.json`.
 
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ use crate::error::PlanError;
 #[derive(Debug, Clone)]
 pub struct FieldOptions {
     /// The workload's name (`firewood-create`, `firewood-tenkrandom`, `firewood-zipf`,
-    /// `firewood-single`, `iavl-bank`).
+    /// `firewood-single`, `iavl-bank`, `merk`).
     pub workload: String,
     /// The triebench profile.
     pub profile: String,
@@ -87,6 +87,23 @@ pub fn field(options: &FieldOptions) -> Result<FieldResult, PlanError> {
         result.commit.p99_us,
         result.final_root
     );
+    let kinds = [
+        ("inserts", result.inserts_per_s),
+        ("updates", result.updates_per_s),
+        ("reads", result.reads_per_s),
+    ];
+    let per_kind: Vec<String> = kinds
+        .iter()
+        .filter_map(|(kind, rate)| rate.map(|r| format!("{r:.0} {kind}/s")))
+        .collect();
+    if !per_kind.is_empty() {
+        println!(
+            "{} on {}: {}",
+            result.workload,
+            result.profile,
+            per_kind.join(", ")
+        );
+    }
     if let Some(path) = &options.run_record {
         write_json(path, "field result", &result)?;
         eprintln!("field: saved for the run's report in {}", path.display());

@@ -59,6 +59,9 @@ fn field_figure(record: &FieldResult, metric: Metric) -> Option<f64> {
     match metric {
         Metric::LeavesPerS => Some(record.leaves_per_s),
         Metric::CommitsPerS => Some(record.commits_per_s),
+        Metric::InsertsPerS => record.inserts_per_s,
+        Metric::UpdatesPerS => record.updates_per_s,
+        Metric::ReadsPerS => record.reads_per_s,
         Metric::TransactionsPerS => None,
     }
 }
@@ -66,7 +69,11 @@ fn field_figure(record: &FieldResult, metric: Metric) -> Option<f64> {
 fn smallbank_figure(record: &SmallbankResult, metric: Metric) -> Option<f64> {
     match metric {
         Metric::TransactionsPerS => Some(record.triebench.transactions_per_s),
-        Metric::LeavesPerS | Metric::CommitsPerS => None,
+        Metric::LeavesPerS
+        | Metric::CommitsPerS
+        | Metric::InsertsPerS
+        | Metric::UpdatesPerS
+        | Metric::ReadsPerS => None,
     }
 }
 

@@ -16,6 +16,12 @@ pub enum Metric {
     CommitsPerS,
     /// Transactions per second, executing and committing (SmallBank runs).
     TransactionsPerS,
+    /// Inserts per second of the timed insert-only commits (field runs: Merk's inserts).
+    InsertsPerS,
+    /// Updates per second of the timed update-only commits (field runs: Merk's updates).
+    UpdatesPerS,
+    /// Reads per second of the timed read batches (field runs: Merk's reads).
+    ReadsPerS,
 }
 
 impl Metric {
@@ -25,6 +31,9 @@ impl Metric {
             Metric::LeavesPerS => "leaves/s",
             Metric::CommitsPerS => "commits/s",
             Metric::TransactionsPerS => "tx/s",
+            Metric::InsertsPerS => "inserts/s",
+            Metric::UpdatesPerS => "updates/s",
+            Metric::ReadsPerS => "reads/s",
         }
     }
 }

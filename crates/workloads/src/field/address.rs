@@ -6,6 +6,8 @@
 //! * IAVL-bench's keys are 56 bytes, too long for an address: the address is the namespace and
 //!   the first 32 bytes of SHA-512 of the key, as Sawtooth families derive addresses. Distinct
 //!   keys get distinct addresses but for a SHA-512 collision in 256 bits.
+//! * Merk's keys are 16 random bytes: the address is the namespace, the key's 16 bytes, then
+//!   16 zero bytes, so distinct keys get distinct addresses and no hash is needed.
 
 use sha2::{Digest, Sha256, Sha512};
 
@@ -13,6 +15,8 @@ use sha2::{Digest, Sha256, Sha512};
 pub const FIREWOOD_NAMESPACE: &str = "f12e00";
 /// The namespace of IAVL-bench's workload.
 pub const IAVL_NAMESPACE: &str = "1a7100";
+/// The namespace of Merk's workload.
+pub const MERK_NAMESPACE: &str = "3e4c00";
 
 /// Firewood's key of row `row`: SHA-256 of the row number's 8 little-endian bytes (its
 /// benchmark hashes `row.to_ne_bytes()`; little-endian on the machines it runs on).
@@ -29,4 +33,9 @@ pub fn firewood_address(key: &[u8; 32]) -> String {
 pub fn iavl_address(key: &[u8]) -> String {
     let digest = Sha512::digest(key);
     format!("{IAVL_NAMESPACE}{}", hex::encode(&digest[..32]))
+}
+
+/// The address of a Merk key: the namespace, the key, 16 zero bytes.
+pub fn merk_address(key: &[u8; 16]) -> String {
+    format!("{MERK_NAMESPACE}{}{}", hex::encode(key), "00".repeat(16))
 }

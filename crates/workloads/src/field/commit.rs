@@ -1,5 +1,5 @@
 //! One commit of a field workload: its inserts, updates and deletes, kept apart so a test can
-//! count them.
+//! count them; or a batch of reads (Merk's), which commits nothing.
 
 use triebench_merkle::StateChange;
 
@@ -21,6 +21,9 @@ pub struct FieldCommit {
     pub updates: Vec<(String, Vec<u8>)>,
     /// Addresses held, removed.
     pub deletes: Vec<String>,
+    /// Addresses held, read (at the root the commits before it left); a batch of reads has
+    /// no writes and commits nothing.
+    pub reads: Vec<String>,
 }
 
 impl FieldCommit {
@@ -44,4 +47,34 @@ impl FieldCommit {
     pub fn leaves(&self) -> usize {
         self.inserts.len() + self.updates.len() + self.deletes.len()
     }
+
+    /// Which single kind of operation the commit holds, when it holds one kind only: the
+    /// per-kind rates (inserts/s, updates/s, reads/s) count such commits.
+    pub fn kind(&self) -> Option<OpKind> {
+        match (
+            self.inserts.is_empty(),
+            self.updates.is_empty(),
+            self.deletes.is_empty(),
+            self.reads.is_empty(),
+        ) {
+            (false, true, true, true) => Some(OpKind::Inserts),
+            (true, false, true, true) => Some(OpKind::Updates),
+            (true, true, false, true) => Some(OpKind::Deletes),
+            (true, true, true, false) => Some(OpKind::Reads),
+            _ => None,
+        }
+    }
+}
+
+/// The kind of operation a single-kind commit holds ([`FieldCommit::kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    /// Inserts only.
+    Inserts,
+    /// Updates only.
+    Updates,
+    /// Deletes only.
+    Deletes,
+    /// Reads only (no commit).
+    Reads,
 }

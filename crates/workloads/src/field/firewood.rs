@@ -124,6 +124,7 @@ impl FirewoodCommits {
             inserts,
             updates,
             deletes,
+            reads: Vec::new(),
         }
     }
 

@@ -6,6 +6,7 @@ use std::str::FromStr;
 use crate::field::commit::{FieldCommit, Phase};
 use crate::field::firewood::{Firewood, FirewoodCommits};
 use crate::field::iavl::IavlCommits;
+use crate::field::merk::MerkCommits;
 
 /// One of the field's workloads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,15 +15,18 @@ pub enum FieldWorkload {
     Firewood(Firewood),
     /// IAVL-bench's bank shape.
     Iavl,
+    /// Merk's random inserts, updates and reads.
+    Merk,
 }
 
 /// Every workload, in the order `--help` lists them.
-pub const FIELD_WORKLOADS: [FieldWorkload; 5] = [
+pub const FIELD_WORKLOADS: [FieldWorkload; 6] = [
     FieldWorkload::Firewood(Firewood::Create),
     FieldWorkload::Firewood(Firewood::Tenkrandom),
     FieldWorkload::Firewood(Firewood::Zipf),
     FieldWorkload::Firewood(Firewood::Single),
     FieldWorkload::Iavl,
+    FieldWorkload::Merk,
 ];
 
 impl FieldWorkload {
@@ -34,6 +38,7 @@ impl FieldWorkload {
             FieldWorkload::Firewood(Firewood::Zipf) => "firewood-zipf",
             FieldWorkload::Firewood(Firewood::Single) => "firewood-single",
             FieldWorkload::Iavl => "iavl-bank",
+            FieldWorkload::Merk => "merk",
         }
     }
 
@@ -46,6 +51,7 @@ impl FieldWorkload {
         match self {
             FieldWorkload::Firewood(which) => Box::new(FirewoodCommits::new(which, scale, seed)),
             FieldWorkload::Iavl => Box::new(IavlCommits::new(scale, seed)),
+            FieldWorkload::Merk => Box::new(MerkCommits::new(scale, seed)),
         }
     }
 }
@@ -58,7 +64,7 @@ impl fmt::Display for FieldWorkload {
 
 /// A workload name that is none of [`FIELD_WORKLOADS`]; the message lists them.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown field workload `{0}`; valid: firewood-create, firewood-tenkrandom, firewood-zipf, firewood-single, iavl-bank")]
+#[error("unknown field workload `{0}`; valid: firewood-create, firewood-tenkrandom, firewood-zipf, firewood-single, iavl-bank, merk")]
 pub struct UnknownFieldWorkload(pub String);
 
 impl FromStr for FieldWorkload {
