@@ -4,13 +4,13 @@
 # (/dev/shm) and on the disk (/var/tmp), each store made fresh; then the report of the folder
 # (its "Against published figures" section). Run from the repository root after
 # `cargo build --release -p triebench-cli --all-features`. SCALE=N runs at --scale N into
-# scale-N/ instead.
+# scale-N/ instead; WORKLOADS="a b" runs only those.
 set -euo pipefail
 out=results/2026-11-28-vm-field
 bin=${CARGO_TARGET_DIR:-target}/release/triebench
 scale=${SCALE:-1}
 [[ $scale == 1 ]] || out=$out/scale-$scale
-workloads=(firewood-create firewood-tenkrandom firewood-zipf firewood-single iavl-bank)
+read -r -a workloads <<<"${WORKLOADS:-firewood-create firewood-tenkrandom firewood-zipf firewood-single iavl-bank merk}"
 profiles=(lmdb sqlite-wal-full)
 [[ ${POSTGRES:-0} == 1 ]] && profiles+=(postgres)
 mkdir -p "$out/memory"
