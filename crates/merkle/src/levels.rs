@@ -20,11 +20,16 @@ pub(crate) struct Levels {
 }
 
 impl Levels {
-    /// Groups the arena's nodes by depth from each node's parent (`parents[i]`; node 0 is the
-    /// root and its entry is ignored) and returns the widest level's size; `None`, leaving no
-    /// level, if a node's parent does not come before it (the arena opens every node after its
-    /// parent).
-    pub(crate) fn sort(&mut self, parents: impl ExactSizeIterator<Item = u32>) -> Option<usize> {
+    /// Counts the arena's nodes per depth from each node's parent (`parents[i]`; node 0 is the
+    /// root and its entry is ignored) and, if a level holds at least `wide` nodes, groups them
+    /// by depth and returns `true`; `false` leaves no level (the caller then needs none).
+    /// `None`, leaving no level, if a node's parent does not come before it (the arena opens
+    /// every node after its parent).
+    pub(crate) fn sort(
+        &mut self,
+        parents: impl ExactSizeIterator<Item = u32>,
+        wide: usize,
+    ) -> Option<bool> {
         self.depth.clear();
         self.depth.reserve(parents.len());
         let mut counts = std::mem::take(&mut self.starts);
@@ -50,7 +55,12 @@ impl Levels {
             }
             counts[d] += 1;
         }
-        let widest = counts.iter().copied().max().unwrap_or(0);
+        if counts.iter().all(|&count| count < wide) {
+            counts.clear();
+            self.starts = counts;
+            self.order.clear();
+            return Some(false);
+        }
         // Counts to starts, then each node placed at its level's next free slot.
         let mut next = Vec::with_capacity(counts.len());
         let mut at = 0;
@@ -68,7 +78,7 @@ impl Levels {
             self.order[*slot] = i as u32;
             *slot += 1;
         }
-        Some(widest)
+        Some(true)
     }
 
     /// The same vectors emptied, or dropped where one huge batch made them too large to keep
@@ -104,7 +114,13 @@ mod tests {
         // 0 -> 1 -> 3, 0 -> 2 -> 4 -> 5, 1 -> 6
         let parents = [0, 0, 0, 1, 2, 4, 1];
         let mut levels = Levels::default();
-        assert_eq!(levels.sort(parents.into_iter()), Some(3));
+        assert_eq!(
+            levels.sort(parents.into_iter(), 4),
+            Some(false),
+            "no level of 4"
+        );
+        assert_eq!(levels.count(), 0);
+        assert_eq!(levels.sort(parents.into_iter(), 3), Some(true));
         assert_eq!(levels.count(), 4);
         assert_eq!(levels.level(0), &[0]);
         assert_eq!(levels.level(1), &[1, 2]);
@@ -112,7 +128,7 @@ mod tests {
         assert_eq!(levels.level(3), &[5]);
         assert_eq!(levels.level(4), &[] as &[u32]);
         // Reused: the earlier batch leaves nothing behind.
-        assert_eq!(levels.sort([0, 0].into_iter()), Some(1));
+        assert_eq!(levels.sort([0, 0].into_iter(), 1), Some(true));
         assert_eq!(levels.count(), 2);
         assert_eq!(levels.level(1), &[1]);
     }
@@ -120,7 +136,7 @@ mod tests {
     #[test]
     fn a_parent_after_its_child_is_refused() {
         let mut levels = Levels::default();
-        assert_eq!(levels.sort([0, 2, 0].into_iter()), None);
+        assert_eq!(levels.sort([0, 2, 0].into_iter(), 1), None);
         assert_eq!(levels.count(), 0);
     }
 }

@@ -451,11 +451,13 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         hashes.clear();
         hashes.resize(self.arena.len(), EMPTY_ROOT_HEX);
         let mut levels = std::mem::take(&mut self.spare.levels);
-        let widest = levels
-            .sort(self.arena.iter().map(|w| w.parent))
-            .ok_or_else(internal)?;
+        // A batch of fewer nodes than a wide level holds is not even grouped by depth.
+        let wide = self.arena.len() > PARALLEL_LEVEL_MIN
+            && levels
+                .sort(self.arena.iter().map(|w| w.parent), PARALLEL_LEVEL_MIN)
+                .ok_or_else(internal)?;
         let mut chunks = std::mem::take(&mut self.spare.chunks);
-        if widest >= PARALLEL_LEVEL_MIN {
+        if wide {
             // A level at a time, the deepest first: every child is finished before its parent.
             for level in (1..levels.count()).rev() {
                 let nodes = levels.level(level);
@@ -644,10 +646,8 @@ impl Chunk {
         spans: bool,
     ) {
         let work = &arena[node as usize];
-        let how = if !work.dirty {
-            How::Unchanged
-        } else if work.value(src).is_none() && work.child_count(src) == 0 {
-            How::Removed
+        let how = if let Some(how) = unhashed(work, src) {
+            how
         } else {
             let start = self.encodings.len();
             if spans {
@@ -723,6 +723,18 @@ fn finish_level(
                 chunk.finish(arena, src, hashes, node, tally, true);
             }
         }
+    }
+}
+
+/// How a node comes out without being hashed: unchanged by the batch, or left with no value
+/// and no child; `None` when it must be encoded and hashed.
+fn unhashed(work: &Work, src: Src<'_>) -> Option<How> {
+    if !work.dirty {
+        Some(How::Unchanged)
+    } else if work.value(src).is_none() && work.child_count(src) == 0 {
+        Some(How::Removed)
+    } else {
+        None
     }
 }
 
@@ -815,17 +827,10 @@ fn finish_in_place(
     keep_encodings: bool,
     tally: &mut Tally,
 ) -> (bool, bool) {
+    if let Some(how) = unhashed(work, src) {
+        return settle(work, node, src, &how, &[], hashes, out, keep_encodings);
+    }
     let orig = work.orig(src);
-    if !work.dirty {
-        if let Some(orig) = orig {
-            hashes[node] = *orig;
-        }
-        return (orig.is_some(), false);
-    }
-    if work.value(src).is_none() && work.child_count(src) == 0 {
-        out.deletions.extend(orig);
-        return (false, orig.is_some());
-    }
     let hash = hash_node(work, src, hashes, node, out, keep_encodings, tally);
     hashes[node] = hash;
     if orig == Some(&hash) {
