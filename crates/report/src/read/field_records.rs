@@ -131,28 +131,25 @@ pub fn read_runs(criterion_dir: &Path, runs: &[String]) -> Result<FieldRuns, Rep
         // Only the run's folder is read: another run's records, bad or not, are not this
         // report's. Records in folders below it are not the run's own.
         let one = read(&triebench_record::layout::field_dir(criterion_dir, run))?;
-        let mine = |folder: &str| folder == ".";
-        found.field.extend(
-            one.field
-                .into_iter()
-                .filter(|f| mine(&f.folder))
-                .map(|f| Found {
-                    folder: run.clone(),
-                    ..f
-                }),
-        );
-        found.smallbank.extend(
-            one.smallbank
-                .into_iter()
-                .filter(|f| mine(&f.folder))
-                .map(|f| Found {
-                    folder: run.clone(),
-                    ..f
-                }),
-        );
+        found.field.extend(own_records(one.field, run));
+        found.smallbank.extend(own_records(one.smallbank, run));
     }
     sort(&mut found);
     Ok(found)
+}
+
+/// The records found in a run's own folder (`.`, not one below it), named after the run.
+fn own_records<'r, T: 'r>(
+    found: Vec<Found<T>>,
+    run: &'r str,
+) -> impl Iterator<Item = Found<T>> + 'r {
+    found
+        .into_iter()
+        .filter(|f| f.folder == ".")
+        .map(move |f| Found {
+            folder: run.to_string(),
+            ..f
+        })
 }
 
 /// Whether `dir` holds at least one field or SmallBank run record, or a file of their shape
