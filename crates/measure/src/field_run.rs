@@ -16,6 +16,7 @@ use triebench_record::grow::Latency;
 use triebench_workloads::field::{FieldCommit, FieldWorkload, OpKind, Phase};
 
 use crate::error::MeasureError;
+use crate::timed::elapsed_ns;
 
 /// What to run.
 #[derive(Debug, Clone, Copy)]
@@ -78,14 +79,14 @@ impl StoreVisitor for FieldRun<'_> {
             let start = Instant::now();
             let root = trie.commit(&changes)?;
             trie.set_root(&root)?;
-            let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            let ns = elapsed_ns(start);
             match phase {
                 Phase::Setup => result.setup_commits += 1,
                 Phase::Timed => {
                     result.commits += 1;
                     result.leaves += commit.leaves() as u64;
                     total_ns = total_ns.saturating_add(ns);
-                    histogram.saturating_record(ns.max(1));
+                    histogram.saturating_record(ns);
                     let slot = match commit.kind() {
                         Some(OpKind::Inserts) => Some(0),
                         Some(OpKind::Updates) => Some(1),
@@ -136,7 +137,7 @@ fn read_batch<S: Store>(
             missing = Some(address);
         }
     }
-    let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let ns = elapsed_ns(start);
     match missing {
         Some(address) => Err(MeasureError::FieldRead {
             workload: workload.name().to_string(),
