@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use triebench_kv::{AnyStore, BackendSpec, KvError};
+use triebench_kv::{AnyStore, BackendSpec, KvError, Store};
 use triebench_merkle::TABLES;
 use triebench_record::grow::FillFloor;
 use triebench_workloads::floor::{shuffle_entries, Replayer, Write};
@@ -27,8 +27,8 @@ struct FloorStore {
 impl FloorStore {
     fn open(spec: &BackendSpec) -> Result<Self, KvError> {
         let store = spec.open_any(TABLES)?;
-        let names: Vec<String> = TABLES.iter().map(|t| t.to_string()).collect();
-        let replayer = Replayer::new(&store, &names)?;
+        // The recording store is the trie's, opened with the same tables.
+        let replayer = Replayer::new(&store, store.table_names())?;
         Ok(FloorStore {
             store,
             replayer,
