@@ -70,7 +70,7 @@ pub fn run_step_label(plan: &Plan, run: &RunSpec, step: &RunStep) -> String {
             profiles.join(", ")
         ),
         RunStep::ForgetEngines => {
-            format!("forget an earlier engines run of '{name}' (no profile to run it on)")
+            format!("forget an earlier engines run of '{name}' (no engine or no profile to run)")
         }
     }
 }

@@ -128,6 +128,9 @@ pub struct Options {
     pub grow: GrowChoice,
     /// The slowfs counting mount, when there is one.
     pub iolab: Option<PathBuf>,
+    /// The engines the engines step runs (`--engines`): `None`, [`DEFAULT_ENGINES`]; an empty
+    /// list, no engines step (an earlier record of the run is forgotten).
+    pub engines: Option<Vec<String>>,
     /// What idle CPUs do while measuring.
     pub cpu_idle: CpuIdle,
     /// The report folder (`None`: the report's default under `results/`).
@@ -392,10 +395,15 @@ fn grow_step(
     })
 }
 
-/// The engines step: [`DEFAULT_ENGINES`] on [`DEFAULT_ENGINE_PROFILES`] that are built in and
-/// measured (every `--profiles` when given), at the short size for the scale;
-/// [`RunStep::ForgetEngines`] when no profile is left.
+/// The engines step: the engines asked for ([`DEFAULT_ENGINES`] unless `--engines` named
+/// others) on [`DEFAULT_ENGINE_PROFILES`] that are built in and measured (every `--profiles`
+/// when given), at the short size for the scale; [`RunStep::ForgetEngines`] when no engine or
+/// no profile is left.
 fn engines_step(options: &Options, enabled_profiles: &[String]) -> RunStep {
+    let engines: Vec<String> = match &options.engines {
+        None => DEFAULT_ENGINES.iter().map(|e| e.to_string()).collect(),
+        Some(engines) => engines.clone(),
+    };
     let profiles: Vec<String> = if options.profiles.is_empty() {
         DEFAULT_ENGINE_PROFILES
             .iter()
@@ -405,7 +413,7 @@ fn engines_step(options: &Options, enabled_profiles: &[String]) -> RunStep {
     } else {
         options.profiles.clone()
     };
-    if profiles.is_empty() {
+    if profiles.is_empty() || engines.is_empty() {
         return RunStep::ForgetEngines;
     }
     let leaves = if options.scale == Scale::Quick {
@@ -414,7 +422,7 @@ fn engines_step(options: &Options, enabled_profiles: &[String]) -> RunStep {
         SHORT_ENGINE_LEAVES.1
     };
     RunStep::Engines {
-        engines: DEFAULT_ENGINES.iter().map(|e| e.to_string()).collect(),
+        engines,
         profiles,
         leaves,
         reads: 100,
@@ -499,6 +507,7 @@ mod tests {
             load: None,
             grow: GrowChoice::default(),
             iolab: None,
+            engines: None,
             cpu_idle: CpuIdle::Poll,
             out: None,
             export: Some("runs".into()),
@@ -626,7 +635,24 @@ mod tests {
                 reads: 100,
             }
         );
+        // `--engines` chooses them; `--engines none` forgets an earlier record.
+        o.engines = Some(vec!["trie".into()]);
+        assert_eq!(
+            plan(&o, &enabled()).runs[0].steps[4],
+            RunStep::Engines {
+                engines: vec!["trie".into()],
+                profiles: vec!["sqlite-wal-full".into()],
+                leaves: 10_000,
+                reads: 100,
+            }
+        );
+        o.engines = Some(Vec::new());
+        assert_eq!(
+            plan(&o, &enabled()).runs[0].steps[4],
+            RunStep::ForgetEngines
+        );
         // None of the default engine profiles built in: the step forgets an earlier record.
+        o.engines = None;
         o.profiles = Vec::new();
         assert_eq!(plan(&o, &[]).runs[1].steps[4], RunStep::ForgetEngines);
     }

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use triebench_measure::engines_run::EngineName;
 use triebench_plan::checkout::{checkout, default_disk_dir};
 use triebench_plan::iolab::IoLabChoice;
 use triebench_plan::main_job::{run_main_job, MainJob};
@@ -94,6 +95,15 @@ pub struct BenchArgs {
     /// `scripts/fs-lab.sh iolab` names when the lab is up].
     #[arg(long, value_name = "DIR|none", env = "TRIEBENCH_IOLAB")]
     pub iolab: Option<String>,
+    /// Engines the engines step runs side by side, comma-separated (`triebench engines`'s: trie,
+    /// jmt, mpt, transact, nomt), or `none` to skip the step [default: all of them].
+    #[arg(
+        long,
+        value_name = "A,B|none",
+        value_delimiter = ',',
+        env = "TRIEBENCH_ENGINES"
+    )]
+    pub engines: Vec<String>,
     /// Report folder [default: runs/reports/DATE-HOST-LABEL].
     #[arg(long, value_name = "DIR", env = "TRIEBENCH_OUT")]
     pub out: Option<String>,
@@ -172,6 +182,29 @@ pub struct BenchArgs {
     pub dry_run: bool,
 }
 
+/// `--engines`: `None` when not given (or given empty), no engine for `none`, else the names,
+/// each checked before anything runs.
+fn engines_choice(args: &[String]) -> Result<Option<Vec<String>>, CliError> {
+    let names: Vec<&str> = args
+        .iter()
+        .map(|e| e.trim())
+        .filter(|e| !e.is_empty())
+        .collect();
+    match names.as_slice() {
+        [] => Ok(None),
+        ["none"] => Ok(Some(Vec::new())),
+        names => names
+            .iter()
+            .map(|name| {
+                name.parse::<EngineName>()
+                    .map(|engine| engine.name().to_string())
+                    .map_err(|unknown| CliError::Usage(format!("--engines: {unknown}")))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+    }
+}
+
 pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
     let runs = if args.runs.is_empty() {
         default_runs(shm_is_tmpfs(), default_disk_dir())
@@ -228,6 +261,7 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
                 .collect(),
         },
         iolab: IoLabChoice::from_arg(args.iolab.as_deref()).resolve(checkout.as_deref()),
+        engines: engines_choice(&args.engines)?,
         cpu_idle: args.cpu_idle,
         out: args.out.filter(|o| !o.is_empty()).map(PathBuf::from),
         export,
