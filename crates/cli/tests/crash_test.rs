@@ -3,21 +3,46 @@
 //! FUSE, except under `CI=true`, where that fails). Durable profiles must lose nothing, no
 //! profile may be corrupt, and the rounds leave no processes, mounts or temporary directories.
 //!
-//! The leftover checks look at the whole machine (socket directories under /tmp whose owner is
-//! gone), so this test must not share the machine with other crash tests: the project's
-//! nextest configuration (`.config/nextest.toml`) runs it alone. Inside, the profiles run a few
-//! at a time ([`PARALLEL_RUNS`]): each run mostly waits on servers and fsyncs.
+//! Its managed servers make their private socket directories in a directory of the test's own
+//! (TRIEBENCH_SERVER_DIRS), not /tmp: the leftover check then sees this test's servers alone,
+//! and servers other tests start beside it (which remove dead owners' directories in /tmp)
+//! cannot hide what a crash round left. Inside, the profiles run a few at a time
+//! ([`PARALLEL_RUNS`]): each run mostly waits on servers and fsyncs.
 
 mod common;
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::crash::{fuse_unavailable, run_crash_test};
+use common::crash::{fuse_unavailable, run_crash_test_in};
 use triebench_kv::{Durability, Profile};
 
+/// The crash runs' TMPDIR and the directory their servers' socket directories go in.
+struct Dirs {
+    tmp: tempfile::TempDir,
+    servers: tempfile::TempDir,
+}
+
+impl Dirs {
+    fn new() -> Dirs {
+        // Short (a socket's address holds it) and enterable by the servers' user (run as root,
+        // they run as another).
+        let servers = tempfile::Builder::new()
+            .prefix("tbsd-")
+            .tempdir_in("/tmp")
+            .expect("server dirs");
+        std::fs::set_permissions(servers.path(), std::fs::Permissions::from_mode(0o711))
+            .expect("chmod server dirs");
+        Dirs {
+            tmp: tempfile::tempdir().expect("temp dir"),
+            servers,
+        }
+    }
+}
+
 /// Runs crash-test on `profile` with a private TMPDIR and returns its summary (stdout).
-fn crash_test(profile: Profile, tmp: &Path, extra: &[&str]) -> String {
+fn crash_test(profile: Profile, dirs: &Dirs, extra: &[&str]) -> String {
     let mut args = vec![
         "--backend",
         profile.name(),
@@ -27,7 +52,7 @@ fn crash_test(profile: Profile, tmp: &Path, extra: &[&str]) -> String {
         "120",
     ];
     args.extend(extra);
-    run_crash_test(tmp, &args)
+    run_crash_test_in(dirs.tmp.path(), Some(dirs.servers.path()), &args)
 }
 
 /// How many crash-test runs go at once.
@@ -70,9 +95,10 @@ fn powercut_mounts(tmp: &Path) -> usize {
 
 #[test]
 fn every_profile_survives_crashes_as_promised_and_leaves_nothing_behind() {
-    let tmp = tempfile::tempdir().expect("temp dir");
+    let dirs = Dirs::new();
+    let tmp = dirs.tmp.path();
     on_each(&Profile::enabled(), |profile| {
-        let summary = crash_test(profile, tmp.path(), &["--rounds", "3"]);
+        let summary = crash_test(profile, &dirs, &["--rounds", "3"]);
         check(profile, &summary);
     });
     let power_profiles: Vec<Profile> = Profile::enabled()
@@ -86,44 +112,25 @@ fn every_profile_survives_crashes_as_promised_and_leaves_nothing_behind() {
         Some(reason) => println!("skipped the power-cut rounds: {reason}"),
         None => {
             on_each(&power_profiles, |profile| {
-                let summary = crash_test(profile, tmp.path(), &["--rounds", "2", "--power-loss"]);
+                let summary = crash_test(profile, &dirs, &["--rounds", "2", "--power-loss"]);
                 check(profile, &summary);
                 assert!(summary.contains("power-loss: 2 rounds"), "{summary}");
             });
-            assert_eq!(
-                powercut_mounts(tmp.path()),
-                0,
-                "a power-cut mount was left behind"
-            );
+            assert_eq!(powercut_mounts(tmp), 0, "a power-cut mount was left behind");
         }
     }
-    let left: Vec<_> = std::fs::read_dir(tmp.path())
+    let left: Vec<_> = std::fs::read_dir(tmp)
         .expect("read TMPDIR")
         .filter_map(|e| e.ok().map(|e| e.file_name()))
         .collect();
     assert!(left.is_empty(), "crash-test left {left:?} in TMPDIR");
-    let sockets = dead_owners_server_dirs();
+    // Every server has stopped: whatever is left in their directory was left behind.
+    let sockets: Vec<_> = std::fs::read_dir(dirs.servers.path())
+        .expect("read the server dirs")
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .collect();
     assert!(
         sockets.is_empty(),
         "crash-test left managed servers' socket directories: {sockets:?}"
     );
-}
-
-/// `/tmp/triebench-{redis,pg}-<pid>-*`: private socket directories of managed servers whose
-/// owner `pid` is gone (issue 34: a killed round's child must not leave its socket behind).
-fn dead_owners_server_dirs() -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir("/tmp") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|name| {
-            let rest = name
-                .strip_prefix("triebench-redis-")
-                .or_else(|| name.strip_prefix("triebench-pg-"));
-            rest.and_then(|r| r.split_once('-'))
-                .and_then(|(pid, _)| pid.parse::<u32>().ok())
-                .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists())
-        })
-        .collect()
 }

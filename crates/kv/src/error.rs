@@ -150,6 +150,16 @@ pub enum KvError {
     #[error("postgres failed to start: {0}")]
     PostgresStart(String),
 
+    /// `TRIEBENCH_SERVER_DIRS` names no directory managed servers' private directories (their
+    /// unix sockets) can be made in.
+    #[error("TRIEBENCH_SERVER_DIRS={}: {why}; unset it to use /tmp", path.display())]
+    BadServerDirs {
+        /// The path the variable gave.
+        path: PathBuf,
+        /// Why it cannot be used.
+        why: String,
+    },
+
     /// Something already at a path the store creates under its directory is not what the
     /// store would have made (a symbolic link, a hard link, a file of another kind or owner):
     /// it is not followed or used, since it may have been planted to turn the store's writes,

@@ -86,7 +86,7 @@ pub use error::{KvError, KvResult};
 pub use fresh::FreshStores;
 pub use phase::Phase;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
-pub use private_dir::remove_orphaned_server_dirs;
+pub use private_dir::{remove_orphaned_server_dirs, SERVER_DIRS_VAR};
 pub use profile::{Durability, Failover, Profile, DEFAULT_LMDB_MAP_SIZE, MANAGED_SERVERS};
 pub use profile_table::profile_table;
 pub use range::KeyRange;

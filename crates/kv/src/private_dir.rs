@@ -7,14 +7,46 @@
 //! address (~107 bytes) or on a filesystem that holds no sockets. It is removed when the
 //! server goes; one left by an owner that was SIGKILLed (its name carries the owner's pid) is
 //! removed by the next server started once that pid is gone.
+//!
+//! [`SERVER_DIRS_VAR`] moves them elsewhere (a directory of their own for one run, which then
+//! sees and cleans only its own servers' directories, as the crash test's leak check does).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{KvError, KvResult};
 use crate::server_user::ServerUser;
 
-/// Where private directories are made: short, and on a filesystem that holds sockets.
-const PARENT: &str = "/tmp";
+/// Where private directories are made by default: short, and on a filesystem that holds sockets.
+const DEFAULT_PARENT: &str = "/tmp";
+
+/// The environment variable naming another directory to make them in: an absolute path, short
+/// enough for a socket address under it ([`MAX_PARENT_LEN`]), that the servers' user can enter.
+pub const SERVER_DIRS_VAR: &str = "TRIEBENCH_SERVER_DIRS";
+
+/// The longest [`SERVER_DIRS_VAR`] path: a socket's address (~107 bytes) must hold it, the
+/// private directory's name (~40 bytes) and the socket's (~20).
+const MAX_PARENT_LEN: usize = 40;
+
+/// Where private directories are made: [`SERVER_DIRS_VAR`] when set, else `/tmp`.
+fn parent() -> KvResult<PathBuf> {
+    parent_from(std::env::var_os(SERVER_DIRS_VAR))
+}
+
+/// [`parent`] for the variable's value `var`.
+fn parent_from(var: Option<std::ffi::OsString>) -> KvResult<PathBuf> {
+    let Some(dir) = var.filter(|d| !d.is_empty()) else {
+        return Ok(PathBuf::from(DEFAULT_PARENT));
+    };
+    let dir = PathBuf::from(dir);
+    let why = if !dir.is_absolute() {
+        "not an absolute path".to_string()
+    } else if dir.as_os_str().len() > MAX_PARENT_LEN {
+        format!("longer than {MAX_PARENT_LEN} bytes, too long for a unix socket's address under it")
+    } else {
+        return Ok(dir);
+    };
+    Err(KvError::BadServerDirs { path: dir, why })
+}
 
 /// A private directory for one server; removed on drop.
 #[derive(Debug)]
@@ -27,12 +59,13 @@ impl PrivateDir {
     /// server's user when this process is root), after removing those of dead owners.
     pub(crate) fn create(kind: &str, owner: Option<ServerUser>) -> KvResult<PrivateDir> {
         let prefix = format!("triebench-{kind}-");
-        remove_orphans(Path::new(PARENT), &prefix);
+        let parent = parent()?;
+        remove_orphans(&parent, &prefix);
         let dir = tempfile::Builder::new()
             .prefix(&format!("{prefix}{}-", std::process::id()))
             .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-            .tempdir_in(PARENT)
-            .map_err(|e| KvError::io("create a private directory in", PARENT, e))?;
+            .tempdir_in(&parent)
+            .map_err(|e| KvError::io("create a private directory in", &parent, e))?;
         if let Some(user) = owner {
             // A fresh directory with a random name in sticky /tmp: only root could swap it.
             std::os::unix::fs::chown(dir.path(), Some(user.uid), Some(user.gid))
@@ -80,8 +113,11 @@ impl PrivateDir {
 /// killing its child, so no round leaves a socket behind. Best effort; directories of live
 /// owners are kept.
 pub fn remove_orphaned_server_dirs() {
+    let Ok(parent) = parent() else {
+        return;
+    };
     for kind in ["redis", "pg", "net"] {
-        remove_orphans(Path::new(PARENT), &format!("triebench-{kind}-"));
+        remove_orphans(&parent, &format!("triebench-{kind}-"));
     }
 }
 
@@ -120,4 +156,30 @@ fn is_alive(pid: libc::pid_t) -> bool {
     // SAFETY: signal 0 only checks that the process exists.
     let rc = unsafe { libc::kill(pid, 0) };
     rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parent_is_tmp_unless_the_variable_names_a_short_absolute_path() {
+        assert_eq!(parent_from(None).unwrap(), Path::new("/tmp"));
+        assert_eq!(parent_from(Some("".into())).unwrap(), Path::new("/tmp"));
+        assert_eq!(
+            parent_from(Some("/tmp/own-servers".into())).unwrap(),
+            Path::new("/tmp/own-servers")
+        );
+        let relative = parent_from(Some("servers".into())).unwrap_err().to_string();
+        assert_eq!(
+            relative,
+            "TRIEBENCH_SERVER_DIRS=servers: not an absolute path; unset it to use /tmp"
+        );
+        let long = format!("/tmp/{}", "x".repeat(MAX_PARENT_LEN));
+        let too_long = parent_from(Some(long.into())).unwrap_err().to_string();
+        assert!(
+            too_long.contains("too long for a unix socket"),
+            "{too_long}"
+        );
+    }
 }

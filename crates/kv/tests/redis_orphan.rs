@@ -58,6 +58,69 @@ fn server_dies_with_its_sigkilled_owner() {
     }
 }
 
+#[test]
+fn server_dirs_moves_the_private_directory_and_a_killed_owners_stays_there() {
+    // TRIEBENCH_SERVER_DIRS, as the crash test sets it: short, enterable by the server's user.
+    let servers = tempfile::Builder::new()
+        .prefix("tbsd-")
+        .tempdir_in("/tmp")
+        .expect("server dirs");
+    std::fs::set_permissions(
+        servers.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o711),
+    )
+    .expect("chmod");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let exe = std::env::current_exe().expect("test executable");
+    let mut child = Command::new(exe)
+        .args([
+            "--exact",
+            &crate::test_name(module_path!(), "orphan_child"),
+            "--nocapture",
+        ])
+        .env(CHILD_ENV, dir.path())
+        .env(triebench_kv::SERVER_DIRS_VAR, servers.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn child");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut pid = None;
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("read child");
+        if let Some(rest) = line.strip_prefix("server pid ") {
+            pid = rest.trim().parse::<u32>().ok();
+            break;
+        }
+        assert!(!line.contains("skipped"), "{line}");
+    }
+    let pid = pid.expect("the child printed its server's pid");
+    let owner = format!("triebench-redis-{}-", child.id());
+    let private_dirs = || -> Vec<std::fs::DirEntry> {
+        std::fs::read_dir(servers.path())
+            .expect("read server dirs")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&owner))
+            .collect()
+    };
+    let made = private_dirs();
+    assert_eq!(
+        made.len(),
+        1,
+        "the owner's private directory, in TRIEBENCH_SERVER_DIRS"
+    );
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&made[0].metadata().expect("stat").permissions());
+    assert_eq!(mode & 0o777, 0o700);
+    child.kill().expect("SIGKILL the owner");
+    child.wait().expect("reap the owner");
+    while alive(pid) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Its owner gone uncleanly, the directory stays where it was made until a cleanup there.
+    assert_eq!(private_dirs().len(), 1);
+}
+
 /// The child half: starts a server, prints its pid, and waits to be killed.
 #[test]
 fn orphan_child() {

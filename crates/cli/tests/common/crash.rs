@@ -7,12 +7,18 @@ use std::process::Command;
 /// Runs `triebench crash-test ARGS` with TMPDIR=`tmp`; returns its stdout (the summary), after
 /// asserting it succeeded (quoting both streams when not).
 pub fn run_crash_test(tmp: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_triebench"))
-        .arg("crash-test")
-        .args(args)
-        .env("TMPDIR", tmp)
-        .output()
-        .expect("run triebench crash-test");
+    run_crash_test_in(tmp, None, args)
+}
+
+/// [`run_crash_test`], its managed servers' private directories made in `server_dirs`
+/// (TRIEBENCH_SERVER_DIRS) when given.
+pub fn run_crash_test_in(tmp: &Path, server_dirs: Option<&Path>, args: &[&str]) -> String {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_triebench"));
+    command.arg("crash-test").args(args).env("TMPDIR", tmp);
+    if let Some(dir) = server_dirs {
+        command.env(triebench_kv::SERVER_DIRS_VAR, dir);
+    }
+    let out = command.output().expect("run triebench crash-test");
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
         out.status.success(),
