@@ -113,9 +113,112 @@ transact_comparator() {
   cargo clippy "${transact[@]}" --all-targets -- -D warnings
   "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test "${transact[@]}"
 }
-# At normal priority: the benches below wait for it, and at nice 19 beside eight tests a cold
-# run waited 255 s for it after the tests.
-background_job "Transact comparator" transact_comparator 0
+# Every bench target is built as the tests were (the workspace, all features): with
+# `--features all-backends` on the bench crate alone, cargo resolved other features for the
+# crates below it and compiled them all again (80 s of a bench step on the project's VM).
+bench_build=(--workspace --all-features)
+# The checks after the tests (doctests, the example, the lab, the benches in test mode) need
+# nothing the tests make but their build: they run beside them, at normal priority (most tests
+# wait on servers and fsyncs; on the project's two-core VM these took 200 s one after the other
+# once the tests had ended). Their first cargo command waits on cargo's lock while nextest
+# builds.
+side_checks() {
+  echo "== [${SECONDS}s] doctests (nextest does not run them)"
+  "${test_env[@]}" timeout --kill-after=30 600 cargo test --workspace --all-features --doc -q
+  echo "== [${SECONDS}s] the ledger example (crates/transact-state/examples/ledger.rs) on a profile of each backend"
+  # What a Splinter-like project would copy: blocks committed through Transact's traits, the
+  # previous root pruned after each, blocks that change nothing included. The example checks
+  # itself (supply conserved, head readable) and exits non-zero otherwise.
+  # Built as the tests built it (the workspace, all features: nextest built the examples), so
+  # nothing compiles again; `cargo run -p` would resolve features for one package and rebuild
+  # the crates under it. The lab's debug slowfs too, in case nextest has not built it yet.
+  cargo build -q --workspace --all-features --example ledger --bin slowfs
+  ledger_dir=$(mktemp -d "${TMPDIR:-/tmp}/triebench-ledger.XXXXXX")
+  for profile in btree lmdb sqlite-wal-full redis-aof postgres; do
+    "${test_env[@]}" timeout --kill-after=30 600 "$target/debug/examples/ledger" \
+      --profile "$profile" --dir "$ledger_dir/$profile" --blocks 120 | tail -n 1
+  done
+  rm -rf "$ledger_dir"
+  echo "== [${SECONDS}s] filesystem lab (scripts/fs-lab.sh on a private lab: mounts, idempotence, crash clean-up)"
+  if [[ $(id -u) -eq 0 ]]; then
+    # The debug slowfs the tests above built; the lab script would otherwise build a release one.
+    TRIEBENCH_SLOWFS="$target/debug/slowfs" scripts/test-fs-lab.sh
+  elif [[ ${CI:-} == true ]]; then
+    echo "test: the filesystem lab test needs root (loop devices, mounts), and CI must run it" >&2
+    exit 1
+  else
+    echo "test: skipped the filesystem lab test: it needs root (loop devices, mounts)"
+  fi
+  echo "== [${SECONDS}s] criterion benches in test mode (each benchmark once, quick sizes)"
+  # The suite group runs every scenario; it is checked on one profile of each backend (the bench's
+  # code is the same for every profile, and crates/workloads/tests/scenarios.rs runs every scenario
+  # on every profile, the standby ones included); each scenario's own group is checked on btree.
+  # Every group on every profile took 2.5 min of debug-build time; the suite on the two standby
+  # profiles alone 70 s (a fresh pair of servers per scenario).
+  suite_profiles='btree|lmdb|sqlite-wal-full|redis-aof|postgres'
+  TRIEBENCH_SCALE=quick TRIEBENCH_FILTER="^scenario/suite/($suite_profiles)\$|^scenario/[a-z_]+/btree\$|^floor/" \
+    "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" \
+    cargo test "${bench_build[@]}" --bench kv --bench merkle --bench phases --bench proofs
+  echo "== [${SECONDS}s] a measuring bench records what idle CPUs did, and its run's versions, beside its baseline (crates/bench/benches/support)"
+  # Test mode holds nothing, so this measures one cheap benchmark (`--bench`): the record must land
+  # where criterion saved the baseline (here CRITERION_HOME), and an unknown mode must stop the
+  # bench with the valid ones named.
+  idle_home=$(mktemp -d)
+  idle_bench=(cargo test -q "${bench_build[@]}" --bench kv -- --bench --noplot --save-baseline ci-idle '^floor/sha512_8k$')
+  CRITERION_HOME=$idle_home TRIEBENCH_SCALE=quick TRIEBENCH_FILTER='^floor/sha512_8k$' TRIEBENCH_CPU_IDLE=os \
+    "${test_env[@]}" "${idle_bench[@]}" >/dev/null
+  if [[ ! -f $idle_home/floor/sha512_8k/ci-idle/sample.json ]] ||
+    ! grep -q '"requested": "os"' "$idle_home/triebench-runs/headline/ci-idle.json" ||
+    ! grep -q '"sqlite": "3\.' "$idle_home/triebench-runs/records/ci-idle/cargo-bench.json"; then
+    echo "test: the bench saved no baseline, or no CPU idle record or run record beside it, under $idle_home" >&2
+    exit 1
+  fi
+  idle_status=0
+  idle_err=$(CRITERION_HOME=$idle_home TRIEBENCH_CPU_IDLE=bogus "${idle_bench[@]}" 2>&1 >/dev/null) || idle_status=$?
+  if ((idle_status != 2)) || [[ $idle_err != *"TRIEBENCH_CPU_IDLE"*"poll"* ]]; then
+    echo "test: TRIEBENCH_CPU_IDLE=bogus gave status $idle_status and: $idle_err" >&2
+    exit 1
+  fi
+  rm -rf "$idle_home"
+}
+# Transact's benches in test mode and the plot checks drive the comparator's transact-runner:
+# they run once it is built, in the comparator's own background job.
+after_comparator() {
+  echo "== [${SECONDS}s] Transact benches in test mode (the suite once per implementation)"
+  # Every scenario of every Transact implementation would take minutes; the suite covers them all.
+  TRIEBENCH_TRANSACT_RUNNER="$transact_target/debug/transact-runner" TRIEBENCH_SCALE=quick \
+    TRIEBENCH_FILTER=scenario/suite/transact "${test_env[@]}" timeout --kill-after=30 \
+    "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test "${bench_build[@]}" --bench transact
+  echo "== [${SECONDS}s] criterion's HTML plots: one benchmark of each bench target measured with plots on"
+  # Test mode draws nothing, and scripts/bench-fs.sh passes --noplot, so a bench that cannot draw
+  # (criterion's plotters shares our ab_glyph text renderer, which needs a registered font:
+  # crates/bench/benches/support/mod.rs, begin) would break `cargo bench` unseen. Each target measures one
+  # cheap benchmark (`--bench`, the test profile's build) and must leave an SVG with text in it.
+  plot_home=$(mktemp -d)
+  plot_check() { # BENCH FILTER
+    local bench=$1 filter=$2
+    CRITERION_HOME=$plot_home/$bench TRIEBENCH_SCALE=quick TRIEBENCH_FILTER=$filter TRIEBENCH_CPU_IDLE=os \
+      TRIEBENCH_TRANSACT_RUNNER="$transact_target/debug/transact-runner" "${test_env[@]}" \
+      cargo test -q "${bench_build[@]}" --bench "$bench" -- --bench "$filter" >/dev/null
+    if ! grep -qs '<text' "$plot_home/$bench"/*/*/report/pdf.svg; then
+      echo "test: the $bench bench drew no plot with text under $plot_home/$bench" >&2
+      exit 1
+    fi
+  }
+  plot_check kv '^floor/sha512_8k$'
+  plot_check merkle '^scenario/empty_changes/btree$'
+  plot_check phases '^phases/span/no-subscriber$'
+  plot_check transact '^scenario/empty_changes/transact-0\.4\.7:btree$'
+  rm -rf "$plot_home"
+}
+transact_comparator_and_benches() {
+  transact_comparator
+  after_comparator
+}
+# At normal priority: its benches wait for it, and at nice 19 beside eight tests a cold run
+# waited 255 s for it after the tests.
+background_job "Transact comparator and its benches" transact_comparator_and_benches 0
+background_job "checks beside the tests" side_checks 0
 
 echo "== [${SECONDS}s] cargo nextest (workspace, all features; .config/nextest.toml)"
 # Tests of different binaries run side by side (cargo test runs one binary at a time, and most
@@ -123,94 +226,8 @@ echo "== [${SECONDS}s] cargo nextest (workspace, all features; .config/nextest.t
 # A hung test (a deadlock, a server that never answers) must fail CI, not eat its 90 minutes.
 "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" \
   cargo nextest run --workspace --all-features --no-tests=fail
-echo "== [${SECONDS}s] doctests (nextest does not run them)"
-"${test_env[@]}" timeout --kill-after=30 600 cargo test --workspace --all-features --doc -q
-echo "== [${SECONDS}s] the ledger example (crates/transact-state/examples/ledger.rs) on a profile of each backend"
-# What a Splinter-like project would copy: blocks committed through Transact's traits, the
-# previous root pruned after each, blocks that change nothing included. The example checks
-# itself (supply conserved, head readable) and exits non-zero otherwise.
-# Built as the tests built it (the workspace, all features: nextest built the examples), so
-# nothing compiles again; `cargo run -p` would resolve features for one package and rebuild
-# the crates under it.
-cargo build -q --workspace --all-features --example ledger
-ledger_dir=$(mktemp -d "${TMPDIR:-/tmp}/triebench-ledger.XXXXXX")
-for profile in btree lmdb sqlite-wal-full redis-aof postgres; do
-  "${test_env[@]}" timeout --kill-after=30 600 "$target/debug/examples/ledger" \
-    --profile "$profile" --dir "$ledger_dir/$profile" --blocks 120 | tail -n 1
-done
-rm -rf "$ledger_dir"
-echo "== [${SECONDS}s] filesystem lab (scripts/fs-lab.sh on a private lab: mounts, idempotence, crash clean-up)"
-if [[ $(id -u) -eq 0 ]]; then
-  # The debug slowfs the tests above built; the lab script would otherwise build a release one.
-  TRIEBENCH_SLOWFS="$target/debug/slowfs" scripts/test-fs-lab.sh
-elif [[ ${CI:-} == true ]]; then
-  echo "test: the filesystem lab test needs root (loop devices, mounts), and CI must run it" >&2
-  exit 1
-else
-  echo "test: skipped the filesystem lab test: it needs root (loop devices, mounts)"
-fi
-echo "== [${SECONDS}s] criterion benches in test mode (each benchmark once, quick sizes)"
-# The suite group runs every scenario; it is checked on one profile of each backend (the bench's
-# code is the same for every profile, and crates/workloads/tests/scenarios.rs runs every scenario
-# on every profile, the standby ones included); each scenario's own group is checked on btree.
-# Every group on every profile took 2.5 min of debug-build time; the suite on the two standby
-# profiles alone 70 s (a fresh pair of servers per scenario).
-suite_profiles='btree|lmdb|sqlite-wal-full|redis-aof|postgres'
-# Every bench target is built as the tests were (the workspace, all features): with
-# `--features all-backends` on the bench crate alone, cargo resolved other features for the
-# crates below it and compiled them all again (80 s of this step on the project's VM).
-bench_build=(--workspace --all-features)
-TRIEBENCH_SCALE=quick TRIEBENCH_FILTER="^scenario/suite/($suite_profiles)\$|^scenario/[a-z_]+/btree\$|^floor/" \
-  "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" \
-  cargo test "${bench_build[@]}" --bench kv --bench merkle --bench phases --bench proofs
-echo "== [${SECONDS}s] a measuring bench records what idle CPUs did, and its run's versions, beside its baseline (crates/bench/benches/support)"
-# Test mode holds nothing, so this measures one cheap benchmark (`--bench`): the record must land
-# where criterion saved the baseline (here CRITERION_HOME), and an unknown mode must stop the
-# bench with the valid ones named.
-idle_home=$(mktemp -d)
-idle_bench=(cargo test -q "${bench_build[@]}" --bench kv -- --bench --noplot --save-baseline ci-idle '^floor/sha512_8k$')
-CRITERION_HOME=$idle_home TRIEBENCH_SCALE=quick TRIEBENCH_FILTER='^floor/sha512_8k$' TRIEBENCH_CPU_IDLE=os \
-  "${test_env[@]}" "${idle_bench[@]}" >/dev/null
-if [[ ! -f $idle_home/floor/sha512_8k/ci-idle/sample.json ]] ||
-  ! grep -q '"requested": "os"' "$idle_home/triebench-runs/headline/ci-idle.json" ||
-  ! grep -q '"sqlite": "3\.' "$idle_home/triebench-runs/records/ci-idle/cargo-bench.json"; then
-  echo "test: the bench saved no baseline, or no CPU idle record or run record beside it, under $idle_home" >&2
-  exit 1
-fi
-idle_status=0
-idle_err=$(CRITERION_HOME=$idle_home TRIEBENCH_CPU_IDLE=bogus "${idle_bench[@]}" 2>&1 >/dev/null) || idle_status=$?
-if ((idle_status != 2)) || [[ $idle_err != *"TRIEBENCH_CPU_IDLE"*"poll"* ]]; then
-  echo "test: TRIEBENCH_CPU_IDLE=bogus gave status $idle_status and: $idle_err" >&2
-  exit 1
-fi
-rm -rf "$idle_home"
-wait_job "Transact comparator"
-echo "== [${SECONDS}s] Transact benches in test mode (the suite once per implementation)"
-# Every scenario of every Transact implementation would take minutes; the suite covers them all.
-TRIEBENCH_TRANSACT_RUNNER="$transact_target/debug/transact-runner" TRIEBENCH_SCALE=quick \
-  TRIEBENCH_FILTER=scenario/suite/transact "${test_env[@]}" timeout --kill-after=30 \
-  "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test "${bench_build[@]}" --bench transact
-echo "== [${SECONDS}s] criterion's HTML plots: one benchmark of each bench target measured with plots on"
-# Test mode draws nothing, and scripts/bench-fs.sh passes --noplot, so a bench that cannot draw
-# (criterion's plotters shares our ab_glyph text renderer, which needs a registered font:
-# crates/bench/benches/support/mod.rs, begin) would break `cargo bench` unseen. Each target measures one
-# cheap benchmark (`--bench`, the test profile's build) and must leave an SVG with text in it.
-plot_home=$(mktemp -d)
-plot_check() { # BENCH FILTER
-  local bench=$1 filter=$2
-  CRITERION_HOME=$plot_home/$bench TRIEBENCH_SCALE=quick TRIEBENCH_FILTER=$filter TRIEBENCH_CPU_IDLE=os \
-    TRIEBENCH_TRANSACT_RUNNER="$transact_target/debug/transact-runner" "${test_env[@]}" \
-    cargo test -q "${bench_build[@]}" --bench "$bench" -- --bench "$filter" >/dev/null
-  if ! grep -qs '<text' "$plot_home/$bench"/*/*/report/pdf.svg; then
-    echo "test: the $bench bench drew no plot with text under $plot_home/$bench" >&2
-    exit 1
-  fi
-}
-plot_check kv '^floor/sha512_8k$'
-plot_check merkle '^scenario/empty_changes/btree$'
-plot_check phases '^phases/span/no-subscriber$'
-plot_check transact '^scenario/empty_changes/transact-0\.4\.7:btree$'
-rm -rf "$plot_home"
+wait_job "checks beside the tests"
+wait_job "Transact comparator and its benches"
 wait_job "lints and the macOS check"
 echo "== [${SECONDS}s] Miri: the btree store's unsafe (crates/kv/src/btree/entry.rs) under Stacked Borrows"
 # Needs a nightly toolchain with the miri and rust-src components; the machines are offline for
