@@ -8,6 +8,20 @@ scripts/setup.sh
 export TRIEBENCH_REQUIRE_BROWSER=1
 echo "== [${SECONDS}s] cargo fmt --check"
 cargo fmt --all -- --check
+echo "== [${SECONDS}s] clippy, as the crates are built (scripts/lint-as-built.sh; -D warnings, every target)"
+# shellcheck source=scripts/lint-as-built.sh
+source scripts/lint-as-built.sh
+# The wrapper must still catch a lint: a scratch crate with one planted must fail to build.
+planted=$(mktemp -d)
+mkdir "$planted/src"
+printf '[package]\nname = "planted"\nversion = "0.0.0"\nedition = "2021"\n[workspace]\n' >"$planted/Cargo.toml"
+printf 'fn main() {\n    let v = vec![1];\n    println!("{}", v.len());\n}\n' >"$planted/src/main.rs"
+if planted_out=$(cargo build -q --manifest-path "$planted/Cargo.toml" --target-dir "$planted/target" 2>&1) ||
+  [[ $planted_out != *"clippy::useless-vec"* ]]; then
+  echo "test: clippy-driver around the build did not reject a planted lint: $planted_out" >&2
+  exit 1
+fi
+rm -rf "$planted"
 echo "== [${SECONDS}s] module cycles (no module imports one that imports it back)"
 scripts/check-module-cycles.py
 echo "== [${SECONDS}s] crate layers (no workspace crate depends on one above it; scripts/check-crate-layers.py has the table)"
@@ -81,8 +95,6 @@ trap cleanup EXIT
 
 lints() {
   export CARGO_TARGET_DIR=$target/lints
-  echo "== [${SECONDS}s] cargo clippy (all targets, all features, -D warnings)"
-  cargo clippy --workspace --all-targets --all-features -- -D warnings
   echo "== [${SECONDS}s] cargo clippy on triebench-kv with one server backend at a time (what a library user building one compiles)"
   for backend in postgres-db redis-db; do
     cargo clippy -p triebench-kv --no-default-features --features "$backend" --all-targets -- -D warnings
@@ -95,7 +107,7 @@ lints() {
   echo "== [${SECONDS}s] the macOS build check (scripts/check-macos.sh: every crate, test and bench for x86_64-apple-darwin)"
   # In the lints' target directory, after them: the proc-macros and build scripts it runs on
   # the host are the ones clippy built (a cold check on its own cost 210 CPU-seconds on the
-  # project's VM, after clippy 140).
+  # project's VM, after a workspace clippy 140).
   scripts/check-macos.sh
   echo "== [${SECONDS}s] lints and the macOS check: done"
 }
@@ -110,7 +122,7 @@ transact_target=$target/transact-compare
 transact_comparator() {
   local transact=(--manifest-path crates/transact-compare/Cargo.toml --target-dir "$transact_target")
   cargo fmt --manifest-path crates/transact-compare/Cargo.toml -- --check
-  cargo clippy "${transact[@]}" --all-targets -- -D warnings
+  # Clippy lints it as its tests build (its lib, bin and tests are every target it has).
   "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test "${transact[@]}"
 }
 # Every bench target is built as the tests were (the workspace, all features): with
@@ -236,6 +248,8 @@ echo "== [${SECONDS}s] Miri: the btree store's unsafe (crates/kv/src/btree/entry
 # proptests and the unit tests that fold and copy on the background thread run (~25 s once
 # built, ~40 s cold on the project VM); the three model proptests take minutes under Miri and
 # exercise the same code, so they are left to a developer's run (entry.rs's docs give the command).
+# Miri wraps rustc itself: without the stable toolchain's clippy-driver around it.
+unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
 if cargo +nightly miri setup >/dev/null 2>&1; then
   PROPTEST_CASES=16 MIRIFLAGS=-Zmiri-disable-isolation cargo +nightly miri test -q -p triebench-kv \
     --lib --no-default-features btree -- --skip readers_keep_their_snapshots \

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 /// The environment variables `bench` takes defaults from, removed so the caller's own cannot
 /// change what a test runs.
-const BENCH_ENV: [&str; 22] = [
+const BENCH_ENV: [&str; 23] = [
     "TRIEBENCH_SCALE",
     "TRIEBENCH_PROFILES",
     "TRIEBENCH_PHASES",
@@ -31,6 +31,7 @@ const BENCH_ENV: [&str; 22] = [
     "TRIEBENCH_GROW_MAX",
     "TRIEBENCH_GROW_PROFILES",
     "TRIEBENCH_ENGINES",
+    "TRIEBENCH_FIELD",
     "CRITERION_HOME",
 ];
 
@@ -75,6 +76,9 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
             // shows them.
             "--engines",
             "trie,jmt",
+            // The field step, which quick leaves out, with one workload.
+            "--field",
+            "merk",
             "--iolab",
             "none",
             "--cpu-idle",
@@ -96,13 +100,14 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
     // The plan first, then each step as it starts, and the times at the end.
     assert!(stderr.starts_with("bench: plan at scale quick"), "{stderr}");
     for step in [
-        "[1/7] capture-fs 't'",
-        "[2/7] headline on 't': profiles btree, up to 1 s and 1 round(s) each",
-        "[3/7] forget an earlier phase breakdown of 't'",
-        "[4/7] grow on 't': lmdb to 1000 leaves",
-        "[5/7] engines on 't': trie, jmt on btree,",
-        "[6/7] report: runs t (baseline 't')",
-        "[7/7] export-run 't'",
+        "[1/8] capture-fs 't'",
+        "[2/8] headline on 't': profiles btree, up to 1 s and 1 round(s) each",
+        "[3/8] forget an earlier phase breakdown of 't'",
+        "[4/8] grow on 't': lmdb to 1000 leaves",
+        "[5/8] engines on 't': trie, jmt on btree,",
+        "[6/8] field on 't': merk on btree, each store fresh (the field's at scale 1",
+        "[7/8] report: runs t (baseline 't')",
+        "[8/8] export-run 't'",
     ] {
         assert_eq!(stderr.matches(step).count(), 2, "{step}: {stderr}");
     }
@@ -110,7 +115,7 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
         .split("bench: time per step")
         .nth(1)
         .expect("the table of times");
-    assert_eq!(table.lines().filter(|l| l.contains(" s  ")).count(), 7);
+    assert_eq!(table.lines().filter(|l| l.contains(" s  ")).count(), 8);
     assert!(table.contains("total"), "{table}");
 
     // The report, with the run's filesystem and its headline.
@@ -137,6 +142,12 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
     assert!(engines.contains("| t | `jmt` | `btree` |"), "{engines}");
     assert!(!engines.contains("`mpt`"), "{engines}");
     assert!(out.join("plots/engines.svg").is_file());
+    // The field step's run, against its published figures.
+    let published = report
+        .split("## Against published figures")
+        .nth(1)
+        .expect("the published figures' section");
+    assert!(published.contains("| `merk` | t | `btree` |"), "{published}");
     let env: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("env.json")).expect("env.json"))
             .expect("env JSON");
@@ -175,6 +186,12 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
     assert!(folder
         .join("criterion/triebench-runs/grow/t/lmdb/grow.json")
         .is_file());
+    assert!(folder
+        .join("criterion/triebench-runs/engines/t.json")
+        .is_file());
+    assert!(folder
+        .join("criterion/triebench-runs/field/t/btree-merk.json")
+        .is_file());
     let merged = tmp.path().join("merged");
     let read = triebench(
         &["report", "--runs", &path(folder), "--out", &path(&merged)],
@@ -188,6 +205,8 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
     let report = std::fs::read_to_string(merged.join("report.md")).expect("merged report.md");
     assert!(report.contains("`host-t.t`"), "{report}");
     assert!(report.contains("## How cost grows with state"), "{report}");
+    assert!(report.contains("## Engines side by side"), "{report}");
+    assert!(report.contains("## Against published figures"), "{report}");
 }
 
 #[test]
@@ -206,6 +225,10 @@ fn dry_run_prints_the_plan_of_each_scale_and_runs_nothing() {
     let quick = plan("quick", &[]);
     assert!(quick.contains("up to 1 s and 1 round(s) each"), "{quick}");
     assert!(!quick.contains("phases on 't'"), "{quick}");
+    assert!(
+        quick.contains("forget earlier field records of 't'"),
+        "{quick}"
+    );
     let standard = plan("standard", &[]);
     assert!(
         standard.contains("up to 5 s and 30 round(s) each"),
@@ -218,6 +241,13 @@ fn dry_run_prints_the_plan_of_each_scale_and_runs_nothing() {
         "{standard}"
     );
     assert!(!quick.contains("grow on 't'"), "{quick}");
+    assert!(
+        standard.contains(
+            "field on 't': firewood-create, firewood-tenkrandom, firewood-zipf, \
+             firewood-single, iavl-bank, merk, smallbank on lmdb, sqlite-wal-full"
+        ),
+        "{standard}"
+    );
     let no_grow = plan("standard", &["--grow-max", "0"]);
     assert!(
         no_grow.contains("forget earlier growth curves of 't'"),
@@ -280,6 +310,16 @@ fn a_bad_run_argument_is_one_clear_error_before_anything_runs() {
     assert_eq!(
         text(&engine.stderr).trim_end(),
         "error: --engines: unknown engine `iavl`: the engines are trie, jmt, mpt, transact, nomt"
+    );
+    let field = triebench(
+        &["bench", "--iolab", "none", "--field", "merk,ycsb", "a=x"],
+        tmp.path(),
+    );
+    assert_eq!(field.status.code(), Some(1));
+    assert!(
+        text(&field.stderr).starts_with("error: --field: unknown workload `ycsb`"),
+        "{}",
+        text(&field.stderr)
     );
     assert_eq!(std::fs::read_dir(tmp.path()).expect("tmp").count(), 0);
     // A counting mount that is not one is refused before the first step, not after the last.

@@ -20,7 +20,7 @@ use crate::server_user::ServerUser;
 const DEFAULT_PARENT: &str = "/tmp";
 
 /// The environment variable naming another directory to make them in: an absolute path, short
-/// enough for a socket address under it ([`MAX_PARENT_LEN`]), that the servers' user can enter.
+/// enough for a socket address under it (at most 40 bytes), that the servers' user can enter.
 pub const SERVER_DIRS_VAR: &str = "TRIEBENCH_SERVER_DIRS";
 
 /// The longest [`SERVER_DIRS_VAR`] path: a socket's address (~107 bytes) must hold it, the

@@ -72,6 +72,21 @@ pub fn run_step_label(plan: &Plan, run: &RunSpec, step: &RunStep) -> String {
         RunStep::ForgetEngines => {
             format!("forget an earlier engines run of '{name}' (no engine or no profile to run)")
         }
+        RunStep::Field {
+            workloads,
+            profiles,
+            size,
+        } => format!(
+            "field on '{name}': {} on {}, each store fresh (the field's at scale {}, SmallBank \
+             {} transactions beside Transact's)",
+            workloads.join(", "),
+            profiles.join(", "),
+            size.scale,
+            size.smallbank_transactions
+        ),
+        RunStep::ForgetField => {
+            format!("forget earlier field records of '{name}' (no field step this time)")
+        }
     }
 }
 

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use triebench_record::layout::{
-    cpu_idle_path, engines_path, grow_dir, io_profile_path, phases_path, records_dir,
+    cpu_idle_path, engines_path, field_dir, grow_dir, io_profile_path, phases_path, records_dir,
 };
+use triebench_smallbank::{Family, SmallbankOptions};
 use triebench_report::read::load_runs::load_dir;
 
 use crate::criterion_route::{bench_env, cargo, cargo_args};
@@ -21,13 +22,15 @@ use crate::error::PlanError;
 use crate::export_run::{export_run, ExportRun};
 use crate::step::capture_fs::{capture_fs, CaptureFsOptions};
 use crate::step::engines::{engines, EnginesOptions};
+use crate::step::field::{field, FieldOptions};
 use crate::step::grow::{grow, GrowOptions};
 use crate::step::headline::{headline, HeadlineOptions};
 use crate::step::io_profile::{io_profile, IoProfileOptions};
 use crate::step::load::LoadOptions;
 use crate::step::phases::{phases, PhasesOptions};
 use crate::step::report::{report, ReportOptions};
-use crate::steps::{LoadStep, Plan, RunStep};
+use crate::step::smallbank::{smallbank, SmallbankStepOptions};
+use crate::steps::{LoadStep, Plan, RunStep, SMALLBANK};
 
 /// How one step went.
 #[derive(Debug, Clone)]
@@ -280,8 +283,63 @@ fn run_step(
             remove_dir(&work.join("engines"))
         }
         RunStep::ForgetEngines => remove_file(&engines_path(&cx.criterion_dir, name)),
+        RunStep::Field {
+            workloads,
+            profiles,
+            size,
+        } => {
+            let records = field_dir(&cx.criterion_dir, name);
+            remove_dir(&records)?;
+            for profile in profiles {
+                for workload in workloads {
+                    let store = work.join(format!("field-{profile}-{workload}"));
+                    let record = Some(records.join(format!("{profile}-{workload}.json")));
+                    let outcome = if workload == SMALLBANK {
+                        smallbank(&SmallbankStepOptions {
+                            run: SmallbankOptions {
+                                family: Family::Smallbank,
+                                profile: profile.clone(),
+                                dir: Some(store.clone()),
+                                accounts: SMALLBANK_ACCOUNTS,
+                                transactions: size.smallbank_transactions,
+                                block_size: SMALLBANK_BLOCK,
+                                seed: FIELD_SEED,
+                                trace: None,
+                            },
+                            out: None,
+                            run_record: record,
+                        })
+                        .map(drop)
+                    } else {
+                        field(&FieldOptions {
+                            workload: workload.clone(),
+                            profile: profile.clone(),
+                            dir: Some(store.clone()),
+                            scale: size.scale,
+                            seed: FIELD_SEED,
+                            out: None,
+                            run_record: record,
+                        })
+                        .map(drop)
+                    };
+                    remove_dir(&store)?;
+                    outcome?;
+                }
+            }
+            Ok(())
+        }
+        RunStep::ForgetField => remove_dir(&field_dir(&cx.criterion_dir, name)),
     }
 }
+
+/// Seed of the main job's field workloads and SmallBank playlist (their commands' default).
+const FIELD_SEED: u64 = 1;
+
+/// SmallBank's accounts in the main job (`triebench smallbank`'s default).
+const SMALLBANK_ACCOUNTS: u64 = 1_000;
+
+/// SmallBank's transactions per block in the main job (`triebench smallbank`'s default).
+const SMALLBANK_BLOCK: u64 = 100;
 
 /// Leaves per fill commit of the main job's engines run.
 const ENGINES_FILL_BATCH: u64 = 1_000;

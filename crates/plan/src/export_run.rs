@@ -12,6 +12,8 @@
 //! criterion/triebench-runs/load/<run>/                  load searches, when run
 //! criterion/triebench-runs/{phases,headline}/<run>.json phase breakdown, CPU idle record
 //! criterion/triebench-runs/grow/<run>/<profile>/       growth curves, when run
+//! criterion/triebench-runs/engines/<run>.json          the engines side by side, when run
+//! criterion/triebench-runs/field/<run>/                 field and SmallBank records, when run
 //! ```
 //!
 //! `criterion/` mirrors the criterion directory, so the report reads it as one. The manifest and
@@ -25,7 +27,8 @@ use std::process::Command;
 use serde::Serialize;
 use triebench_measure::versions;
 use triebench_record::layout::{
-    cpu_idle_path, fs_sidecar_path, grow_dir, phases_path, records_dir, SIDECAR_DIR,
+    cpu_idle_path, engines_path, field_dir, fs_sidecar_path, grow_dir, phases_path, records_dir,
+    SIDECAR_DIR,
 };
 use triebench_record::load::LOAD_RUNS_DIR;
 use triebench_record::run_folder::{Machine, Manifest, CRITERION, FORMAT, MANIFEST};
@@ -117,7 +120,8 @@ pub fn export_run(e: &ExportRun<'_>) -> Result<PathBuf, PlanError> {
 
 /// Every file of run `run` under `criterion_dir`: the JSON files of each directory named `run`
 /// outside the sidecars (one per benchmark, criterion's), its run records, the filesystem
-/// sidecar, the load searches, the phase breakdown, the CPU idle record and the growth curves.
+/// sidecar, the load searches, the phase breakdown, the CPU idle record, the growth curves, the
+/// engines run and the field records.
 fn run_files(criterion_dir: &Path, run: &str) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     baselines(criterion_dir, run, &mut files)?;
@@ -126,6 +130,7 @@ fn run_files(criterion_dir: &Path, run: &str) -> std::io::Result<Vec<PathBuf>> {
         fs_sidecar_path(criterion_dir, run),
         phases_path(criterion_dir, run),
         cpu_idle_path(criterion_dir, run),
+        engines_path(criterion_dir, run),
     ] {
         if file.is_file() {
             files.push(file);
@@ -135,6 +140,7 @@ fn run_files(criterion_dir: &Path, run: &str) -> std::io::Result<Vec<PathBuf>> {
     load.extend(LOAD_RUNS_DIR);
     all_files(&load.join(run), &mut files)?;
     all_files(&grow_dir(criterion_dir, run), &mut files)?;
+    all_files(&field_dir(criterion_dir, run), &mut files)?;
     Ok(files)
 }
 
@@ -242,6 +248,10 @@ mod tests {
             "triebench-runs/phases/t.json",
             "triebench-runs/load/t/btree/load.json",
             "triebench-runs/load/other/btree/load.json",
+            "triebench-runs/engines/t.json",
+            "triebench-runs/engines/other.json",
+            "triebench-runs/field/t/lmdb-merk.json",
+            "triebench-runs/field/other/lmdb-merk.json",
         ] {
             touch(&c.join(file));
         }
@@ -264,6 +274,8 @@ mod tests {
                 "floor/fsync_4k/t/estimates.json",
                 "scenario/suite/btree/t/estimates.json",
                 "scenario/suite/btree/t/sample.json",
+                "triebench-runs/engines/t.json",
+                "triebench-runs/field/t/lmdb-merk.json",
                 "triebench-runs/headline/t.json",
                 "triebench-runs/load/t/btree/load.json",
                 "triebench-runs/phases/t.json",

@@ -34,6 +34,18 @@ pub struct ScaleSettings {
     /// Leaves at the last checkpoint of the growth curves (`triebench grow`) unless
     /// `--grow-max` says otherwise; `None`: no curve.
     pub grow_max_leaves: Option<u64>,
+    /// The field's workloads' `--scale` and SmallBank's transactions in the field step, unless
+    /// `--field` says otherwise; `None`: no field step.
+    pub field: Option<FieldSize>,
+}
+
+/// How large the main job's field step is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldSize {
+    /// `triebench field --scale` of each workload (1: the smallest the authors' shapes allow).
+    pub scale: u64,
+    /// SmallBank's transactions after its 1,000 account creations.
+    pub smallbank_transactions: u64,
 }
 
 impl Scale {
@@ -55,6 +67,7 @@ impl Scale {
                 phases: false,
                 all_groups: false,
                 grow_max_leaves: None,
+                field: None,
             },
             Scale::Standard => ScaleSettings {
                 headline_budget_secs: 5.0,
@@ -62,6 +75,10 @@ impl Scale {
                 phases: true,
                 all_groups: false,
                 grow_max_leaves: Some(100_000),
+                field: Some(FieldSize {
+                    scale: 1,
+                    smallbank_transactions: 2_000,
+                }),
             },
             Scale::Full => ScaleSettings {
                 headline_budget_secs: 30.0,
@@ -69,6 +86,10 @@ impl Scale {
                 phases: true,
                 all_groups: true,
                 grow_max_leaves: Some(1_000_000),
+                field: Some(FieldSize {
+                    scale: 10,
+                    smallbank_transactions: 10_000,
+                }),
             },
         }
     }

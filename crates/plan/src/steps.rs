@@ -12,7 +12,7 @@ use std::time::Duration;
 use triebench_record::CpuIdle;
 
 use crate::run_spec::RunSpec;
-use crate::scale::Scale;
+use crate::scale::{FieldSize, Scale};
 
 /// Which criterion groups run beside the headline's (`--groups`; the benches'
 /// `TRIEBENCH_GROUPS`).
@@ -83,6 +83,24 @@ pub const DEFAULT_ENGINE_PROFILES: [&str; 4] = ["btree", "lmdb", "sqlite-wal-ful
 /// `triebench engines`.
 pub const SHORT_ENGINE_LEAVES: (u64, u64) = (1_000, 10_000);
 
+/// The field step's workloads by default: the field's published workloads, then SmallBank.
+pub const DEFAULT_FIELD_WORKLOADS: [&str; 7] = [
+    "firewood-create",
+    "firewood-tenkrandom",
+    "firewood-zipf",
+    "firewood-single",
+    "iavl-bank",
+    "merk",
+    SMALLBANK,
+];
+
+/// The field step's name for SmallBank end to end (`triebench smallbank`).
+pub const SMALLBANK: &str = "smallbank";
+
+/// The profiles the field step runs on by default, among those built in and measured: one per
+/// file-backed engine, their durable settings (PostgreSQL's server adds minutes here).
+pub const DEFAULT_FIELD_PROFILES: [&str; 2] = ["lmdb", "sqlite-wal-full"];
+
 /// Where run folders go by default.
 pub const DEFAULT_EXPORT: &str = "runs";
 
@@ -131,6 +149,10 @@ pub struct Options {
     /// The engines the engines step runs (`--engines`): `None`, [`DEFAULT_ENGINES`]; an empty
     /// list, no engines step (an earlier record of the run is forgotten).
     pub engines: Option<Vec<String>>,
+    /// The field step's workloads (`--field`: the field's workload names and `smallbank`):
+    /// `None`, [`DEFAULT_FIELD_WORKLOADS`] at the scales that run the step; an empty list, no
+    /// field step.
+    pub field: Option<Vec<String>>,
     /// What idle CPUs do while measuring.
     pub cpu_idle: CpuIdle,
     /// The report folder (`None`: the report's default under `results/`).
@@ -191,6 +213,19 @@ pub enum RunStep {
     },
     /// Removes an earlier engines run of this run (no profile to run it on this time).
     ForgetEngines,
+    /// The field's published workloads (`triebench field`) and SmallBank end to end
+    /// (`triebench smallbank`) on each profile, each store fresh in the run's directory, their
+    /// records where the report's "Against published figures" reads them.
+    Field {
+        /// Workload names: the field's, and `smallbank`.
+        workloads: Vec<String>,
+        /// Profiles, each workload on each.
+        profiles: Vec<String>,
+        /// The size.
+        size: FieldSize,
+    },
+    /// Removes earlier field records of this run (no field step this time).
+    ForgetField,
 }
 
 /// The steps on one filesystem.
@@ -278,6 +313,7 @@ pub fn plan(options: &Options, enabled_profiles: &[String]) -> Plan {
     let phases = options.phases.unwrap_or(settings.phases);
     let grow = grow_step(options, settings.grow_max_leaves, enabled_profiles);
     let engines = engines_step(options, enabled_profiles);
+    let field = field_step(options, settings.field, enabled_profiles);
     let runs = options
         .runs
         .iter()
@@ -301,6 +337,7 @@ pub fn plan(options: &Options, enabled_profiles: &[String]) -> Plan {
             });
             steps.push(grow.clone().unwrap_or(RunStep::ForgetGrow));
             steps.push(engines.clone());
+            steps.push(field.clone());
             RunPlan {
                 run: run.clone(),
                 steps,
@@ -429,6 +466,38 @@ fn engines_step(options: &Options, enabled_profiles: &[String]) -> RunStep {
     }
 }
 
+/// The field step: `--field`'s workloads, or [`DEFAULT_FIELD_WORKLOADS`] at a scale that runs
+/// the step, on [`DEFAULT_FIELD_PROFILES`] that are built in and measured (every `--profiles`
+/// when given); [`RunStep::ForgetField`] when no workload or profile is left.
+fn field_step(options: &Options, size: Option<FieldSize>, enabled_profiles: &[String]) -> RunStep {
+    let workloads: Vec<String> = match (&options.field, size) {
+        (Some(workloads), _) => workloads.clone(),
+        (None, Some(_)) => DEFAULT_FIELD_WORKLOADS.iter().map(|w| w.to_string()).collect(),
+        (None, None) => Vec::new(),
+    };
+    let profiles: Vec<String> = if options.profiles.is_empty() {
+        DEFAULT_FIELD_PROFILES
+            .iter()
+            .map(|p| p.to_string())
+            .filter(|p| enabled_profiles.contains(p))
+            .collect()
+    } else {
+        options.profiles.clone()
+    };
+    if workloads.is_empty() || profiles.is_empty() {
+        return RunStep::ForgetField;
+    }
+    RunStep::Field {
+        workloads,
+        profiles,
+        // `--field` at a scale without the step: the smallest size.
+        size: size.unwrap_or(FieldSize {
+            scale: 1,
+            smallbank_transactions: 2_000,
+        }),
+    }
+}
+
 /// Criterion's part: everything it selects when it measures the headline or a filter was given;
 /// otherwise only what the headline leaves to it (the scalable and raw groups when asked for or
 /// at full scale, Transact's stores when the `transact` bench is listed), or nothing (then it is
@@ -508,6 +577,7 @@ mod tests {
             grow: GrowChoice::default(),
             iolab: None,
             engines: None,
+            field: None,
             cpu_idle: CpuIdle::Poll,
             out: None,
             export: Some("runs".into()),
@@ -541,6 +611,19 @@ mod tests {
         }
     }
 
+    /// The field step, every workload on lmdb (the one default field profile among
+    /// [`enabled`]).
+    fn field(scale: u64, smallbank_transactions: u64) -> RunStep {
+        RunStep::Field {
+            workloads: DEFAULT_FIELD_WORKLOADS.map(String::from).to_vec(),
+            profiles: vec!["lmdb".into()],
+            size: FieldSize {
+                scale,
+                smallbank_transactions,
+            },
+        }
+    }
+
     /// lmdb's curve (the one default grow profile among [`enabled`]).
     fn grow(max_leaves: u64, commits: u64, reads: u64) -> RunStep {
         RunStep::Grow {
@@ -563,15 +646,16 @@ mod tests {
                     headline(1.0, 1),
                     RunStep::ForgetPhases,
                     RunStep::ForgetGrow,
-                    engines(1_000)
+                    engines(1_000),
+                    RunStep::ForgetField
                 ]
             );
         }
         assert_eq!(plan.report.baseline, "tmpfs");
         assert_eq!(plan.report.runs, ["tmpfs", "disk"]);
         assert_eq!(plan.exports.len(), 2);
-        // Building nothing: 5 steps per run, the report, 2 exports.
-        assert_eq!(plan.step_count(), 13);
+        // Building nothing: 6 steps per run, the report, 2 exports.
+        assert_eq!(plan.step_count(), 15);
     }
 
     #[test]
@@ -586,7 +670,8 @@ mod tests {
                     headline(5.0, 30),
                     RunStep::Phases,
                     grow(100_000, 50, 300),
-                    engines(10_000)
+                    engines(10_000),
+                    field(1, 2_000)
                 ]
             );
         }
@@ -658,6 +743,38 @@ mod tests {
     }
 
     #[test]
+    fn field_flags_pick_the_workloads_at_any_scale() {
+        let mut o = options(Scale::Quick);
+        o.field = Some(vec!["merk".into(), SMALLBANK.into()]);
+        assert_eq!(
+            plan(&o, &enabled()).runs[0].steps[5],
+            RunStep::Field {
+                workloads: vec!["merk".into(), "smallbank".into()],
+                profiles: vec!["lmdb".into()],
+                size: FieldSize {
+                    scale: 1,
+                    smallbank_transactions: 2_000,
+                },
+            }
+        );
+        let mut o = options(Scale::Standard);
+        o.field = Some(Vec::new());
+        assert_eq!(plan(&o, &enabled()).runs[0].steps[5], RunStep::ForgetField);
+        // `--profiles` picks the field's profiles too.
+        let mut o = options(Scale::Standard);
+        o.profiles = vec!["btree".into()];
+        let RunStep::Field { profiles, .. } = &plan(&o, &enabled()).runs[1].steps[5] else {
+            panic!("a field step");
+        };
+        assert_eq!(profiles, &["btree"]);
+        // No default field profile built in: nothing to run.
+        assert_eq!(
+            plan(&options(Scale::Standard), &["btree".into()]).runs[0].steps[5],
+            RunStep::ForgetField
+        );
+    }
+
+    #[test]
     fn full_adds_criterion_for_the_scalable_and_raw_groups() {
         let plan = plan(&options(Scale::Full), &enabled());
         let criterion = plan
@@ -674,12 +791,13 @@ mod tests {
                     RunStep::Criterion,
                     RunStep::Phases,
                     grow(1_000_000, 200, 1000),
-                    engines(10_000)
+                    engines(10_000),
+                    field(10, 10_000)
                 ]
             );
         }
-        // The build, 6 steps per run, the report, 2 exports.
-        assert_eq!(plan.step_count(), 1 + 12 + 1 + 2);
+        // The build, 7 steps per run, the report, 2 exports.
+        assert_eq!(plan.step_count(), 1 + 14 + 1 + 2);
     }
 
     #[test]
@@ -715,7 +833,8 @@ mod tests {
                 RunStep::Criterion,
                 RunStep::Phases,
                 grow(100_000, 50, 300),
-                engines(10_000)
+                engines(10_000),
+                field(1, 2_000)
             ]
         );
         o.criterion_headline = Some(false);
@@ -738,7 +857,8 @@ mod tests {
                 RunStep::Criterion,
                 RunStep::ForgetPhases,
                 RunStep::ForgetGrow,
-                engines(1_000)
+                engines(1_000),
+                RunStep::ForgetField
             ]
         );
     }
@@ -793,6 +913,6 @@ mod tests {
         assert_eq!(p.io_profile, Some(PathBuf::from("/lab/iolab")));
         assert!(p.exports.is_empty());
         assert_eq!(p.report.out, Some(PathBuf::from("out")));
-        assert_eq!(p.step_count(), 10 + 1 + 1);
+        assert_eq!(p.step_count(), 12 + 1 + 1);
     }
 }

@@ -14,9 +14,11 @@ use triebench_plan::main_job::{run_main_job, MainJob};
 use triebench_plan::run_spec::{default_runs, parse_runs, shm_is_tmpfs};
 use triebench_plan::scale::Scale;
 use triebench_plan::steps::{
-    parse_criterion, CriterionOptions, Groups, GrowChoice, LoadOptions, Options, DEFAULT_EXPORT,
+    parse_criterion, CriterionOptions, Groups, GrowChoice, LoadOptions, Options,
+    DEFAULT_EXPORT, DEFAULT_FIELD_WORKLOADS, SMALLBANK,
 };
 use triebench_record::CpuIdle;
+use triebench_workloads::field::FieldWorkload;
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
@@ -104,6 +106,17 @@ pub struct BenchArgs {
         env = "TRIEBENCH_ENGINES"
     )]
     pub engines: Vec<String>,
+    /// The field step's workloads, comma-separated (`triebench field`'s: firewood-create,
+    /// firewood-tenkrandom, firewood-zipf, firewood-single, iavl-bank, merk; and smallbank,
+    /// `triebench smallbank`), or `none` [default: all of them at standard and full scale, none
+    /// at quick].
+    #[arg(
+        long,
+        value_name = "A,B|none",
+        value_delimiter = ',',
+        env = "TRIEBENCH_FIELD"
+    )]
+    pub field: Vec<String>,
     /// Report folder [default: runs/reports/DATE-HOST-LABEL].
     #[arg(long, value_name = "DIR", env = "TRIEBENCH_OUT")]
     pub out: Option<String>,
@@ -205,6 +218,29 @@ fn engines_choice(args: &[String]) -> Result<Option<Vec<String>>, CliError> {
     }
 }
 
+/// `--field`: as [`engines_choice`], each name one of the field's workloads or `smallbank`.
+fn field_choice(args: &[String]) -> Result<Option<Vec<String>>, CliError> {
+    let names: Vec<&str> = args.iter().map(|w| w.trim()).filter(|w| !w.is_empty()).collect();
+    match names.as_slice() {
+        [] => Ok(None),
+        ["none"] => Ok(Some(Vec::new())),
+        names => names
+            .iter()
+            .map(|&name| {
+                if name == SMALLBANK || name.parse::<FieldWorkload>().is_ok() {
+                    Ok(name.to_string())
+                } else {
+                    Err(CliError::Usage(format!(
+                        "--field: unknown workload `{name}`: the field step runs {}",
+                        DEFAULT_FIELD_WORKLOADS.join(", ")
+                    )))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+    }
+}
+
 pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
     let runs = if args.runs.is_empty() {
         default_runs(shm_is_tmpfs(), default_disk_dir())
@@ -262,6 +298,7 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
         },
         iolab: IoLabChoice::from_arg(args.iolab.as_deref()).resolve(checkout.as_deref()),
         engines: engines_choice(&args.engines)?,
+        field: field_choice(&args.field)?,
         cpu_idle: args.cpu_idle,
         out: args.out.filter(|o| !o.is_empty()).map(PathBuf::from),
         export,
