@@ -28,7 +28,7 @@ use triebench_kv::{Store, WriteTx};
 use crate::changelog::Hash32;
 use crate::hash::{hex_string, to_hex, HexHash, RawHash};
 use crate::tables::{read_change_log, Tables};
-use crate::{refcount, MerkleError, EMPTY_ROOT_HEX};
+use crate::{refcount, store_layout, MerkleError, EMPTY_ROOT_HEX};
 
 /// Prunes `root` (hex) and returns the hashes of the nodes deleted from storage.
 pub(crate) fn prune<S: Store>(
@@ -110,18 +110,29 @@ fn release<W: WriteTx>(
             runs.push((hash, hex, run));
         }
     }
+    // Both tables are keyed by the raw hash.
     let raws: Vec<&[u8]> = runs.iter().map(|(h, _, _)| &h[..]).collect();
-    let hexes: Vec<&[u8]> = runs.iter().map(|(_, x, _)| &x[..]).collect();
     let mut counts: Vec<Result<u64, usize>> = vec![Ok(0); runs.len()];
     let mut stored = vec![false; runs.len()];
     if !runs.is_empty() {
+        // The store's layout marker comes with the same request: nothing is deleted from a
+        // store keyed otherwise (see `store_layout`).
+        let mut marker: Option<Vec<u8>> = None;
         w.get_many_across(
-            &[(tables.duplicate_log, &raws), (tables.main, &hexes)],
+            &[
+                (tables.duplicate_log, &raws),
+                (tables.main.table(), &raws),
+                (tables.main.table(), &[store_layout::LAYOUT_KEY]),
+            ],
             |a, i, v| match a {
                 0 => counts[i] = refcount::decode(v),
-                _ => stored[i] = true,
+                1 => stored[i] = true,
+                _ => marker = Some(v.to_vec()),
             },
         )?;
+        if !store_layout::check_marker(marker.as_deref())? {
+            store_layout::require_unmarked_empty(w, tables.main.table())?;
+        }
     }
     let mut removed = Vec::new();
     for (((hash, hex, run), count), stored) in runs.iter().zip(counts).zip(stored) {
@@ -136,7 +147,7 @@ fn release<W: WriteTx>(
                 refcount::set(w, tables.duplicate_log, hash, 0)?;
             }
             if stored {
-                w.delete(tables.main, hex)?;
+                w.delete(tables.main.table(), hash)?;
                 removed.push(hex_string(hex));
             }
         }
