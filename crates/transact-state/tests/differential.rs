@@ -416,7 +416,7 @@ fn stored_nodes(state: &TransactState<AnyStore>) -> BTreeSet<String> {
         .unwrap()
         .scan(main, &KeyRange::all(), |key, _| {
             match key.len() {
-                32 => out.insert(hex::encode(key)),
+                32 => out.insert(key.iter().map(|b| format!("{b:02x}")).collect()),
                 _ => {
                     assert_eq!(key, triebench_merkle::store_layout::LAYOUT_KEY);
                     other += 1;
