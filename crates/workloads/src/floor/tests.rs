@@ -225,7 +225,7 @@ fn the_documented_figures_are_the_recorded_ones() {
     };
     let lines = [
         format!(
-            "//! - `main`: one `put_many` of {nodes}, {:.1} KB of keys and",
+            "//! - `main`: one `put_many` of {nodes}, {:.1} KB of keys (raw 32-byte hashes) and",
             mean(&|c| per_table(c, main).2) / 1000.0,
         ),
         format!(
