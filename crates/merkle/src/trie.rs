@@ -43,7 +43,10 @@ pub(crate) fn parse_root(root: &str) -> Result<HexHash, MerkleError> {
 }
 
 impl<'s, S: Store> MerkleTrie<'s, S> {
-    /// A view at the empty root. Stores the empty root node (with overwrite) if it is missing.
+    /// A view at the empty root. Stores the empty root node (with overwrite) if it is missing,
+    /// with the layout marker on a fresh store; a store laid out otherwise is refused with
+    /// [`MerkleError::OldStoreLayout`] or another layout error (see
+    /// [`store_layout`](crate::store_layout)), and nothing is written to it.
     pub fn new(store: &'s S) -> Result<Self, MerkleError> {
         let tables = Tables::resolve(store)?;
         write::ensure_empty_root(store, &tables)?;
