@@ -6,7 +6,7 @@
 //! index a backend keeps beside its rows). [`NodeTable`] is the one place that converts: its
 //! methods take the hex hash the trie works with and hand the store the raw key, on the stack
 //! (a fixed array, no allocation per node). A store written with hex keys is refused before any
-//! of this runs (see [`layout`](crate::layout)).
+//! of this runs (see [`store_layout`](crate::store_layout)).
 
 use triebench_kv::{KvResult, ReadTx, Table, WriteTx};
 

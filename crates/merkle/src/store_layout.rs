@@ -4,7 +4,7 @@
 //! | version | `main`'s keys | written by |
 //! |---:|---|---|
 //! | 1 (no marker) | a node's hash as 64 lowercase hex digits, as Transact stores it | triebench before 2026-11-28 |
-//! | **2** | a node's hash as its raw 32 bytes ([`node_table`](crate::node_table)) | this build |
+//! | **2** | a node's hash as its raw 32 bytes (the crate's `node_table` module) | this build |
 //!
 //! The node *values* (Transact's CBOR, children as hex text) and the roots are the same in
 //! both; `change_log` and `duplicate_log` were already keyed by raw hashes.

@@ -46,7 +46,7 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     /// A view at the empty root. Stores the empty root node (with overwrite) if it is missing,
     /// with the layout marker on a fresh store; a store laid out otherwise is refused with
     /// [`MerkleError::OldStoreLayout`] or another layout error (see
-    /// [`store_layout`](crate::store_layout)), and nothing is written to it.
+    /// [`store_layout`]), and nothing is written to it.
     pub fn new(store: &'s S) -> Result<Self, MerkleError> {
         let tables = Tables::resolve(store)?;
         write::ensure_empty_root(store, &tables)?;
@@ -62,7 +62,7 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     /// A view at `root`: [`MerkleError::UnknownRoot`] if its node is not in the store,
     /// [`MerkleError::InvalidHash`] if it is not 64 lowercase hex characters, and
     /// [`MerkleError::OldStoreLayout`] (or another layout error, see
-    /// [`store_layout`](crate::store_layout)) for a store laid out otherwise. The root's node
+    /// [`store_layout`]) for a store laid out otherwise. The root's node
     /// and the layout marker are read in one request.
     pub fn at_root(store: &'s S, root: &str) -> Result<Self, MerkleError> {
         let tables = Tables::resolve(store)?;
@@ -341,7 +341,7 @@ fn check_root<S: Store>(store: &S, tables: &Tables, root: &HexHash) -> Result<()
 
 /// [`check_root`] for a view just opened: the store's layout marker comes with the root's node
 /// in one request; a store without it is refused if it holds anything (see
-/// [`store_layout`](crate::store_layout)), or has no such root if it is empty.
+/// [`store_layout`]), or has no such root if it is empty.
 fn check_root_and_layout<S: Store>(
     store: &S,
     tables: &Tables,
