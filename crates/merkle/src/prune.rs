@@ -23,9 +23,9 @@
 //!
 //! The empty root node is never released.
 
-use triebench_kv::{Store, WriteTx};
+use triebench_kv::{ReadTx, Store, WriteTx};
 
-use crate::changelog::Hash32;
+use crate::changelog::{ChangeLogEntry, Hash32};
 use crate::hash::{hex_string, to_hex, HexHash, RawHash};
 use crate::tables::{read_change_log, Tables};
 use crate::{refcount, store_layout, MerkleError, EMPTY_ROOT_HEX};
@@ -37,7 +37,21 @@ pub(crate) fn prune<S: Store>(
     root: &RawHash,
 ) -> Result<Vec<String>, MerkleError> {
     let mut w = store.writer()?;
-    let Some(mut entry) = read_change_log(&w, tables, root)? else {
+    // The root's entry and the store's layout marker in one request: nothing of a store keyed
+    // otherwise is changed (see `store_layout`), and a prune costs no extra round trip for it.
+    let mut got: [Option<Vec<u8>>; 2] = [None, None];
+    w.get_many_across(
+        &[
+            (tables.change_log, &[&root[..]]),
+            (tables.main.table(), &[store_layout::LAYOUT_KEY]),
+        ],
+        |a, _, v| got[a] = Some(v.to_vec()),
+    )?;
+    let [entry, marker] = got;
+    if !store_layout::check_marker(marker.as_deref())? {
+        store_layout::require_unmarked_empty(&w, tables.main.table())?;
+    }
+    let Some(mut entry) = decode_entry(root, entry)? else {
         return Ok(Vec::new());
     };
     if entry.reached_again > 0 {
@@ -81,6 +95,21 @@ pub(crate) fn prune<S: Store>(
     Ok(removed)
 }
 
+/// The change-log entry of `root` from its stored bytes, if any.
+fn decode_entry(
+    root: &RawHash,
+    bytes: Option<Vec<u8>>,
+) -> Result<Option<ChangeLogEntry>, MerkleError> {
+    bytes
+        .map(|b| {
+            ChangeLogEntry::from_bytes(&b).map_err(|source| MerkleError::CorruptChangeLog {
+                root: hex::encode(root),
+                source,
+            })
+        })
+        .transpose()
+}
+
 /// Releases one reference per listed occurrence; deletes nodes left without references.
 /// Returns the deleted nodes' hashes (hex), each once, in sorted order.
 ///
@@ -115,24 +144,13 @@ fn release<W: WriteTx>(
     let mut counts: Vec<Result<u64, usize>> = vec![Ok(0); runs.len()];
     let mut stored = vec![false; runs.len()];
     if !runs.is_empty() {
-        // The store's layout marker comes with the same request: nothing is deleted from a
-        // store keyed otherwise (see `store_layout`).
-        let mut marker: Option<Vec<u8>> = None;
         w.get_many_across(
-            &[
-                (tables.duplicate_log, &raws),
-                (tables.main.table(), &raws),
-                (tables.main.table(), &[store_layout::LAYOUT_KEY]),
-            ],
+            &[(tables.duplicate_log, &raws), (tables.main.table(), &raws)],
             |a, i, v| match a {
                 0 => counts[i] = refcount::decode(v),
-                1 => stored[i] = true,
-                _ => marker = Some(v.to_vec()),
+                _ => stored[i] = true,
             },
         )?;
-        if !store_layout::check_marker(marker.as_deref())? {
-            store_layout::require_unmarked_empty(w, tables.main.table())?;
-        }
     }
     let mut removed = Vec::new();
     for (((hash, hex, run), count), stored) in runs.iter().zip(counts).zip(stored) {

@@ -14,7 +14,8 @@
 //! written in the same transaction as the empty root's node, when the trie first opens an empty
 //! store ([`MerkleTrie::new`](crate::MerkleTrie::new), [`TrieState::new`](crate::TrieState)).
 //! Opening a store checks it in the read that opening does anyway (the empty root's node, or the
-//! root asked for), and a prune checks it in its write transaction before deleting any node:
+//! root asked for), and a prune in the read of the root's change-log entry, before it changes
+//! anything:
 //!
 //! * marker present, this version: the store is used;
 //! * marker absent and `main` empty: a fresh store, initialised on first open;
