@@ -235,3 +235,59 @@ fn profiles_lists_every_profile_with_durability() {
         );
     }
 }
+
+/// A store an older triebench wrote (the trie's `main` keyed by 64 hex digits, no layout marker)
+/// is refused by `root` with the message that says what was found and what to do, and left as
+/// it was.
+#[cfg(feature = "lmdb")]
+#[test]
+fn root_refuses_a_store_an_older_triebench_wrote_and_leaves_it() {
+    use triebench_kv::lmdb::{LmdbOptions, LmdbStore};
+    use triebench_kv::{KeyRange, ReadTx, Store, WriteTx};
+    use triebench_merkle::{EMPTY_ROOT, TABLES};
+
+    let dir = tempfile::tempdir().unwrap();
+    let contents = || {
+        let store = LmdbStore::open(dir.path(), TABLES, LmdbOptions::default()).unwrap();
+        let r = store.reader().unwrap();
+        r.collect(store.table("main").unwrap(), &KeyRange::all())
+            .unwrap()
+    };
+    {
+        let store = LmdbStore::open(dir.path(), TABLES, LmdbOptions::default()).unwrap();
+        let mut w = store.writer().unwrap();
+        let empty_node = [0xa2, 0x61, b'c', 0xa0, 0x61, b'v', 0xf6];
+        w.put(
+            store.table("main").unwrap(),
+            EMPTY_ROOT.as_bytes(),
+            &empty_node,
+        )
+        .unwrap();
+        w.commit().unwrap();
+    }
+    let before = contents();
+    let path = fixture("roots-sample.jsonl");
+    let output = triebench(
+        &[
+            "root",
+            path.to_str().unwrap(),
+            "--backend",
+            "lmdb",
+            "--dir",
+            dir.path().to_str().unwrap(),
+        ],
+        "",
+    );
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    for said in [
+        "store refused",
+        "64-hex-digit key",
+        "this build reads store layout 2",
+        "written by an older triebench: re-create it",
+    ] {
+        assert!(stderr.contains(said), "{stderr}");
+    }
+    assert!(text(&output.stdout).is_empty(), "no root printed");
+    assert_eq!(contents(), before, "the store is left as it was");
+}

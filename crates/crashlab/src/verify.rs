@@ -138,12 +138,17 @@ fn leaves<R: ReadTx>(
         }
         let node = nodes
             .entry(hash.clone())
-            .or_insert_with(|| match reader.get(main, hash.as_bytes()) {
-                Ok(Some(bytes)) => decode(&bytes)
-                    .map(Some)
-                    .map_err(|e| format!("node {hash} does not decode: {e}")),
-                Ok(None) => Ok(None),
-                Err(e) => Err(format!("node {hash} cannot be read: {e}")),
+            .or_insert_with(|| {
+                // `main` keys a node by its raw hash (see `triebench_merkle::store_layout`).
+                let key = triebench_merkle::store_layout::node_key(&hash)
+                    .map_err(|e| format!("a child of `{path}` is not a node hash: {e}"))?;
+                match reader.get(main, &key) {
+                    Ok(Some(bytes)) => decode(&bytes)
+                        .map(Some)
+                        .map_err(|e| format!("node {hash} does not decode: {e}")),
+                    Ok(None) => Ok(None),
+                    Err(e) => Err(format!("node {hash} cannot be read: {e}")),
+                }
             })
             .clone()?;
         let Some(node) = node else {

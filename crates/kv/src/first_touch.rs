@@ -16,8 +16,9 @@
 use crate::error::KvResult;
 use crate::store::{ReadTx, Store, Table, WriteTx};
 
-/// The key [`first_touch`] writes and deletes again in every table: no trie writes it (the
-/// trie's keys are 64 hex digits or `change_log`/`duplicate_log` entries of such hashes).
+/// The key [`first_touch`] writes and deletes again in every table: no trie writes it (23
+/// bytes: the trie's keys are raw 32-byte node hashes, in every table, and its 16-byte layout
+/// marker `triebench:layout`).
 pub const FIRST_TOUCH_KEY: &[u8] = b"\xfftriebench-first-touch";
 
 /// Bytes of the value [`first_touch`] writes: about a small trie node's encoding.

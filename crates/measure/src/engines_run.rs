@@ -127,6 +127,15 @@ impl EngineName {
         }
     }
 
+    /// Rows of [`node_table`](Self::node_table) that are not nodes: the trie's layout marker
+    /// (see [`triebench_merkle::store_layout`]).
+    pub fn non_node_rows(self) -> u64 {
+        match self {
+            EngineName::Trie => triebench_merkle::store_layout::NON_NODE_ENTRIES,
+            _ => 0,
+        }
+    }
+
     /// Whether the engine keeps its data in files of its own in the directory rather than on a
     /// kv profile (NOMT): it runs once per directory, recorded under [`OWN_FILES`].
     pub fn own_files(self) -> bool {
@@ -397,7 +406,12 @@ impl<S: Store> EngineVisitor<S> for Measure<'_> {
         self.run(&mut engine, &pids, |engine| {
             let store = store_of(engine);
             let stored_nodes = match name.node_table() {
-                Some(t) => Some(store.reader()?.count(store.table(t)?)?),
+                Some(t) => Some(
+                    store
+                        .reader()?
+                        .count(store.table(t)?)?
+                        .saturating_sub(name.non_node_rows()),
+                ),
                 None => None,
             };
             Ok((stored_nodes, store.space()?))

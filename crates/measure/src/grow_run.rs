@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use hdrhistogram::Histogram;
 use triebench_kv::{BackendSpec, Profile, ReadTx, Store, StoreVisitor};
-use triebench_merkle::{MerkleTrie, StateChange, EMPTY_ROOT, TABLES};
+use triebench_merkle::{store_layout, MerkleTrie, StateChange, EMPTY_ROOT, TABLES};
 use triebench_record::grow::{Checkpoint, CommitCost, Latency};
 use triebench_record::proc_stats;
 use triebench_workloads::floor::RecordingStore;
@@ -282,10 +282,12 @@ impl StoreVisitor for Segment<'_> {
                 }
             }
             let read_warm = latency(&h);
+            // `main`'s rows less the one that is not a node (the layout marker).
             let stored_nodes = store.reader().and_then(|rx| {
                 let main = store.table(TABLES[0])?;
                 rx.count(main)
             })?;
+            let stored_nodes = stored_nodes.saturating_sub(store_layout::NON_NODE_ENTRIES);
             progress(&format!("{target} leaves: where the store's bytes go"));
             let space = store.space()?;
             progress(&format!("{target} leaves: what-if over the state"));

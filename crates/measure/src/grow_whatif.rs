@@ -8,7 +8,8 @@
 //! a sorted list of addresses, the branch nodes are exactly the longest common prefixes of
 //! neighbours, counted once each with a stack of the prefix lengths still open.
 //!
-//! Bytes are logical: per node its 64-byte key (the hash in hex, as stored) plus its
+//! Bytes are logical: per node its 64-byte key (the hash in hex, as Transact stores it; this
+//! crate's stores key it by the raw 32 bytes, see `triebench_merkle::store_layout`) plus its
 //! canonical CBOR encoding `{"c": {token: hash, ...}, "v": value|null}`. A child entry costs
 //! `1 + 2·segment` (the token text) + 66 (the hash text); a path-compressed edge of `s`
 //! tokens has a `2·s`-character key, so the what-if charges its longer text.

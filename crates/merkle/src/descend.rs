@@ -1,10 +1,11 @@
 //! Following an address's tokens down from a root: the walk every read starts with.
 
-use triebench_kv::{ContentCache, ReadTx, Table};
+use triebench_kv::{ContentCache, ReadTx};
 
 use crate::fetch;
 use crate::hash::{hex_string, HexHash};
 use crate::node::find_child;
+use crate::node_table::NodeTable;
 use crate::MerkleError;
 
 /// Hash of the node at the token path below `root`, `None` if the path leaves the trie. Nodes
@@ -12,7 +13,7 @@ use crate::MerkleError;
 pub(crate) fn descend<R: ReadTx>(
     rx: &R,
     cache: Option<&ContentCache>,
-    main: Table,
+    main: NodeTable,
     root: &HexHash,
     tokens: &[u8],
 ) -> Result<Option<HexHash>, MerkleError> {

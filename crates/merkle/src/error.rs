@@ -102,6 +102,48 @@ pub enum MerkleError {
         len: usize,
     },
 
+    /// A store written by an older triebench, whose node table is keyed otherwise (layout 1:
+    /// 64 hex digits per key). Nothing was read from it as nodes or written to it (see
+    /// [`store_layout`](crate::store_layout)).
+    #[error(
+        "store refused: {found}; this build reads store layout {supported} (nodes keyed by \
+         their raw 32-byte hash) and does not convert stores. The store was written by an \
+         older triebench: re-create it (delete it and run the fill again, e.g. `triebench \
+         grow` or `triebench run` with a new --dir)"
+    )]
+    OldStoreLayout {
+        /// What the store holds, in words.
+        found: String,
+        /// The layout version this build reads.
+        supported: u32,
+    },
+
+    /// A store recording a layout version newer than this build reads. Left unchanged.
+    #[error(
+        "store refused: it records store layout {found}, newer than this build reads \
+         ({supported}). It was written by a newer triebench: open it with that build, or \
+         re-create it with this one (delete it and run the fill again)"
+    )]
+    NewerStoreLayout {
+        /// The version the store records.
+        found: u32,
+        /// The layout version this build reads.
+        supported: u32,
+    },
+
+    /// A layout marker that no triebench writes (not 4 bytes, or an older version number).
+    /// Left unchanged.
+    #[error(
+        "store refused: its layout marker is corrupt (bytes {found}); this build reads store \
+         layout {supported}: the store is damaged or not a triebench store, re-create it"
+    )]
+    CorruptLayoutMarker {
+        /// The marker's first bytes, in hex.
+        found: String,
+        /// The layout version this build reads.
+        supported: u32,
+    },
+
     /// The storage layer failed (including a store opened without the trie's tables).
     #[error(transparent)]
     Storage(#[from] KvError),

@@ -22,11 +22,12 @@
 
 use std::collections::HashMap;
 
-use triebench_kv::{ContentCache, ReadTx, Table};
+use triebench_kv::{ContentCache, ReadTx};
 
 use crate::address;
 use crate::hash::HexHash;
 use crate::node::find_child;
+use crate::node_table::NodeTable;
 use crate::MerkleError;
 use crate::StateChange;
 
@@ -46,7 +47,7 @@ pub(crate) fn worth_it<R: ReadTx>(rx: &R, cache: Option<&ContentCache>) -> bool 
 pub(crate) fn batch_paths<R: ReadTx>(
     rx: &R,
     cache: Option<&ContentCache>,
-    main: Table,
+    main: NodeTable,
     root: &HexHash,
     changes: &[StateChange],
 ) -> Result<Fetched, MerkleError> {
@@ -76,10 +77,9 @@ pub(crate) fn batch_paths<R: ReadTx>(
             }
         }
         if !missing.is_empty() {
-            let keys: Vec<&[u8]> = missing.iter().map(|h| &h[..]).collect();
-            rx.get_many_with(main, &keys, |i, bytes| {
+            main.get_many_with(rx, &missing, |i, bytes| {
                 if let Some(cache) = cache {
-                    cache.insert(keys[i], bytes);
+                    cache.insert(&missing[i], bytes);
                 }
                 fetched.insert(missing[i], bytes.to_vec());
             })?;
@@ -109,12 +109,12 @@ pub(crate) fn batch_paths<R: ReadTx>(
 pub(crate) fn node_with<R: ReadTx, T>(
     rx: &R,
     cache: Option<&ContentCache>,
-    main: Table,
+    main: NodeTable,
     hash: &HexHash,
     f: impl FnOnce(&[u8]) -> T,
 ) -> Result<Option<T>, MerkleError> {
     let Some(cache) = cache else {
-        return Ok(rx.get_with(main, hash, f)?);
+        return Ok(main.get_with(rx, hash, f)?);
     };
     let mut f = Some(f);
     if let Some(found) = cache.get_with(hash, |bytes| f.take().map(|f| f(bytes))) {
@@ -123,7 +123,7 @@ pub(crate) fn node_with<R: ReadTx, T>(
     let Some(f) = f else {
         return Ok(None);
     };
-    Ok(rx.get_with(main, hash, |bytes| {
+    Ok(main.get_with(rx, hash, |bytes| {
         cache.insert(hash, bytes);
         f(bytes)
     })?)

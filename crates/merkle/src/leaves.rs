@@ -14,11 +14,12 @@
 use std::collections::VecDeque;
 use std::ops::Deref;
 
-use triebench_kv::{Store, Table};
+use triebench_kv::Store;
 
 use crate::address;
 use crate::descend::descend;
 use crate::hash::{hex_string, HexHash};
+use crate::node_table::NodeTable;
 use crate::update;
 use crate::MerkleError;
 
@@ -41,7 +42,7 @@ struct Pending {
 /// an error it returns `None`.
 pub struct Leaves<H> {
     store: H,
-    main: Table,
+    main: NodeTable,
     /// Set when the prefix ends halfway through a token: only children whose first hex digit
     /// is this one are listed below the start node, whose own value is not.
     nibble: Option<u8>,
@@ -67,7 +68,7 @@ where
     /// prefix leads to; the walk below it starts on the first `next`.
     pub(crate) fn new(
         store: H,
-        main: Table,
+        main: NodeTable,
         root: &HexHash,
         prefix: &str,
     ) -> Result<Self, MerkleError> {

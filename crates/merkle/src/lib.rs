@@ -12,6 +12,9 @@
 //! * `levels`: a batch's opened nodes by depth, for finishing a large batch a level at a time
 //!   (a wide level's nodes encoded and hashed on rayon's threads).
 //! * `write`: persists that outcome: new nodes, duplicate counts, change-log entries.
+//! * `node_table`: the `main` table's keys, a node's raw 32-byte hash, converted from the hex
+//!   the trie works with at the store boundary.
+//! * [`store_layout`]: the store's layout version, recorded in `main`; other layouts refused.
 //! * `tables`: the table handles and the change-log reads `write`, `prune` and `trie` share.
 //! * [`changelog`]: the change-log entry of a root (parent, additions, successors).
 //! * `refcount`: reference counts of nodes stored once but added several times.
@@ -60,9 +63,12 @@
 //!
 //! # Storage
 //!
-//! Open the store with the tables in [`TABLES`]. Table `main` maps a node hash (its 64 hex
-//! ASCII bytes) to the encoded node, as Transact does, so a store holds the nodes of every
-//! committed root until they are pruned. `change_log` and `duplicate_log` hold the pruning
+//! Open the store with the tables in [`TABLES`]. Table `main` maps a node hash (its raw 32
+//! bytes; Transact keys it by the 64 hex digits) to the encoded node (Transact's bytes), so a
+//! store holds the nodes of every committed root until they are pruned. `main` also records
+//! the store's layout version ([`store_layout`]): a store written by an older triebench (hex
+//! keys) or a newer layout is refused with [`MerkleError::OldStoreLayout`] or
+//! [`MerkleError::NewerStoreLayout`], never read or written. `change_log` and `duplicate_log` hold the pruning
 //! bookkeeping: see [`changelog`] and [`prune`]. A node stored twice (by two commits, or at two
 //! positions) is kept once and reference-counted.
 //!
@@ -132,12 +138,14 @@ pub mod hash;
 mod leaves;
 mod levels;
 mod node;
+mod node_table;
 pub mod proof;
 pub mod prune;
 mod refcount;
 pub mod reference;
 mod scratch;
 mod state;
+pub mod store_layout;
 mod tables;
 mod trie;
 mod update;

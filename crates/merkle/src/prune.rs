@@ -23,12 +23,12 @@
 //!
 //! The empty root node is never released.
 
-use triebench_kv::{Store, WriteTx};
+use triebench_kv::{ReadTx, Store, WriteTx};
 
-use crate::changelog::Hash32;
+use crate::changelog::{ChangeLogEntry, Hash32};
 use crate::hash::{hex_string, to_hex, HexHash, RawHash};
 use crate::tables::{read_change_log, Tables};
-use crate::{refcount, MerkleError, EMPTY_ROOT_HEX};
+use crate::{refcount, store_layout, MerkleError, EMPTY_ROOT_HEX};
 
 /// Prunes `root` (hex) and returns the hashes of the nodes deleted from storage.
 pub(crate) fn prune<S: Store>(
@@ -37,7 +37,21 @@ pub(crate) fn prune<S: Store>(
     root: &RawHash,
 ) -> Result<Vec<String>, MerkleError> {
     let mut w = store.writer()?;
-    let Some(mut entry) = read_change_log(&w, tables, root)? else {
+    // The root's entry and the store's layout marker in one request: nothing of a store keyed
+    // otherwise is changed (see `store_layout`), and a prune costs no extra round trip for it.
+    let mut got: [Option<Vec<u8>>; 2] = [None, None];
+    w.get_many_across(
+        &[
+            (tables.change_log, &[&root[..]]),
+            (tables.main.table(), &[store_layout::LAYOUT_KEY]),
+        ],
+        |a, _, v| got[a] = Some(v.to_vec()),
+    )?;
+    let [entry, marker] = got;
+    if !store_layout::check_marker(marker.as_deref())? {
+        store_layout::require_unmarked_empty(&w, tables.main.table())?;
+    }
+    let Some(mut entry) = decode_entry(root, entry)? else {
         return Ok(Vec::new());
     };
     if entry.reached_again > 0 {
@@ -81,6 +95,21 @@ pub(crate) fn prune<S: Store>(
     Ok(removed)
 }
 
+/// The change-log entry of `root` from its stored bytes, if any.
+fn decode_entry(
+    root: &RawHash,
+    bytes: Option<Vec<u8>>,
+) -> Result<Option<ChangeLogEntry>, MerkleError> {
+    bytes
+        .map(|b| {
+            ChangeLogEntry::from_bytes(&b).map_err(|source| MerkleError::CorruptChangeLog {
+                root: hex::encode(root),
+                source,
+            })
+        })
+        .transpose()
+}
+
 /// Releases one reference per listed occurrence; deletes nodes left without references.
 /// Returns the deleted nodes' hashes (hex), each once, in sorted order.
 ///
@@ -110,13 +139,13 @@ fn release<W: WriteTx>(
             runs.push((hash, hex, run));
         }
     }
+    // Both tables are keyed by the raw hash.
     let raws: Vec<&[u8]> = runs.iter().map(|(h, _, _)| &h[..]).collect();
-    let hexes: Vec<&[u8]> = runs.iter().map(|(_, x, _)| &x[..]).collect();
     let mut counts: Vec<Result<u64, usize>> = vec![Ok(0); runs.len()];
     let mut stored = vec![false; runs.len()];
     if !runs.is_empty() {
         w.get_many_across(
-            &[(tables.duplicate_log, &raws), (tables.main, &hexes)],
+            &[(tables.duplicate_log, &raws), (tables.main.table(), &raws)],
             |a, i, v| match a {
                 0 => counts[i] = refcount::decode(v),
                 _ => stored[i] = true,
@@ -136,7 +165,7 @@ fn release<W: WriteTx>(
                 refcount::set(w, tables.duplicate_log, hash, 0)?;
             }
             if stored {
-                w.delete(tables.main, hex)?;
+                w.delete(tables.main.table(), hash)?;
                 removed.push(hex_string(hex));
             }
         }

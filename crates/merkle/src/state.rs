@@ -41,7 +41,8 @@ impl<S> Clone for TrieState<S> {
 
 impl<S: Store> TrieState<S> {
     /// Takes ownership of `store`, which must declare [`TABLES`](crate::TABLES), and stores the
-    /// empty root's node if it is missing.
+    /// empty root's node if it is missing (see [`MerkleTrie::new`]: a store of another layout
+    /// is refused here, once, so the calls that follow need not check it).
     pub fn new(store: S) -> Result<Self, MerkleError> {
         Self::from_arc(Arc::new(store))
     }

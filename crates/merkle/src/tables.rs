@@ -5,12 +5,14 @@ use triebench_kv::{ReadTx, Store, Table};
 
 use crate::changelog::ChangeLogEntry;
 use crate::hash::RawHash;
+use crate::node_table::NodeTable;
 use crate::MerkleError;
 
 /// The table handles the trie uses.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tables {
-    pub main: Table,
+    /// `main`: nodes under their raw hashes.
+    pub main: NodeTable,
     pub change_log: Table,
     pub duplicate_log: Table,
 }
@@ -19,7 +21,7 @@ impl Tables {
     /// Looks up the tables in [`TABLES`](crate::TABLES) in `store`.
     pub(crate) fn resolve<S: Store>(store: &S) -> Result<Self, MerkleError> {
         Ok(Tables {
-            main: store.table("main")?,
+            main: NodeTable::new(store.table("main")?),
             change_log: store.table("change_log")?,
             duplicate_log: store.table("duplicate_log")?,
         })

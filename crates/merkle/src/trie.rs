@@ -13,7 +13,10 @@ use crate::node::Layout;
 use crate::proof::{self, Proof};
 use crate::tables::{read_change_log, Tables};
 use crate::write::WrittenEntry;
-use crate::{address, fetch, prune, update, write, MerkleError, StateChange, EMPTY_ROOT_HEX};
+use crate::{
+    address, fetch, node_table, prune, store_layout, update, write, MerkleError, StateChange,
+    EMPTY_ROOT_HEX,
+};
 
 /// A view of the trie at one state root, borrowing the store.
 ///
@@ -40,7 +43,10 @@ pub(crate) fn parse_root(root: &str) -> Result<HexHash, MerkleError> {
 }
 
 impl<'s, S: Store> MerkleTrie<'s, S> {
-    /// A view at the empty root. Stores the empty root node (with overwrite) if it is missing.
+    /// A view at the empty root. Stores the empty root node (with overwrite) if it is missing,
+    /// with the layout marker on a fresh store; a store laid out otherwise is refused with
+    /// [`MerkleError::OldStoreLayout`] or another layout error (see
+    /// [`store_layout`]), and nothing is written to it.
     pub fn new(store: &'s S) -> Result<Self, MerkleError> {
         let tables = Tables::resolve(store)?;
         write::ensure_empty_root(store, &tables)?;
@@ -54,11 +60,14 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     }
 
     /// A view at `root`: [`MerkleError::UnknownRoot`] if its node is not in the store,
-    /// [`MerkleError::InvalidHash`] if it is not 64 lowercase hex characters.
+    /// [`MerkleError::InvalidHash`] if it is not 64 lowercase hex characters, and
+    /// [`MerkleError::OldStoreLayout`] (or another layout error, see
+    /// [`store_layout`]) for a store laid out otherwise. The root's node
+    /// and the layout marker are read in one request.
     pub fn at_root(store: &'s S, root: &str) -> Result<Self, MerkleError> {
         let tables = Tables::resolve(store)?;
         let root_hash = parse_root(root)?;
-        check_root(store, &tables, &root_hash)?;
+        check_root_and_layout(store, &tables, &root_hash)?;
         Ok(MerkleTrie {
             store,
             tables,
@@ -321,7 +330,40 @@ fn open_reader<S: Store>(store: &S) -> Result<S::Reader<'_>, MerkleError> {
 
 fn check_root<S: Store>(store: &S, tables: &Tables, root: &HexHash) -> Result<(), MerkleError> {
     phase_span!(TRIE);
-    if Traced(store.reader()?).contains(tables.main, root)? {
+    if tables.main.contains(&Traced(store.reader()?), root)? {
+        Ok(())
+    } else {
+        Err(MerkleError::UnknownRoot {
+            root: hex_string(root),
+        })
+    }
+}
+
+/// [`check_root`] for a view just opened: the store's layout marker comes with the root's node
+/// in one request; a store without it is refused if it holds anything (see
+/// [`store_layout`]), or has no such root if it is empty.
+fn check_root_and_layout<S: Store>(
+    store: &S,
+    tables: &Tables,
+    root: &HexHash,
+) -> Result<(), MerkleError> {
+    phase_span!(TRIE);
+    let rx = Traced(store.reader()?);
+    let main = tables.main.table();
+    let key = node_table::key(root);
+    let mut marker: Option<Vec<u8>> = None;
+    let mut stored = false;
+    rx.get_many_with(main, &[store_layout::LAYOUT_KEY, &key], |i, v| {
+        if i == 0 {
+            marker = Some(v.to_vec());
+        } else {
+            stored = true;
+        }
+    })?;
+    if !store_layout::check_marker(marker.as_deref())? {
+        store_layout::require_unmarked_empty(&rx, main)?;
+    }
+    if stored {
         Ok(())
     } else {
         Err(MerkleError::UnknownRoot {

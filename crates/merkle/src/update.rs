@@ -18,12 +18,13 @@ use std::ops::Range;
 use smallvec::SmallVec;
 
 use triebench_kv::phase::{ENCODE, HASH, NODE_DECODE};
-use triebench_kv::{phase_span, ContentCache, ReadTx, Table};
+use triebench_kv::{phase_span, ContentCache, ReadTx};
 
 use crate::fetch::{self, Fetched};
 use crate::hash::{hex_string, root_hash, to_hex, HexHash, RawHash, Tally};
 use crate::levels::Levels;
 use crate::node::{write_entry, Layout};
+use crate::node_table::NodeTable;
 use crate::scratch::{reusable, StoreScratch};
 use crate::{address, codec, MerkleError, StateChange, EMPTY_ROOT_HEX};
 
@@ -204,9 +205,13 @@ pub(crate) struct Outcome {
 }
 
 /// Loads and validates a stored node.
-pub(crate) fn load<R: ReadTx>(rx: &R, main: Table, hash: &HexHash) -> Result<Stored, MerkleError> {
+pub(crate) fn load<R: ReadTx>(
+    rx: &R,
+    main: NodeTable,
+    hash: &HexHash,
+) -> Result<Stored, MerkleError> {
     phase_span!(NODE_DECODE);
-    let loaded = rx.get_with(main, hash, |bytes| {
+    let loaded = main.get_with(rx, hash, |bytes| {
         Layout::parse(bytes).map(|layout| Stored {
             bytes: bytes.to_vec(),
             layout,
@@ -226,7 +231,7 @@ pub(crate) fn load<R: ReadTx>(rx: &R, main: Table, hash: &HexHash) -> Result<Sto
 
 struct Batch<'c, 'r, R> {
     rx: &'r R,
-    main: Table,
+    main: NodeTable,
     changes: &'c [StateChange],
     arena: Vec<Work>,
     /// The stored nodes opened.
@@ -265,7 +270,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                 |bytes: &[u8]| Layout::parse(bytes).inspect(|_| loaded.extend_from_slice(bytes));
             let layout = match self.fetched.as_ref().and_then(|f| f.get(&hash)) {
                 Some(bytes) => Some(parse(bytes)),
-                None => self.rx.get_with(self.main, &hash, parse)?,
+                None => self.main.get_with(self.rx, &hash, parse)?,
             };
             match layout {
                 Some(Ok(layout)) => layout,
@@ -909,7 +914,7 @@ fn arena_estimate(changes: &[StateChange]) -> usize {
 pub(crate) fn apply<R: ReadTx>(
     rx: &R,
     cache: Option<&ContentCache>,
-    main: Table,
+    main: NodeTable,
     root: &HexHash,
     changes: &[StateChange],
     keep_encodings: bool,

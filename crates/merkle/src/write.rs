@@ -8,7 +8,7 @@ use crate::hash::{hex_string, hex_to_raw, HexHash, RawHash};
 use crate::scratch::StoreScratch;
 use crate::tables::{read_change_log, Tables};
 use crate::update::Outcome;
-use crate::{refcount, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
+use crate::{node_table, refcount, store_layout, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
 
 /// The change-log entry a commit wrote for its root: what a view's next commit from that root
 /// expects to find there, instead of reading it (see [`persist`]).
@@ -55,7 +55,7 @@ pub(crate) fn persist<W: WriteTx>(
 ) -> Result<Option<WrittenEntry>, MerkleError> {
     if outcome.root == EMPTY_ROOT_HEX {
         if *parent != EMPTY_ROOT_HEX {
-            w.put(tables.main, &EMPTY_ROOT_HEX, &EMPTY_NODE)?;
+            tables.main.put(w, &EMPTY_ROOT_HEX, &EMPTY_NODE)?;
         }
         return Ok(None);
     }
@@ -71,7 +71,7 @@ pub(crate) fn persist<W: WriteTx>(
         w.require_absent(tables.change_log, &root_raw)?;
         let first = first_checks(outcome);
         for hash in &first {
-            w.require_absent(tables.main, hash)?;
+            w.require_absent(tables.main.table(), &node_table::key(hash))?;
         }
         w.require_value(tables.change_log, &parent_raw, &expected.bytes)?;
         let answers = first.into_iter().map(|hash| (hash, false)).collect();
@@ -89,7 +89,8 @@ pub(crate) fn persist<W: WriteTx>(
     let mut counts = Counts::default();
     let root_entry = if w.reads_are_round_trips() {
         let first = first_checks(outcome);
-        let keys: Vec<&[u8]> = first.iter().map(|h| &h[..]).collect();
+        let first_raw: Vec<RawHash> = first.iter().map(node_table::key).collect();
+        let keys: Vec<&[u8]> = first_raw.iter().map(|h| &h[..]).collect();
         let dups = duplicates(outcome);
         let dup_keys: Vec<&[u8]> = dups.iter().map(|h| &h[..]).collect();
         let mut got: [Option<Vec<u8>>; 2] = [None, None];
@@ -98,7 +99,7 @@ pub(crate) fn persist<W: WriteTx>(
         w.get_many_across(
             &[
                 (tables.change_log, &[&root_raw[..], &parent_raw[..]]),
-                (tables.main, &keys),
+                (tables.main.table(), &keys),
                 (tables.duplicate_log, &dup_keys),
             ],
             |a, i, v| match a {
@@ -263,7 +264,17 @@ fn store_nodes<W: WriteTx>(
     counts: Counts,
 ) -> Result<(), MerkleError> {
     let additions = &outcome.additions;
+    if outcome.raw_additions.len() != additions.len() {
+        return Err(triebench_kv::KvError::backend(
+            "merkle",
+            "internal error: raw hashes out of step",
+        )
+        .into());
+    }
     let hash = |i: u32| &outcome.hashes[additions[i as usize].node as usize];
+    // The storage key of addition `i` (see `node_table`): hashed raw, kept beside the hex.
+    let raw_additions = &outcome.raw_additions;
+    let raw = |i: u32| &raw_additions[i as usize];
     let StoreScratch {
         keyed,
         group_of,
@@ -389,10 +400,10 @@ fn store_nodes<W: WriteTx>(
         ask.dedup();
         let keys: Vec<&[u8]> = ask
             .iter()
-            .map(|&g| &hash(group_first[g as usize])[..])
+            .map(|&g| &raw(group_first[g as usize])[..])
             .collect();
         let asked = &*ask;
-        w.get_many_with(tables.main, &keys, |k, _| {
+        w.get_many_with(tables.main.table(), &keys, |k, _| {
             if let Some(&g) = asked.get(k) {
                 answered[g as usize] = Some(true);
             }
@@ -455,17 +466,21 @@ fn store_nodes<W: WriteTx>(
     // Ranges checked above.
     let encodings = &outcome.encodings;
     w.put_many(
-        tables.main,
+        tables.main.table(),
         puts.iter().map(|&i| {
             let addition = &additions[i as usize];
-            (&hash(i)[..], &encodings[addition.range.clone()])
+            (&raw(i)[..], &encodings[addition.range.clone()])
         }),
     )?;
     Ok(())
 }
 
-/// Makes sure the empty root node is stored (overwrite, never counted). Timed as trie work
-/// like any commit: on a fresh store it is the first write, which creates the files.
+/// Makes sure the empty root node is stored (overwrite, never counted), and that the store has
+/// this build's layout: a fresh store (`main` empty) gets the layout marker in the same
+/// transaction as the empty root's node; a store with another layout is refused before anything
+/// is written (see [`store_layout`]). The marker and the empty root are read in one request.
+/// Timed as trie work like any commit: on a fresh store it is the first write, which creates
+/// the files.
 pub(crate) fn ensure_empty_root<S: triebench_kv::Store>(
     store: &S,
     tables: &Tables,
@@ -477,7 +492,21 @@ pub(crate) fn ensure_empty_root<S: triebench_kv::Store>(
         phase_span!(STORAGE_READ);
         store.reader()?
     });
-    if reader.contains(tables.main, &EMPTY_ROOT_HEX)? {
+    let main = tables.main.table();
+    let empty_root = node_table::key(&EMPTY_ROOT_HEX);
+    let mut marker: Option<Vec<u8>> = None;
+    let mut has_root = false;
+    reader.get_many_with(main, &[store_layout::LAYOUT_KEY, &empty_root], |i, v| {
+        if i == 0 {
+            marker = Some(v.to_vec());
+        } else {
+            has_root = true;
+        }
+    })?;
+    let marked = store_layout::check_marker(marker.as_deref())?;
+    if !marked {
+        store_layout::require_unmarked_empty(&reader, main)?;
+    } else if has_root {
         return Ok(());
     }
     drop(reader);
@@ -485,7 +514,10 @@ pub(crate) fn ensure_empty_root<S: triebench_kv::Store>(
         phase_span!(STORAGE_WRITE);
         store.writer()?
     });
-    w.put(tables.main, &EMPTY_ROOT_HEX, &EMPTY_NODE)?;
+    if !marked {
+        store_layout::write_marker(&mut w, main)?;
+    }
+    tables.main.put(&mut w, &EMPTY_ROOT_HEX, &EMPTY_NODE)?;
     w.commit()?;
     debug_assert_eq!(hex_string(&EMPTY_ROOT_HEX), crate::EMPTY_ROOT);
     Ok(())
@@ -544,10 +576,20 @@ mod tests {
         .expect("store nodes");
         w.commit().expect("commit");
         let r = store.reader().expect("reader");
-        assert_eq!(r.get(tables.main, &a).expect("get"), Some(b"A".to_vec()));
-        assert_eq!(r.get(tables.main, &b).expect("get"), Some(b"B".to_vec()));
-        assert_eq!(r.get(tables.main, &c).expect("get"), Some(b"C".to_vec()));
-        assert_eq!(r.count(tables.main).expect("count"), 3);
+        let main = tables.main;
+        assert_eq!(
+            main.get_with(&r, &a, <[u8]>::to_vec).expect("get"),
+            Some(b"A".to_vec())
+        );
+        assert_eq!(
+            main.get_with(&r, &b, <[u8]>::to_vec).expect("get"),
+            Some(b"B".to_vec())
+        );
+        assert_eq!(
+            main.get_with(&r, &c, <[u8]>::to_vec).expect("get"),
+            Some(b"C".to_vec())
+        );
+        assert_eq!(r.count(main.table()).expect("count"), 3);
         assert_eq!(
             refcount::get(&r, tables.duplicate_log, &hex_to_raw(&a)).expect("a"),
             1

@@ -6,6 +6,7 @@ use common::set;
 use proptest::prelude::*;
 use triebench_kv::btree::BTreeStore;
 use triebench_kv::{Store, WriteTx};
+use triebench_merkle::store_layout::node_key;
 use triebench_merkle::{MerkleError, MerkleTrie, TABLES};
 
 fn populated() -> (BTreeStore, String, Vec<String>) {
@@ -44,7 +45,7 @@ fn exercise(store: &BTreeStore, root: &str) -> Vec<Result<(), MerkleError>> {
 #[test]
 fn corrupt_root_node_is_a_typed_error() {
     let (store, root, _) = populated();
-    overwrite(&store, "main", root.as_bytes(), b"garbage");
+    overwrite(&store, "main", &node_key(&root).unwrap(), b"garbage");
     let trie = MerkleTrie::at_root(&store, &root).unwrap();
     assert!(matches!(
         trie.get("ab00"),
@@ -62,7 +63,7 @@ fn missing_node_is_a_typed_error() {
     let main = store.table("main").unwrap();
     let mut w = store.writer().unwrap();
     // nodes[0] is the deepest addition, a leaf.
-    w.delete(main, nodes[0].as_bytes()).unwrap();
+    w.delete(main, &node_key(&nodes[0]).unwrap()).unwrap();
     w.commit().unwrap();
     let trie = MerkleTrie::at_root(&store, &root).unwrap();
     assert!(matches!(
@@ -106,7 +107,7 @@ proptest! {
     ) {
         let (store, root, nodes) = populated();
         let victim = &nodes[which.index(nodes.len())];
-        overwrite(&store, "main", victim.as_bytes(), &bytes);
+        overwrite(&store, "main", &node_key(victim).unwrap(), &bytes);
         let _ = exercise(&store, &root);
     }
 
@@ -132,7 +133,7 @@ fn a_node_that_is_its_own_child_is_an_error_not_a_hang() {
     overwrite(
         &store,
         "main",
-        key.as_bytes(),
+        &node_key(&key).unwrap(),
         &triebench_merkle::codec::encode(&node),
     );
     let trie = MerkleTrie::at_root(&store, &key).unwrap();

@@ -52,7 +52,10 @@ fn stored(store: &BTreeStore, hash: &str) -> bool {
     store
         .reader()
         .unwrap()
-        .contains(main, hash.as_bytes())
+        .contains(
+            main,
+            &triebench_merkle::store_layout::node_key(hash).unwrap(),
+        )
         .unwrap()
 }
 

@@ -274,7 +274,12 @@ fn a_damaged_store_is_a_corrupt_node_when_proving() {
     let hash = triebench_merkle::codec::hash_hex(&nodes[1]);
     let main = store.table("main").unwrap();
     let mut w = store.writer().unwrap();
-    w.put(main, hash.as_bytes(), b"junk").unwrap();
+    w.put(
+        main,
+        &triebench_merkle::store_layout::node_key(&hash).unwrap(),
+        b"junk",
+    )
+    .unwrap();
     w.commit().unwrap();
     assert!(matches!(
         trie.prove("abcd"),

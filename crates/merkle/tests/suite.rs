@@ -27,6 +27,8 @@ mod prune_reached_again;
 mod pruning;
 #[path = "round_trips.rs"]
 mod round_trips;
+#[path = "store_layout.rs"]
+mod store_layout;
 #[path = "vectors.rs"]
 mod vectors;
 #[path = "vectors_every_profile.rs"]

@@ -12,7 +12,9 @@ pub struct TableSpace {
     pub table: String,
     /// Entries (rows, keys) it holds.
     pub entries: u64,
-    /// Bytes of its keys, as the store holds them (a node's key is its hash as 64 hex digits).
+    /// Bytes of its keys, as the store holds them (the trie's `main` keys a node by its raw
+    /// 32-byte hash since store layout 2; layout-1 stores, recorded before 2026-11-28, by its 64
+    /// hex digits).
     pub key_bytes: u64,
     /// Bytes of its values.
     pub value_bytes: u64,

@@ -403,20 +403,30 @@ impl Pair {
     }
 }
 
-/// The hashes of every node in our store.
+/// The hashes of every node in our store, as hex: `main`'s keys are the raw 32-byte hashes,
+/// beside one row that is not a node (the layout marker, under a key of another length).
 fn stored_nodes(state: &TransactState<AnyStore>) -> BTreeSet<String> {
     use triebench_kv::{KeyRange, ReadTx, Store};
     let store = state.trie().store();
     let main = store.table("main").unwrap();
     let mut out = BTreeSet::new();
+    let mut other = 0;
     store
         .reader()
         .unwrap()
         .scan(main, &KeyRange::all(), |key, _| {
-            out.insert(String::from_utf8_lossy(key).into_owned());
+            match key.len() {
+                32 => out.insert(key.iter().map(|b| format!("{b:02x}")).collect()),
+                _ => {
+                    assert_eq!(key, triebench_merkle::store_layout::LAYOUT_KEY);
+                    other += 1;
+                    true
+                }
+            };
             std::ops::ControlFlow::Continue(())
         })
         .unwrap();
+    assert_eq!(other, triebench_merkle::store_layout::NON_NODE_ENTRIES);
     out
 }
 

@@ -1,11 +1,12 @@
 //! Reading a proof's nodes from the store: the walk of `descend`, keeping each node's bytes.
 
-use triebench_kv::{ContentCache, ReadTx, Table};
+use triebench_kv::{ContentCache, ReadTx};
 
 use super::path::Proof;
 use crate::fetch;
 use crate::hash::{hex_string, HexHash};
 use crate::node::Layout;
+use crate::node_table::NodeTable;
 use crate::MerkleError;
 
 /// The proof of the address whose tokens are `tokens` under `root`: the stored nodes from the
@@ -15,7 +16,7 @@ use crate::MerkleError;
 pub(crate) fn build<R: ReadTx>(
     rx: &R,
     cache: Option<&ContentCache>,
-    main: Table,
+    main: NodeTable,
     root: &HexHash,
     tokens: &[u8],
 ) -> Result<Proof, MerkleError> {

@@ -30,8 +30,8 @@ pub struct GrowSummary {
     pub read_cold_us: Option<(f64, f64)>,
     /// Bytes on disk per leaf.
     pub disk_per_leaf: f64,
-    /// What the store holds per leaf by its own accounting, and the data in it (node keys and
-    /// values, change log) per leaf, where the store reports its pages.
+    /// What the store holds per leaf by its own accounting, and the data in it (node keys as
+    /// stored, node values, change log) per leaf, where the store reports its pages.
     pub store_and_data_per_leaf: Option<(f64, f64)>,
     /// Logical bytes per leaf of Transact's trie, and of the path-compressed what-if.
     pub logical_per_leaf: (f64, f64),

@@ -70,7 +70,7 @@ pub fn floor_line(c: &Checkpoint) -> Option<String> {
 }
 
 /// Where the store's bytes go at a checkpoint, per leaf, in one line under its [`row`]: the data
-/// (keys and values as stored), then each table's pages with their index, out-of-line and
+/// (keys and values as stored: a node's key is its raw 32-byte hash, store layout 2), then each table's pages with their index, out-of-line and
 /// unused parts, the free pages and the rest; `None` where the store reported none.
 pub fn space_line(c: &Checkpoint) -> Option<String> {
     let space = c.space.as_ref()?;
@@ -94,7 +94,8 @@ pub fn space_line(c: &Checkpoint) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "{:>9} bytes per leaf: data {:.0}, store {:.0} ({:.2}x the data): {}; free pages {:.0}; other {:.0}",
+        "{:>9} bytes per leaf: data {:.0} (node values, raw 32-byte node keys, change log), \
+         store {:.0} ({:.2}x the data): {}; free pages {:.0}; other {:.0}",
         "",
         per_leaf(data),
         per_leaf(accounted),

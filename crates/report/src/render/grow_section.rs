@@ -231,7 +231,8 @@ pub fn write(curves: &[GrowCurve], plots_dir: &Path, rel: &str) -> Result<String
          --fill-floor`) is the fill's time over the same writes made straight on two more stores \
          of the profile, as the trie ordered them and shuffled. \"store B/leaf\" is what the \
          store holds by its own accounting (pages, free pages, a WAL), and over the data in it \
-         (node keys and values, change log).\n"
+         (node keys as stored, raw 32-byte hashes since store layout 2, node values, change \
+         log).\n"
     );
     md.push_str(&table(&summaries));
     md.push('\n');

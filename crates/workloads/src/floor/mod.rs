@@ -16,7 +16,7 @@
 //! What the timed commits (`update`'s commits 350..650) write, on average (the test
 //! `the_documented_figures_are_the_recorded_ones` recomputes these lines from the recording):
 //!
-//! - `main`: one `put_many` of 33 new nodes each, 19.7 KB of keys and
+//! - `main`: one `put_many` of 33 new nodes each, 18.6 KB of keys (raw 32-byte hashes) and
 //!   encodings, the new root's encoding alone 15.1 KB;
 //! - `change_log`: 2.0 `put`s (the new root's entry and its parent's, rewritten), 2.3 KB;
 //! - `duplicate_log`: 0.0 writes (`update`'s nodes are all distinct).
