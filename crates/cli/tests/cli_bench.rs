@@ -147,7 +147,10 @@ fn a_quick_run_writes_the_report_and_a_run_folder_report_reads() {
         .split("## Against published figures")
         .nth(1)
         .expect("the published figures' section");
-    assert!(published.contains("| `merk` | t | `btree` |"), "{published}");
+    assert!(
+        published.contains("| `merk` | t | `btree` |"),
+        "{published}"
+    );
     let env: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("env.json")).expect("env.json"))
             .expect("env JSON");

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use triebench_record::layout::{
     cpu_idle_path, engines_path, field_dir, grow_dir, io_profile_path, phases_path, records_dir,
 };
-use triebench_smallbank::{Family, SmallbankOptions};
 use triebench_report::read::load_runs::load_dir;
+use triebench_smallbank::{Family, SmallbankOptions};
 
 use crate::criterion_route::{bench_env, cargo, cargo_args};
 use crate::describe::{

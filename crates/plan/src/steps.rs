@@ -472,7 +472,10 @@ fn engines_step(options: &Options, enabled_profiles: &[String]) -> RunStep {
 fn field_step(options: &Options, size: Option<FieldSize>, enabled_profiles: &[String]) -> RunStep {
     let workloads: Vec<String> = match (&options.field, size) {
         (Some(workloads), _) => workloads.clone(),
-        (None, Some(_)) => DEFAULT_FIELD_WORKLOADS.iter().map(|w| w.to_string()).collect(),
+        (None, Some(_)) => DEFAULT_FIELD_WORKLOADS
+            .iter()
+            .map(|w| w.to_string())
+            .collect(),
         (None, None) => Vec::new(),
     };
     let profiles: Vec<String> = if options.profiles.is_empty() {

@@ -14,8 +14,8 @@ use triebench_plan::main_job::{run_main_job, MainJob};
 use triebench_plan::run_spec::{default_runs, parse_runs, shm_is_tmpfs};
 use triebench_plan::scale::Scale;
 use triebench_plan::steps::{
-    parse_criterion, CriterionOptions, Groups, GrowChoice, LoadOptions, Options,
-    DEFAULT_EXPORT, DEFAULT_FIELD_WORKLOADS, SMALLBANK,
+    parse_criterion, CriterionOptions, Groups, GrowChoice, LoadOptions, Options, DEFAULT_EXPORT,
+    DEFAULT_FIELD_WORKLOADS, SMALLBANK,
 };
 use triebench_record::CpuIdle;
 use triebench_workloads::field::FieldWorkload;
@@ -220,7 +220,11 @@ fn engines_choice(args: &[String]) -> Result<Option<Vec<String>>, CliError> {
 
 /// `--field`: as [`engines_choice`], each name one of the field's workloads or `smallbank`.
 fn field_choice(args: &[String]) -> Result<Option<Vec<String>>, CliError> {
-    let names: Vec<&str> = args.iter().map(|w| w.trim()).filter(|w| !w.is_empty()).collect();
+    let names: Vec<&str> = args
+        .iter()
+        .map(|w| w.trim())
+        .filter(|w| !w.is_empty())
+        .collect();
     match names.as_slice() {
         [] => Ok(None),
         ["none"] => Ok(Some(Vec::new())),
