@@ -4,7 +4,7 @@
 #![cfg(all(feature = "redis-db", target_os = "linux"))]
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use triebench_kv::redis::RedisServer;
@@ -17,45 +17,59 @@ fn alive(pid: u32) -> bool {
     std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok()
 }
 
-#[test]
-fn server_dies_with_its_sigkilled_owner() {
-    let dir = tempfile::tempdir().expect("temp dir");
+/// The owner: this test binary re-run as a child that starts a server in `dir` (with `env`
+/// set too), and the server's pid it printed; `None` when it skipped (no redis-server here).
+fn start_owner(dir: &std::path::Path, env: &[(&str, &std::path::Path)]) -> Option<(Child, u32)> {
     let exe = std::env::current_exe().expect("test executable");
-    let mut child = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .args([
             "--exact",
             &crate::test_name(module_path!(), "orphan_child"),
             "--nocapture",
         ])
-        .env(CHILD_ENV, dir.path())
+        .env(CHILD_ENV, dir)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn child");
+        .stderr(Stdio::null());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut child = command.spawn().expect("spawn child");
     let stdout = child.stdout.take().expect("stdout");
-    let mut pid = None;
     for line in BufReader::new(stdout).lines() {
         let line = line.expect("read child");
         if let Some(rest) = line.strip_prefix("server pid ") {
-            pid = rest.trim().parse::<u32>().ok();
-            break;
+            let pid = rest.trim().parse::<u32>().expect("the server's pid");
+            return Some((child, pid));
         }
         if line.contains("skipped") {
-            let _ = child.kill();
-            let _ = child.wait();
-            return;
+            break;
         }
     }
-    let pid = pid.expect("the child printed its server's pid");
-    assert!(alive(pid), "server {pid} is running before the kill");
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// SIGKILLs the owner, then waits for its server to exit, however long that takes: one that
+/// outlives its owner keeps this loop going until the test command's timeout, and libtest names
+/// the test as running on (no wall-clock bound here decides the verdict).
+fn kill_owner(mut child: Child, server: u32) {
     child.kill().expect("SIGKILL the owner");
     child.wait().expect("reap the owner");
-    // The server must exit once its owner is gone, however long that takes: one that outlives
-    // its owner keeps this loop going until the test command's timeout, and libtest names this
-    // test as running on (no wall-clock bound here decides the verdict).
-    while alive(pid) {
+    while alive(server) {
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+#[test]
+fn server_dies_with_its_sigkilled_owner() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let Some((child, pid)) = start_owner(dir.path(), &[]) else {
+        return;
+    };
+    assert!(alive(pid), "server {pid} is running before the kill");
+    kill_owner(child, pid);
 }
 
 #[test]
@@ -71,30 +85,11 @@ fn server_dirs_moves_the_private_directory_and_a_killed_owners_stays_there() {
     )
     .expect("chmod");
     let dir = tempfile::tempdir().expect("temp dir");
-    let exe = std::env::current_exe().expect("test executable");
-    let mut child = Command::new(exe)
-        .args([
-            "--exact",
-            &crate::test_name(module_path!(), "orphan_child"),
-            "--nocapture",
-        ])
-        .env(CHILD_ENV, dir.path())
-        .env(triebench_kv::SERVER_DIRS_VAR, servers.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn child");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut pid = None;
-    for line in BufReader::new(stdout).lines() {
-        let line = line.expect("read child");
-        if let Some(rest) = line.strip_prefix("server pid ") {
-            pid = rest.trim().parse::<u32>().ok();
-            break;
-        }
-        assert!(!line.contains("skipped"), "{line}");
-    }
-    let pid = pid.expect("the child printed its server's pid");
+    let (child, pid) = start_owner(
+        dir.path(),
+        &[(triebench_kv::SERVER_DIRS_VAR, servers.path())],
+    )
+    .expect("redis-server runs here");
     let owner = format!("triebench-redis-{}-", child.id());
     let private_dirs = || -> Vec<std::fs::DirEntry> {
         std::fs::read_dir(servers.path())
@@ -112,11 +107,7 @@ fn server_dirs_moves_the_private_directory_and_a_killed_owners_stays_there() {
     let mode =
         std::os::unix::fs::PermissionsExt::mode(&made[0].metadata().expect("stat").permissions());
     assert_eq!(mode & 0o777, 0o700);
-    child.kill().expect("SIGKILL the owner");
-    child.wait().expect("reap the owner");
-    while alive(pid) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    kill_owner(child, pid);
     // Its owner gone uncleanly, the directory stays where it was made until a cleanup there.
     assert_eq!(private_dirs().len(), 1);
 }

@@ -441,15 +441,7 @@ fn engines_step(options: &Options, enabled_profiles: &[String]) -> RunStep {
         None => DEFAULT_ENGINES.iter().map(|e| e.to_string()).collect(),
         Some(engines) => engines.clone(),
     };
-    let profiles: Vec<String> = if options.profiles.is_empty() {
-        DEFAULT_ENGINE_PROFILES
-            .iter()
-            .map(|p| p.to_string())
-            .filter(|p| enabled_profiles.contains(p))
-            .collect()
-    } else {
-        options.profiles.clone()
-    };
+    let profiles = measured_or_defaults(options, &DEFAULT_ENGINE_PROFILES, enabled_profiles);
     if profiles.is_empty() || engines.is_empty() {
         return RunStep::ForgetEngines;
     }
@@ -466,6 +458,23 @@ fn engines_step(options: &Options, enabled_profiles: &[String]) -> RunStep {
     }
 }
 
+/// A step's profiles: every `--profiles` given, else those of `defaults` that are built in.
+fn measured_or_defaults(
+    options: &Options,
+    defaults: &[&str],
+    enabled_profiles: &[String],
+) -> Vec<String> {
+    if options.profiles.is_empty() {
+        defaults
+            .iter()
+            .map(|p| p.to_string())
+            .filter(|p| enabled_profiles.contains(p))
+            .collect()
+    } else {
+        options.profiles.clone()
+    }
+}
+
 /// The field step: `--field`'s workloads, or [`DEFAULT_FIELD_WORKLOADS`] at a scale that runs
 /// the step, on [`DEFAULT_FIELD_PROFILES`] that are built in and measured (every `--profiles`
 /// when given); [`RunStep::ForgetField`] when no workload or profile is left.
@@ -478,15 +487,7 @@ fn field_step(options: &Options, size: Option<FieldSize>, enabled_profiles: &[St
             .collect(),
         (None, None) => Vec::new(),
     };
-    let profiles: Vec<String> = if options.profiles.is_empty() {
-        DEFAULT_FIELD_PROFILES
-            .iter()
-            .map(|p| p.to_string())
-            .filter(|p| enabled_profiles.contains(p))
-            .collect()
-    } else {
-        options.profiles.clone()
-    };
+    let profiles = measured_or_defaults(options, &DEFAULT_FIELD_PROFILES, enabled_profiles);
     if workloads.is_empty() || profiles.is_empty() {
         return RunStep::ForgetField;
     }

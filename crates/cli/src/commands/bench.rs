@@ -195,54 +195,50 @@ pub struct BenchArgs {
     pub dry_run: bool,
 }
 
-/// `--engines`: `None` when not given (or given empty), no engine for `none`, else the names,
-/// each checked before anything runs.
-fn engines_choice(args: &[String]) -> Result<Option<Vec<String>>, CliError> {
+/// A list flag that may also be `none` (`--engines`, `--field`): `None` when not given (or
+/// given empty), an empty list for `none`, else the names, each checked by `check` before
+/// anything runs.
+fn names_or_none(
+    args: &[String],
+    check: impl Fn(&str) -> Result<String, CliError>,
+) -> Result<Option<Vec<String>>, CliError> {
     let names: Vec<&str> = args
         .iter()
-        .map(|e| e.trim())
-        .filter(|e| !e.is_empty())
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty())
         .collect();
     match names.as_slice() {
         [] => Ok(None),
         ["none"] => Ok(Some(Vec::new())),
         names => names
             .iter()
-            .map(|name| {
-                name.parse::<EngineName>()
-                    .map(|engine| engine.name().to_string())
-                    .map_err(|unknown| CliError::Usage(format!("--engines: {unknown}")))
-            })
+            .map(|&name| check(name))
             .collect::<Result<Vec<_>, _>>()
             .map(Some),
     }
 }
 
-/// `--field`: as [`engines_choice`], each name one of the field's workloads or `smallbank`.
+/// `--engines`: each name one of `triebench engines`'s.
+fn engines_choice(args: &[String]) -> Result<Option<Vec<String>>, CliError> {
+    names_or_none(args, |name| {
+        name.parse::<EngineName>()
+            .map(|engine| engine.name().to_string())
+            .map_err(|unknown| CliError::Usage(format!("--engines: {unknown}")))
+    })
+}
+
+/// `--field`: each name one of the field's workloads or `smallbank`.
 fn field_choice(args: &[String]) -> Result<Option<Vec<String>>, CliError> {
-    let names: Vec<&str> = args
-        .iter()
-        .map(|w| w.trim())
-        .filter(|w| !w.is_empty())
-        .collect();
-    match names.as_slice() {
-        [] => Ok(None),
-        ["none"] => Ok(Some(Vec::new())),
-        names => names
-            .iter()
-            .map(|&name| {
-                if name == SMALLBANK || name.parse::<FieldWorkload>().is_ok() {
-                    Ok(name.to_string())
-                } else {
-                    Err(CliError::Usage(format!(
-                        "--field: unknown workload `{name}`: the field step runs {}",
-                        DEFAULT_FIELD_WORKLOADS.join(", ")
-                    )))
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some),
-    }
+    names_or_none(args, |name| {
+        if name == SMALLBANK || name.parse::<FieldWorkload>().is_ok() {
+            Ok(name.to_string())
+        } else {
+            Err(CliError::Usage(format!(
+                "--field: unknown workload `{name}`: the field step runs {}",
+                DEFAULT_FIELD_WORKLOADS.join(", ")
+            )))
+        }
+    })
 }
 
 pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
