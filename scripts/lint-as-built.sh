@@ -5,9 +5,9 @@
 # `cargo clippy` is `cargo check` with clippy-driver wrapped around the workspace's rustc calls;
 # the same wrapper around a build lints the crates and still compiles them, so the tests' build
 # is the lint run and every dependency is compiled once, not checked a second time (a cold
-# `cargo clippy` of the workspace cost ~250 CPU-seconds of the project's two-core VM beside the
-# build that then compiled the same dependencies). CLIPPY_ARGS is how cargo-clippy hands its
-# lint flags to clippy-driver (the flags separated by __CLIPPY_HACKERY__). The toolchain is
+# `cargo clippy` of the workspace cost ~140 CPU-seconds of the project's two-core VM beside the
+# build that compiled the same dependencies). CLIPPY_ARGS is how cargo-clippy hands its lint
+# flags to clippy-driver (the flags separated by __CLIPPY_HACKERY__). The toolchain is
 # pinned (rust-toolchain.toml), and scripts/test.sh first builds a scratch crate with a planted
 # lint and fails if this stops catching it.
 #
