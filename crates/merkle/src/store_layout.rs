@@ -78,6 +78,25 @@ pub(crate) fn check_marker(marker: Option<&[u8]>) -> Result<bool, MerkleError> {
     }
 }
 
+/// In one request: whether the store's marker is this build's (as [`check_marker`] says) and
+/// whether `main` holds a node under `node_key`: how opening a store at a root checks both.
+pub(crate) fn marker_and_node<R: ReadTx>(
+    rx: &R,
+    main: Table,
+    node_key: &[u8],
+) -> Result<(bool, bool), MerkleError> {
+    let mut marker: Option<Vec<u8>> = None;
+    let mut node = false;
+    rx.get_many_with(main, &[LAYOUT_KEY, node_key], |i, v| {
+        if i == 0 {
+            marker = Some(v.to_vec());
+        } else {
+            node = true;
+        }
+    })?;
+    Ok((check_marker(marker.as_deref())?, node))
+}
+
 /// For a store with no marker: `Ok` if `main` is empty (a fresh store), else
 /// [`MerkleError::OldStoreLayout`] saying what it holds. Reads one entry at most.
 pub(crate) fn require_unmarked_empty<R: ReadTx>(rx: &R, main: Table) -> Result<(), MerkleError> {

@@ -350,17 +350,8 @@ fn check_root_and_layout<S: Store>(
     phase_span!(TRIE);
     let rx = Traced(store.reader()?);
     let main = tables.main.table();
-    let key = node_table::key(root);
-    let mut marker: Option<Vec<u8>> = None;
-    let mut stored = false;
-    rx.get_many_with(main, &[store_layout::LAYOUT_KEY, &key], |i, v| {
-        if i == 0 {
-            marker = Some(v.to_vec());
-        } else {
-            stored = true;
-        }
-    })?;
-    if !store_layout::check_marker(marker.as_deref())? {
+    let (marked, stored) = store_layout::marker_and_node(&rx, main, &node_table::key(root))?;
+    if !marked {
         store_layout::require_unmarked_empty(&rx, main)?;
     }
     if stored {

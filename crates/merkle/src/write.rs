@@ -493,17 +493,8 @@ pub(crate) fn ensure_empty_root<S: triebench_kv::Store>(
         store.reader()?
     });
     let main = tables.main.table();
-    let empty_root = node_table::key(&EMPTY_ROOT_HEX);
-    let mut marker: Option<Vec<u8>> = None;
-    let mut has_root = false;
-    reader.get_many_with(main, &[store_layout::LAYOUT_KEY, &empty_root], |i, v| {
-        if i == 0 {
-            marker = Some(v.to_vec());
-        } else {
-            has_root = true;
-        }
-    })?;
-    let marked = store_layout::check_marker(marker.as_deref())?;
+    let (marked, has_root) =
+        store_layout::marker_and_node(&reader, main, &node_table::key(&EMPTY_ROOT_HEX))?;
     if !marked {
         store_layout::require_unmarked_empty(&reader, main)?;
     } else if has_root {
