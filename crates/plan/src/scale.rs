@@ -48,6 +48,14 @@ pub struct FieldSize {
     pub smallbank_transactions: u64,
 }
 
+impl FieldSize {
+    /// The standard scale's size, and `--field`'s at a scale without the step.
+    pub const SHORT: FieldSize = FieldSize {
+        scale: 1,
+        smallbank_transactions: 2_000,
+    };
+}
+
 impl Scale {
     /// The name `--scale` and `TRIEBENCH_SCALE` use.
     pub fn name(self) -> &'static str {
@@ -75,10 +83,7 @@ impl Scale {
                 phases: true,
                 all_groups: false,
                 grow_max_leaves: Some(100_000),
-                field: Some(FieldSize {
-                    scale: 1,
-                    smallbank_transactions: 2_000,
-                }),
+                field: Some(FieldSize::SHORT),
             },
             Scale::Full => ScaleSettings {
                 headline_budget_secs: 30.0,

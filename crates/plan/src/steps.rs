@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use triebench_record::CpuIdle;
+use triebench_workloads::field::FIELD_WORKLOADS;
 
 use crate::run_spec::RunSpec;
 use crate::scale::{FieldSize, Scale};
@@ -83,16 +84,15 @@ pub const DEFAULT_ENGINE_PROFILES: [&str; 4] = ["btree", "lmdb", "sqlite-wal-ful
 /// `triebench engines`.
 pub const SHORT_ENGINE_LEAVES: (u64, u64) = (1_000, 10_000);
 
-/// The field step's workloads by default: the field's published workloads, then SmallBank.
-pub const DEFAULT_FIELD_WORKLOADS: [&str; 7] = [
-    "firewood-create",
-    "firewood-tenkrandom",
-    "firewood-zipf",
-    "firewood-single",
-    "iavl-bank",
-    "merk",
-    SMALLBANK,
-];
+/// The field step's workloads by default: every field workload (`FIELD_WORKLOADS`, so one
+/// added there runs here too), then SmallBank.
+pub fn default_field_workloads() -> Vec<String> {
+    FIELD_WORKLOADS
+        .iter()
+        .map(|w| w.name().to_string())
+        .chain(std::iter::once(SMALLBANK.to_string()))
+        .collect()
+}
 
 /// The field step's name for SmallBank end to end (`triebench smallbank`).
 pub const SMALLBANK: &str = "smallbank";
@@ -150,7 +150,7 @@ pub struct Options {
     /// list, no engines step (an earlier record of the run is forgotten).
     pub engines: Option<Vec<String>>,
     /// The field step's workloads (`--field`: the field's workload names and `smallbank`):
-    /// `None`, [`DEFAULT_FIELD_WORKLOADS`] at the scales that run the step; an empty list, no
+    /// `None`, [`default_field_workloads`] at the scales that run the step; an empty list, no
     /// field step.
     pub field: Option<Vec<String>>,
     /// What idle CPUs do while measuring.
@@ -475,16 +475,13 @@ fn measured_or_defaults(
     }
 }
 
-/// The field step: `--field`'s workloads, or [`DEFAULT_FIELD_WORKLOADS`] at a scale that runs
+/// The field step: `--field`'s workloads, or [`default_field_workloads`] at a scale that runs
 /// the step, on [`DEFAULT_FIELD_PROFILES`] that are built in and measured (every `--profiles`
 /// when given); [`RunStep::ForgetField`] when no workload or profile is left.
 fn field_step(options: &Options, size: Option<FieldSize>, enabled_profiles: &[String]) -> RunStep {
     let workloads: Vec<String> = match (&options.field, size) {
         (Some(workloads), _) => workloads.clone(),
-        (None, Some(_)) => DEFAULT_FIELD_WORKLOADS
-            .iter()
-            .map(|w| w.to_string())
-            .collect(),
+        (None, Some(_)) => default_field_workloads(),
         (None, None) => Vec::new(),
     };
     let profiles = measured_or_defaults(options, &DEFAULT_FIELD_PROFILES, enabled_profiles);
@@ -494,11 +491,8 @@ fn field_step(options: &Options, size: Option<FieldSize>, enabled_profiles: &[St
     RunStep::Field {
         workloads,
         profiles,
-        // `--field` at a scale without the step: the smallest size.
-        size: size.unwrap_or(FieldSize {
-            scale: 1,
-            smallbank_transactions: 2_000,
-        }),
+        // `--field` at a scale without the step: the standard scale's size.
+        size: size.unwrap_or(FieldSize::SHORT),
     }
 }
 
@@ -619,7 +613,7 @@ mod tests {
     /// [`enabled`]).
     fn field(scale: u64, smallbank_transactions: u64) -> RunStep {
         RunStep::Field {
-            workloads: DEFAULT_FIELD_WORKLOADS.map(String::from).to_vec(),
+            workloads: default_field_workloads(),
             profiles: vec!["lmdb".into()],
             size: FieldSize {
                 scale,

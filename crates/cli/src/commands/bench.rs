@@ -14,8 +14,8 @@ use triebench_plan::main_job::{run_main_job, MainJob};
 use triebench_plan::run_spec::{default_runs, parse_runs, shm_is_tmpfs};
 use triebench_plan::scale::Scale;
 use triebench_plan::steps::{
-    parse_criterion, CriterionOptions, Groups, GrowChoice, LoadOptions, Options, DEFAULT_EXPORT,
-    DEFAULT_FIELD_WORKLOADS, SMALLBANK,
+    default_field_workloads, parse_criterion, CriterionOptions, Groups, GrowChoice, LoadOptions,
+    Options, DEFAULT_EXPORT, SMALLBANK,
 };
 use triebench_record::CpuIdle;
 use triebench_workloads::field::FieldWorkload;
@@ -235,7 +235,7 @@ fn field_choice(args: &[String]) -> Result<Option<Vec<String>>, CliError> {
         } else {
             Err(CliError::Usage(format!(
                 "--field: unknown workload `{name}`: the field step runs {}",
-                DEFAULT_FIELD_WORKLOADS.join(", ")
+                default_field_workloads().join(", ")
             )))
         }
     })
