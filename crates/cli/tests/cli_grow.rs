@@ -84,7 +84,10 @@ fn check_curve(out: &Path, cold: bool) {
 fn btree_grows_without_cold_reads_and_the_report_plots_it() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("memory").join("btree");
-    let run = grow("btree", None, &out, &[]);
+    // The floor in the trie's order only: no shuffled store, no shuffled figure.
+    let floor = tmp.path().join("floor").display().to_string();
+    let only_sorted = ["--fill-floor", &floor, "--fill-floor-trie-order-only"];
+    let run = grow("btree", None, &out, &only_sorted);
     assert!(
         run.status.success(),
         "{}",
@@ -95,9 +98,17 @@ fn btree_grows_without_cold_reads_and_the_report_plots_it() {
         table.contains("leaves") && table.contains("3000"),
         "{table}"
     );
+    assert_eq!(table.matches("shuffled not run").count(), 2, "{table}");
     check_curve(&out, false);
     let cps = checkpoints(&out);
     assert_eq!(cps[0]["disk_bytes"], 0);
+    for c in &cps {
+        assert!(
+            c["fill_floor"]["sorted_secs"].as_f64().unwrap() > 0.0,
+            "{c}"
+        );
+        assert!(c["fill_floor"].get("shuffled_secs").is_none(), "{c}");
+    }
 
     let report = triebench(&["grow-report", &tmp.path().display().to_string()]);
     assert!(
@@ -108,6 +119,7 @@ fn btree_grows_without_cold_reads_and_the_report_plots_it() {
     let md = std::fs::read_to_string(tmp.path().join("grow-report.md")).unwrap();
     assert!(md.contains("## How cost grows with state"), "{md}");
     assert!(md.contains("| btree | memory | 3000 |"), "{md}");
+    assert!(md.contains("× / — |"), "no shuffled floor: {md}");
     assert!(tmp.path().join("plots/grow-commit1-p99.svg").is_file());
     assert!(tmp.path().join("plots/grow-bytes.png").is_file());
 }

@@ -5,7 +5,9 @@
 //! onto `sorted` in the trie's order (a commit's new nodes go out in key order), onto
 //! `shuffled` with each `put_many`'s entries shuffled. Nothing is read or hashed there, so the
 //! fill's time over the floor's, taken batch by batch in one process, is what the trie adds to
-//! storing the same bytes, and the two floors say what the order of the puts is worth.
+//! storing the same bytes, and the two floors say what the order of the puts is worth. The
+//! shuffled store can be left out (`--fill-floor-trie-order-only`) where a third copy of the
+//! state does not fit the filesystem.
 
 use std::time::{Duration, Instant};
 
@@ -44,43 +46,50 @@ impl FloorStore {
     }
 }
 
-/// The floor's two stores, open for the whole curve, and what they took over the current
-/// stretch of the fill.
+/// Where the floor's stores live: the trie's order always, shuffled unless left out.
+#[derive(Debug, Clone)]
+pub struct FloorSpecs {
+    /// The store the writes are replayed onto in the trie's order.
+    pub sorted: BackendSpec,
+    /// The store they are replayed onto shuffled; `None` to leave that floor out.
+    pub shuffled: Option<BackendSpec>,
+}
+
+/// The floor's stores, open for the whole curve, and what they took over the current stretch
+/// of the fill.
 pub struct FillFloors {
     sorted: FloorStore,
-    shuffled: FloorStore,
+    shuffled: Option<FloorStore>,
     rng: XorShift64Star,
     entries: u64,
     bytes: u64,
 }
 
 impl FillFloors {
-    /// Opens the floor's stores: `sorted` and `shuffled` are specs of the curve's profile, each
-    /// in a directory of its own on the filesystem under test (none for an in-memory profile).
-    pub fn open(
-        sorted: &BackendSpec,
-        shuffled: &BackendSpec,
-        seed: u64,
-    ) -> Result<Self, MeasureError> {
+    /// Opens the floor's stores: `specs` are of the curve's profile, each in a directory of its
+    /// own on the filesystem under test (none for an in-memory profile).
+    pub fn open(specs: &FloorSpecs, seed: u64) -> Result<Self, MeasureError> {
         Ok(FillFloors {
-            sorted: FloorStore::open(sorted)?,
-            shuffled: FloorStore::open(shuffled)?,
+            sorted: FloorStore::open(&specs.sorted)?,
+            shuffled: specs.shuffled.as_ref().map(FloorStore::open).transpose()?,
             rng: XorShift64Star::new(seed ^ 0x5eed_f100),
             entries: 0,
             bytes: 0,
         })
     }
 
-    /// Replays one fill commit's recorded transactions onto both stores (the shuffling is not
-    /// timed).
+    /// Replays one fill commit's recorded transactions onto the floor's stores (the shuffling
+    /// is not timed).
     pub fn replay(&mut self, mut transactions: Vec<Vec<Write>>) -> Result<(), MeasureError> {
         for write in transactions.iter().flatten() {
             self.entries += write.entries() as u64;
             self.bytes += write.bytes() as u64;
         }
         self.sorted.replay(&transactions)?;
-        shuffle_entries(&mut transactions, &mut self.rng);
-        self.shuffled.replay(&transactions)?;
+        if let Some(shuffled) = &mut self.shuffled {
+            shuffle_entries(&mut transactions, &mut self.rng);
+            shuffled.replay(&transactions)?;
+        }
         Ok(())
     }
 
@@ -88,12 +97,14 @@ impl FillFloors {
     pub fn take_stretch(&mut self) -> FillFloor {
         let floor = FillFloor {
             sorted_secs: self.sorted.took.as_secs_f64(),
-            shuffled_secs: self.shuffled.took.as_secs_f64(),
+            shuffled_secs: self.shuffled.as_ref().map(|s| s.took.as_secs_f64()),
             entries: self.entries,
             bytes: self.bytes,
         };
         self.sorted.took = Duration::ZERO;
-        self.shuffled.took = Duration::ZERO;
+        if let Some(shuffled) = &mut self.shuffled {
+            shuffled.took = Duration::ZERO;
+        }
         self.entries = 0;
         self.bytes = 0;
         floor
@@ -139,7 +150,10 @@ mod tests {
             reads: 5,
             seed: 3,
             write_back: false,
-            fill_floor: Some([spec("sorted"), spec("shuffled")]),
+            fill_floor: Some(FloorSpecs {
+                sorted: spec("sorted"),
+                shuffled: Some(spec("shuffled")),
+            }),
         };
         let curve = run_grow(&plan, None, &mut |_| {}, &mut |_| Ok(())).expect("grow");
         for c in &curve {

@@ -21,7 +21,7 @@ use triebench_workloads::load::state::{address, value, StateShape};
 use triebench_workloads::rng::XorShift64Star;
 
 use crate::error::MeasureError;
-use crate::fill_floor::FillFloors;
+use crate::fill_floor::{FillFloors, FloorSpecs};
 use crate::grow_whatif::{what_if, Leaf};
 use crate::mem_cgroup::MemCgroup;
 use crate::page_evict::evict_dir;
@@ -52,9 +52,9 @@ pub struct GrowPlan {
     /// store dirtied without syncing them (`lmdb-async`'s map, `sqlite-wal`'s WAL) would fill
     /// the bound until the kernel kills the run. Off for an unbounded run.
     pub write_back: bool,
-    /// The fill's storage floor (`--fill-floor`): the specs of its two stores, in the trie's
+    /// The fill's storage floor (`--fill-floor`): the specs of its stores, in the trie's
     /// order and shuffled (see [`crate::fill_floor`]).
-    pub fill_floor: Option<[BackendSpec; 2]>,
+    pub fill_floor: Option<FloorSpecs>,
 }
 
 /// Writes back every file under `dir` (`fdatasync`), so that the page cache they dirtied is
@@ -360,10 +360,11 @@ pub fn run_grow(
         value_lens: Vec::new(),
         rng: XorShift64Star::new(plan.seed ^ 0x6709),
     };
-    let mut floors = match &plan.fill_floor {
-        Some([sorted, shuffled]) => Some(FillFloors::open(sorted, shuffled, plan.seed)?),
-        None => None,
-    };
+    let mut floors = plan
+        .fill_floor
+        .as_ref()
+        .map(|specs| FillFloors::open(specs, plan.seed))
+        .transpose()?;
     let mut all = Vec::new();
     if !has_cold_reads(plan.spec.profile) {
         let mut forward = |c: &Checkpoint| on_checkpoint(c);

@@ -252,6 +252,7 @@ fn run_step(
                     net: None,
                     cgroup_dir: None,
                     fill_floor: None,
+                    fill_floor_trie_order_only: false,
                 });
                 remove_dir(&store)?;
                 outcome?;

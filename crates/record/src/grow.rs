@@ -132,16 +132,19 @@ pub struct Checkpoint {
 }
 
 /// The fill's storage floor: every fill commit's writes (new nodes, change-log entries, the
-/// prune's deletions), as the trie made them, replayed straight onto two more stores of the
-/// same profile on the same filesystem right after the fill commit, in the same transactions:
-/// once in the trie's order (a commit's new nodes in key order) and once with each `put_many`
-/// shuffled. Nothing read, nothing hashed: what storing the fill costs the backend alone.
+/// prune's deletions), as the trie made them, replayed straight onto more stores of the same
+/// profile on the same filesystem right after the fill commit, in the same transactions: once
+/// in the trie's order (a commit's new nodes in key order) and, unless left out, once with each
+/// `put_many` shuffled. Nothing read, nothing hashed: what storing the fill costs the backend
+/// alone.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FillFloor {
     /// Seconds the replays in the trie's order took over the stretch.
     pub sorted_secs: f64,
-    /// Seconds the shuffled replays took.
-    pub shuffled_secs: f64,
+    /// Seconds the shuffled replays took; `None` where that floor was left out
+    /// (`--fill-floor-trie-order-only`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shuffled_secs: Option<f64>,
     /// Entries written (puts and deletes) over the stretch.
     pub entries: u64,
     /// Bytes of keys and values written over the stretch.
@@ -149,15 +152,15 @@ pub struct FillFloor {
 }
 
 impl Checkpoint {
-    /// The fill's time over its floor in the trie's order, and over the shuffled one.
-    pub fn fill_over_floor(&self) -> Option<(f64, f64)> {
+    /// The fill's time over its floor in the trie's order, and over the shuffled one where
+    /// that ran.
+    pub fn fill_over_floor(&self) -> Option<(f64, Option<f64>)> {
         let f = self.fill_floor.as_ref()?;
-        (f.sorted_secs > 0.0 && f.shuffled_secs > 0.0).then(|| {
-            (
-                self.fill_secs / f.sorted_secs,
-                self.fill_secs / f.shuffled_secs,
-            )
-        })
+        let shuffled = f
+            .shuffled_secs
+            .filter(|s| *s > 0.0)
+            .map(|s| self.fill_secs / s);
+        (f.sorted_secs > 0.0).then(|| (self.fill_secs / f.sorted_secs, shuffled))
     }
 }
 

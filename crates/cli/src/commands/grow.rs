@@ -45,6 +45,10 @@ pub struct GrowArgs {
     /// writes are replayed straight, as the trie made them and shuffled (kept afterwards).
     #[arg(long, value_name = "DIR")]
     pub fill_floor: Option<PathBuf>,
+    /// With --fill-floor: replay onto the trie's-order store only, not the shuffled one (one
+    /// more copy of the state instead of two, for sizes where a third does not fit the disk).
+    #[arg(long, requires = "fill_floor")]
+    pub fill_floor_trie_order_only: bool,
     /// Where grow.json and `checkpoint-<leaves>.csv` go (default: `./grow-<profile>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -85,5 +89,6 @@ fn options(
         net,
         cgroup_dir,
         fill_floor: args.fill_floor,
+        fill_floor_trie_order_only: args.fill_floor_trie_order_only,
     }
 }

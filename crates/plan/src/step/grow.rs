@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use triebench_kv::{BackendSpec, Profile};
+use triebench_measure::fill_floor::FloorSpecs;
 use triebench_measure::grow_budget::{self, Budget};
 use triebench_measure::grow_run::{self, GrowPlan};
 use triebench_measure::mem_cgroup::{parse_size, MemCgroup};
@@ -48,6 +49,8 @@ pub struct GrowOptions {
     /// A new or empty directory for the fill's storage floor (`--fill-floor`): two more
     /// stores of the profile, `sorted/` and `shuffled/`, kept afterwards.
     pub fill_floor: Option<PathBuf>,
+    /// Leave the shuffled floor out: one more store, `sorted/`, instead of two.
+    pub fill_floor_trie_order_only: bool,
     /// The memory cgroup [`supervise`] made for this run, which it enters (`None`: with
     /// `memory`, the run makes and joins its own, and nothing outside it watches).
     pub cgroup_dir: Option<PathBuf>,
@@ -228,15 +231,20 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
     Ok(())
 }
 
-/// The floor's two stores (`--fill-floor DIR`): `DIR/sorted` and `DIR/shuffled` for a profile
-/// whose data lives in a directory, in memory otherwise. DIR must be new or empty and, to
-/// measure the same filesystem, should be on `--dir`'s.
+/// The floor's stores (`--fill-floor DIR`): `DIR/sorted` and, unless left out, `DIR/shuffled`
+/// for a profile whose data lives in a directory, in memory otherwise. DIR must be new or empty
+/// and, to measure the same filesystem, should be on `--dir`'s.
 fn fill_floor_specs(
     args: &GrowOptions,
     profile: Profile,
     dir: Option<&Path>,
-) -> Result<Option<[BackendSpec; 2]>, PlanError> {
+) -> Result<Option<FloorSpecs>, PlanError> {
     let Some(floor) = &args.fill_floor else {
+        if args.fill_floor_trie_order_only {
+            return Err(PlanError::Usage(
+                "--fill-floor-trie-order-only needs --fill-floor DIR".into(),
+            ));
+        }
         return Ok(None);
     };
     if args.memory.is_some() {
@@ -271,7 +279,15 @@ fn fill_floor_specs(
         }
         Ok(BackendSpec::new(profile, d)?)
     };
-    Ok(Some([spec("sorted")?, spec("shuffled")?]))
+    let shuffled = if args.fill_floor_trie_order_only {
+        None
+    } else {
+        Some(spec("shuffled")?)
+    };
+    Ok(Some(FloorSpecs {
+        sorted: spec("sorted")?,
+        shuffled,
+    }))
 }
 
 /// `--memory` in bytes, when given.

@@ -18,8 +18,8 @@ pub struct GrowSummary {
     /// where recorded.
     pub fill_over_storage: Option<f64>,
     /// The last stretch's fill time over its storage floor, the floor's writes in the trie's
-    /// order and shuffled (`grow --fill-floor`), where measured.
-    pub fill_over_floor: Option<(f64, f64)>,
+    /// order and shuffled (`grow --fill-floor`), where measured (the shuffled one where it ran).
+    pub fill_over_floor: Option<(f64, Option<f64>)>,
     /// p99 of 1-key commits, µs.
     pub commit1_p99_us: f64,
     /// p99 of 100-key commits, µs.

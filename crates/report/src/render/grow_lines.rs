@@ -51,20 +51,22 @@ pub const HEADER: &str =
 read warm µs  read cold µs   disk B/leaf nodes/leaf  cmpB/leaf  RSS MiB";
 
 /// The fill's storage floor over the stretch to a checkpoint, in one line under its [`row`]:
-/// the floor's seconds in the trie's order and shuffled, and the fill's time over each;
-/// `None` where no floor ran.
+/// the floor's seconds in the trie's order and shuffled (where that ran), and the fill's time
+/// over each; `None` where no floor ran.
 pub fn floor_line(c: &Checkpoint) -> Option<String> {
     let floor = c.fill_floor.as_ref()?;
-    let (sorted, shuffled) = c.fill_over_floor()?;
+    let (sorted, over_shuffled) = c.fill_over_floor()?;
+    let shuffled = match (floor.shuffled_secs, over_shuffled) {
+        (Some(secs), Some(over)) => format!("{secs:.2} s shuffled ({over:.2}x)"),
+        _ => "shuffled not run".to_string(),
+    };
     Some(format!(
         "{:>9} fill floor: {} entries, {:.1} MB straight on the store: {:.2} s in the trie's \
-         order, {:.2} s shuffled; the fill ({:.2} s) is {sorted:.2}x the first, {shuffled:.2}x the \
-         second",
+         order; the fill ({:.2} s) is {sorted:.2}x it; {shuffled}",
         "",
         floor.entries,
         floor.bytes as f64 / 1e6,
         floor.sorted_secs,
-        floor.shuffled_secs,
         c.fill_secs,
     ))
 }

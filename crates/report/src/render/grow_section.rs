@@ -177,7 +177,10 @@ fn table(summaries: &[GrowSummary]) -> String {
                 .map_or_else(|| "—".into(), |r| format!("{r:.2}×")),
             s.fill_over_floor.map_or_else(
                 || "—".into(),
-                |(sorted, shuffled)| format!("{sorted:.2}× / {shuffled:.2}×"),
+                |(sorted, shuffled)| match shuffled {
+                    Some(shuffled) => format!("{sorted:.2}× / {shuffled:.2}×"),
+                    None => format!("{sorted:.2}× / —"),
+                },
             ),
             us(s.commit1_p99_us),
             us(s.commit100_p99_us),
