@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The growth fill from 0 to 10^6 leaves on the disk, store layout 2 (raw node keys), one curve
 # per profile, nothing else running; with `floor`, the same beside its storage floor in the
-# trie's order (grow --fill-floor --fill-floor-trie-order-only: one more copy of the state).
+# trie's order (grow --fill-floor --fill-floor-trie-order-only: one more copy of the state);
+# with `compact`, the store compacted after each stretch's fill (grow --compact-after-fill).
 # Usage, from the checkout's root after
 # `cargo build --release --features sqlite-db -p triebench-cli`:
-#   results/2026-11-28-vm-grow-million/run.sh DISK_DIR PROFILE [floor]
+#   results/2026-11-28-vm-grow-million/run.sh DISK_DIR PROFILE [floor|compact]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=results/2026-11-28-vm-grow-million
@@ -15,10 +16,13 @@ target=$(scripts/target-dir.sh)
 work=$(mktemp -d "$disk/triebench-million.XXXXXX")
 extra=()
 name=$profile
-if [ "$mode" = floor ]; then
-  extra=(--fill-floor "$work/floor" --fill-floor-trie-order-only)
-  name=$profile-floor
-fi
+case $mode in
+  floor) extra=(--fill-floor "$work/floor" --fill-floor-trie-order-only) ;;
+  compact) extra=(--compact-after-fill) ;;
+  plain) ;;
+  *) echo "unknown mode $mode" >&2; exit 2 ;;
+esac
+[ "$mode" = plain ] || name=$profile-$mode
 echo "== $name ($(date -u +%H:%M:%S)) in $work"
 "$target/release/triebench" grow --backend "$profile" --dir "$work/store" \
   --max-leaves 1000000 --commits 50 --reads 200 --out "$out/$name" "${extra[@]}" \

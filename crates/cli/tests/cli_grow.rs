@@ -182,6 +182,44 @@ fn lmdb_grows_with_cold_reads_and_bytes_on_disk() {
 }
 
 #[test]
+fn lmdb_compacted_after_each_fill_drops_its_free_pages_and_keeps_its_leaves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    let out = tmp.path().join("out");
+    let run = grow("lmdb", Some(&store), &out, &["--compact-after-fill"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&run.stderr).contains("compacted"),
+        "the compaction is shown as it runs"
+    );
+    // Every checkpoint still reads its leaves back (a leaf read as absent fails the run), and
+    // each records a compaction that shrank the data file.
+    check_curve(&out, true);
+    for c in &checkpoints(&out) {
+        let done = &c["compaction"];
+        let before = done["bytes_before"].as_u64().unwrap();
+        let after = done["bytes_after"].as_u64().unwrap();
+        assert!(after > 0 && after < before, "{c}");
+    }
+    // A profile without a compaction is refused before anything is made.
+    let sqlite = tmp.path().join("sqlite");
+    let run = grow(
+        "sqlite-wal",
+        Some(&sqlite),
+        &tmp.path().join("out2"),
+        &["--compact-after-fill"],
+    );
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("cannot be compacted"), "{err}");
+    assert!(!sqlite.exists(), "nothing made for a refused run");
+}
+
+#[test]
 fn a_fill_floor_inside_the_store_directory_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let store = tmp.path().join("store");

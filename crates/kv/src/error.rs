@@ -197,6 +197,17 @@ pub enum KvError {
         why: &'static str,
     },
 
+    /// A compaction was asked of a profile whose backend has none here (only LMDB's data file
+    /// keeps the pages its commits copied).
+    #[error(
+        "backend profile `{profile}` cannot be compacted: only `lmdb` and `lmdb-async` can (their \
+         data file keeps every page a commit copied)"
+    )]
+    CompactionUnsupported {
+        /// The profile asked.
+        profile: &'static str,
+    },
+
     /// Any other backend failure, with the backend's own message.
     #[error("{backend}: {message}")]
     Backend {

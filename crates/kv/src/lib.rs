@@ -44,6 +44,7 @@ mod any_store;
 pub mod btree;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod child;
+pub mod compaction;
 pub mod content_cache;
 #[cfg(any(feature = "redis-db", feature = "postgres-db"))]
 mod dir_handle;
@@ -81,6 +82,7 @@ pub mod redis;
 pub mod sqlite;
 
 pub use any_store::{AnyReader, AnyStore, AnyWriter, StoreVisitor};
+pub use compaction::Compaction;
 pub use content_cache::ContentCache;
 pub use error::{KvError, KvResult};
 pub use fresh::FreshStores;

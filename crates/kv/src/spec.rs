@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use crate::any_store::{AnyStore, StoreVisitor};
 use crate::btree::BTreeStore;
+use crate::compaction::Compaction;
 use crate::error::{KvError, KvResult};
 use crate::profile::{Profile, DEFAULT_LMDB_MAP_SIZE};
 
@@ -82,6 +83,28 @@ impl BackendSpec {
                 Some(dir),
             ) => crate::postgres::drop_store(dir, url),
             _ => Ok(()),
+        }
+    }
+
+    /// Compacts the closed store of this spec in place, where its backend can
+    /// ([`lmdb::compact`](crate::lmdb::compact): `lmdb`, `lmdb-async`): its data file is
+    /// replaced by a copy of the live pages alone. Other profiles are
+    /// [`KvError::CompactionUnsupported`].
+    // Without LMDB built in, no profile reads `tables`.
+    #[cfg_attr(not(feature = "lmdb"), allow(unused_variables))]
+    pub fn compact(&self, tables: &[&str]) -> KvResult<Compaction> {
+        match self.profile {
+            #[cfg(feature = "lmdb")]
+            Profile::Lmdb | Profile::LmdbAsync if self.profile.is_enabled() => {
+                let options = crate::lmdb::LmdbOptions {
+                    map_size: self.lmdb_map_size,
+                    transact_flags: self.profile == Profile::LmdbAsync,
+                };
+                crate::lmdb::compact::compact(self.require_dir()?, tables, options)
+            }
+            _ => Err(KvError::CompactionUnsupported {
+                profile: self.profile.name(),
+            }),
         }
     }
 

@@ -154,6 +154,7 @@ mod tests {
                 sorted: spec("sorted"),
                 shuffled: Some(spec("shuffled")),
             }),
+            compact_after_fill: false,
         };
         let curve = run_grow(&plan, None, &mut |_| {}, &mut |_| Ok(())).expect("grow");
         for c in &curve {

@@ -14,7 +14,7 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 use triebench_kv::{BackendSpec, Profile, ReadTx, Store, StoreVisitor};
 use triebench_merkle::{store_layout, MerkleTrie, StateChange, EMPTY_ROOT, TABLES};
-use triebench_record::grow::{Checkpoint, CommitCost, Latency};
+use triebench_record::grow::{Checkpoint, CommitCost, FillCompaction, Latency};
 use triebench_record::proc_stats;
 use triebench_workloads::floor::RecordingStore;
 use triebench_workloads::load::state::{address, value, StateShape};
@@ -55,6 +55,9 @@ pub struct GrowPlan {
     /// The fill's storage floor (`--fill-floor`): the specs of its stores, in the trie's
     /// order and shuffled (see [`crate::fill_floor`]).
     pub fill_floor: Option<FloorSpecs>,
+    /// Compact the store after each stretch's fill, before its commits are timed
+    /// (`--compact-after-fill`; LMDB profiles: [`BackendSpec::compact`]).
+    pub compact_after_fill: bool,
 }
 
 /// Writes back every file under `dir` (`fdatasync`), so that the page cache they dirtied is
@@ -104,6 +107,23 @@ struct GrowState {
     leaves: u64,
     value_lens: Vec<u32>,
     rng: XorShift64Star,
+    /// A stretch filled with the store closed after it (to compact it), whose checkpoint the
+    /// next open measures.
+    filled: Option<Filled>,
+}
+
+/// What a stretch's fill measured, carried to its checkpoint.
+struct Filled {
+    /// Leaves before the stretch.
+    from: u64,
+    /// Seconds of fill, the floor's replays left out.
+    secs: f64,
+    /// The phases of the stretch's last commit, and its wall time, ns.
+    phases: (phases::PhaseTotals, u64),
+    /// The floor over the stretch, where one ran.
+    floor: Option<triebench_record::grow::FillFloor>,
+    /// The compaction after it, where one ran.
+    compaction: Option<triebench_record::grow::FillCompaction>,
 }
 
 /// Value sizes of the growth fill (32 B to 1 KiB, log-uniform), from `seed`.
@@ -139,6 +159,8 @@ struct Segment<'a> {
     progress: &'a mut dyn FnMut(&str),
     cgroup: Option<&'a MemCgroup>,
     floors: Option<&'a mut FillFloors>,
+    /// Stop after the fill, leaving its figures in the state (the store is compacted next).
+    fill_only: bool,
 }
 
 impl StoreVisitor for Segment<'_> {
@@ -152,6 +174,7 @@ impl StoreVisitor for Segment<'_> {
             progress,
             cgroup,
             mut floors,
+            fill_only,
         } = self;
         // The fill commits' writes are recorded for the floor (when asked for); writers opened
         // while recording is off pass every call through and copy nothing.
@@ -167,67 +190,32 @@ impl StoreVisitor for Segment<'_> {
         let shape = shape(plan.seed);
         let mut out = Vec::new();
         for &target in targets {
-            // Fill.
-            let from = state.leaves;
-            let mut fill_phases = (phases::PhaseTotals::default(), 0);
-            let start = Instant::now();
-            // The floor's replays run between fill commits; their time is not the fill's.
-            let mut floor_time = std::time::Duration::ZERO;
-            while state.leaves < target {
-                let n = (target - state.leaves).min(plan.fill_batch.max(1));
-                let batch: Vec<StateChange> = (state.leaves..state.leaves + n)
-                    .map(|i| {
-                        let v = value(&shape, &mut state.rng);
-                        state.value_lens.push(v.len() as u32);
-                        StateChange::Set {
-                            address: address(plan.seed, i),
-                            value: v,
-                        }
-                    })
-                    .collect();
-                store.set_recording(floors.is_some());
-                let commit = || {
-                    let root = trie.commit(&batch)?;
-                    if trie.root() != EMPTY_ROOT {
-                        MerkleTrie::prune(&store, trie.root())?;
-                    }
-                    Ok::<_, MeasureError>(root)
-                };
-                // The stretch's last commit runs with the phase collector listening: its
-                // phases say how near the fill runs to the backend's own cost of storing the
-                // same nodes (the others run without it, which would cost them ~10%).
-                let stored = if state.leaves + n >= target {
-                    let (stored, totals, wall_ns) = phases::measure(commit);
-                    fill_phases = (totals, wall_ns);
-                    stored
-                } else {
-                    commit()
-                };
-                store.set_recording(false);
-                let recorded = store.take();
-                let stored = stored?;
-                if let Some(floors) = floors.as_deref_mut() {
-                    let replayed = Instant::now();
-                    floors.replay(recorded)?;
-                    floor_time += replayed.elapsed();
-                }
-                trie.set_root(&stored)?;
-                if plan.write_back {
-                    if let Some(dir) = plan.spec.dir.as_deref() {
-                        write_back(dir);
-                    }
-                }
-                state.leaves += n;
-                let secs = start.elapsed().saturating_sub(floor_time).as_secs_f64();
-                progress(&format!(
-                    "fill {} / {target} leaves, {:.0} leaves/s",
-                    state.leaves,
-                    (state.leaves - from) as f64 / secs.max(1e-9)
-                ));
-            }
-            let fill_secs = start.elapsed().saturating_sub(floor_time).as_secs_f64();
-            let fill_floor = floors.as_deref_mut().map(FillFloors::take_stretch);
+            // Fill, unless the stretch was filled before the store was closed and compacted.
+            let filled = match state.filled.take() {
+                Some(filled) => filled,
+                None => fill_stretch(
+                    plan,
+                    state,
+                    &store,
+                    &mut trie,
+                    target,
+                    &mut *progress,
+                    floors.as_deref_mut(),
+                )?,
+            };
             state.root = trie.root().to_string();
+            if fill_only {
+                state.filled = Some(filled);
+                return Ok(Vec::new());
+            }
+            let Filled {
+                from,
+                secs: fill_secs,
+                phases: fill_phases,
+                floor: fill_floor,
+                compaction,
+            } = filled;
+
             // Commits: updates of random existing leaves, not pruned (as under load).
             let mut costs = Vec::new();
             for (keys, count) in [(1u64, plan.commits), (100, (plan.commits / 4).max(5))] {
@@ -315,10 +303,91 @@ impl StoreVisitor for Segment<'_> {
                 fill_phases_wall_ns: fill_phases.1,
                 space,
                 fill_floor,
+                compaction,
             });
         }
         Ok(out)
     }
+}
+
+/// Fills the open store from `state.leaves` to `target` in `fill_batch`-leaf commits, each
+/// replaced root pruned, each commit's writes replayed onto the floor's stores where they run.
+fn fill_stretch<S: Store>(
+    plan: &GrowPlan,
+    state: &mut GrowState,
+    store: &RecordingStore<S>,
+    trie: &mut MerkleTrie<'_, RecordingStore<S>>,
+    target: u64,
+    progress: &mut dyn FnMut(&str),
+    mut floors: Option<&mut FillFloors>,
+) -> Result<Filled, MeasureError> {
+    let shape = shape(plan.seed);
+    let from = state.leaves;
+    let mut fill_phases = (phases::PhaseTotals::default(), 0);
+    let start = Instant::now();
+    // The floor's replays run between fill commits; their time is not the fill's.
+    let mut floor_time = std::time::Duration::ZERO;
+    while state.leaves < target {
+        let n = (target - state.leaves).min(plan.fill_batch.max(1));
+        let batch: Vec<StateChange> = (state.leaves..state.leaves + n)
+            .map(|i| {
+                let v = value(&shape, &mut state.rng);
+                state.value_lens.push(v.len() as u32);
+                StateChange::Set {
+                    address: address(plan.seed, i),
+                    value: v,
+                }
+            })
+            .collect();
+        store.set_recording(floors.is_some());
+        let commit = || {
+            let root = trie.commit(&batch)?;
+            if trie.root() != EMPTY_ROOT {
+                MerkleTrie::prune(store, trie.root())?;
+            }
+            Ok::<_, MeasureError>(root)
+        };
+        // The stretch's last commit runs with the phase collector listening: its
+        // phases say how near the fill runs to the backend's own cost of storing the
+        // same nodes (the others run without it, which would cost them ~10%).
+        let stored = if state.leaves + n >= target {
+            let (stored, totals, wall_ns) = phases::measure(commit);
+            fill_phases = (totals, wall_ns);
+            stored
+        } else {
+            commit()
+        };
+        store.set_recording(false);
+        let recorded = store.take();
+        let stored = stored?;
+        if let Some(floors) = floors.as_deref_mut() {
+            let replayed = Instant::now();
+            floors.replay(recorded)?;
+            floor_time += replayed.elapsed();
+        }
+        trie.set_root(&stored)?;
+        if plan.write_back {
+            if let Some(dir) = plan.spec.dir.as_deref() {
+                write_back(dir);
+            }
+        }
+        state.leaves += n;
+        let secs = start.elapsed().saturating_sub(floor_time).as_secs_f64();
+        progress(&format!(
+            "fill {} / {target} leaves, {:.0} leaves/s",
+            state.leaves,
+            (state.leaves - from) as f64 / secs.max(1e-9)
+        ));
+    }
+    let fill_secs = start.elapsed().saturating_sub(floor_time).as_secs_f64();
+    let fill_floor = floors.map(FillFloors::take_stretch);
+    Ok(Filled {
+        from,
+        secs: fill_secs,
+        phases: fill_phases,
+        floor: fill_floor,
+        compaction: None,
+    })
 }
 
 /// Reads random existing leaves on a freshly opened store.
@@ -359,6 +428,7 @@ pub fn run_grow(
         leaves: 0,
         value_lens: Vec::new(),
         rng: XorShift64Star::new(plan.seed ^ 0x6709),
+        filled: None,
     };
     let mut floors = plan
         .fill_floor
@@ -375,6 +445,7 @@ pub fn run_grow(
             progress,
             cgroup,
             floors: floors.as_mut(),
+            fill_only: false,
         };
         let done = plan.spec.open(TABLES, segment)??;
         for c in &done {
@@ -383,6 +454,35 @@ pub fn run_grow(
         return Ok(done);
     }
     for &target in &plan.checkpoints {
+        if plan.compact_after_fill {
+            let fill = Segment {
+                plan,
+                state: &mut state,
+                targets: std::slice::from_ref(&target),
+                progress,
+                cgroup,
+                floors: floors.as_mut(),
+                fill_only: true,
+            };
+            plan.spec.open(TABLES, fill)??;
+            progress(&format!("{target} leaves: compacting the store"));
+            let start = Instant::now();
+            let done = plan.spec.compact(TABLES)?;
+            let compaction = FillCompaction {
+                bytes_before: done.bytes_before,
+                bytes_after: done.bytes_after,
+                secs: start.elapsed().as_secs_f64(),
+            };
+            progress(&format!(
+                "{target} leaves: compacted {} MiB to {} MiB in {:.1} s",
+                done.bytes_before >> 20,
+                done.bytes_after >> 20,
+                compaction.secs
+            ));
+            if let Some(filled) = state.filled.as_mut() {
+                filled.compaction = Some(compaction);
+            }
+        }
         let segment = Segment {
             plan,
             state: &mut state,
@@ -390,6 +490,7 @@ pub fn run_grow(
             progress,
             cgroup,
             floors: floors.as_mut(),
+            fill_only: false,
         };
         let mut done = plan.spec.open(TABLES, segment)??;
         if let Some(dir) = plan.spec.dir.as_deref() {

@@ -253,6 +253,7 @@ fn run_step(
                     cgroup_dir: None,
                     fill_floor: None,
                     fill_floor_trie_order_only: false,
+                    compact_after_fill: false,
                 });
                 remove_dir(&store)?;
                 outcome?;

@@ -129,6 +129,23 @@ pub struct Checkpoint {
     /// asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fill_floor: Option<FillFloor>,
+    /// The compaction of the store after this stretch's fill, before its commits were timed
+    /// (`grow --compact-after-fill`); `None` when not asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<FillCompaction>,
+}
+
+/// A compaction of the store between a stretch's fill and its timed commits: the data file
+/// rewritten with its live pages alone (LMDB's copy-on-write leaves the pages a large commit
+/// copied behind as free pages, and a free list that later commits rewrite).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct FillCompaction {
+    /// The data file's bytes before.
+    pub bytes_before: u64,
+    /// Its bytes after.
+    pub bytes_after: u64,
+    /// Seconds the compaction took (not in the fill's time).
+    pub secs: f64,
 }
 
 /// The fill's storage floor: every fill commit's writes (new nodes, change-log entries, the

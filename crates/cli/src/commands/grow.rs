@@ -49,6 +49,11 @@ pub struct GrowArgs {
     /// more copy of the state instead of two, for sizes where a third does not fit the disk).
     #[arg(long, requires = "fill_floor")]
     pub fill_floor_trie_order_only: bool,
+    /// Compact the store after each stretch's fill, before its commits are timed (`lmdb`,
+    /// `lmdb-async`): its data file rewritten with the live pages alone, as `mdb_copy -c` does,
+    /// dropping the free pages a large commit leaves and the free list later commits rewrite.
+    #[arg(long)]
+    pub compact_after_fill: bool,
     /// Where grow.json and `checkpoint-<leaves>.csv` go (default: `./grow-<profile>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -90,5 +95,6 @@ fn options(
         cgroup_dir,
         fill_floor: args.fill_floor,
         fill_floor_trie_order_only: args.fill_floor_trie_order_only,
+        compact_after_fill: args.compact_after_fill,
     }
 }

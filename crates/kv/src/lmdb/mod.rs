@@ -45,6 +45,7 @@ use lmdb::{
 };
 
 mod accounting;
+pub mod compact;
 mod create;
 pub mod meta;
 pub mod space;

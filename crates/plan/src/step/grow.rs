@@ -51,6 +51,9 @@ pub struct GrowOptions {
     pub fill_floor: Option<PathBuf>,
     /// Leave the shuffled floor out: one more store, `sorted/`, instead of two.
     pub fill_floor_trie_order_only: bool,
+    /// Compact the store after each stretch's fill, before its commits are timed (LMDB
+    /// profiles only).
+    pub compact_after_fill: bool,
     /// The memory cgroup [`supervise`] made for this run, which it enters (`None`: with
     /// `memory`, the run makes and joins its own, and nothing outside it watches).
     pub cgroup_dir: Option<PathBuf>,
@@ -106,6 +109,12 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
         return Err(PlanError::Usage(
             "--reads, --commits and --fill-batch must be at least 1".into(),
         ));
+    }
+    if args.compact_after_fill && !matches!(profile, Profile::Lmdb | Profile::LmdbAsync) {
+        return Err(PlanError::Usage(format!(
+            "--compact-after-fill: `{profile}` cannot be compacted; only `lmdb` and `lmdb-async` \
+             can (their data file keeps the pages a commit copied)"
+        )));
     }
     let limit = memory_limit(args)?;
     let budget = size_to(args, profile, limit)?;
@@ -166,6 +175,7 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
         seed: args.seed,
         write_back: limit.is_some(),
         fill_floor,
+        compact_after_fill: args.compact_after_fill,
     };
     let mut record = GrowRecord {
         schema: grow::SCHEMA,

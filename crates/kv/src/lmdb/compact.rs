@@ -1,0 +1,209 @@
+//! Compacting an `lmdb` store: LMDB never writes a page in place, so a commit that touches most
+//! of the tree (a bulk fill's 50,000-leaf commit) leaves as many free pages behind as it copied,
+//! and the data file never shrinks. Later commits reuse them, but the free list that names them
+//! is itself rewritten by the commits that take pages from it: at 10^6 leaves a 1-key commit
+//! wrote 10.5 MB, most of it that list (docs/findings/grow.md). A compacting copy
+//! (`mdb_env_copy2` with `MDB_CP_COMPACT`, what `mdb_copy -c` does) writes the live pages only,
+//! renumbered, with an empty free list.
+//!
+//! [`compact`] makes that copy beside the data file, syncs it and renames it over the data file:
+//! at every moment the store's data file is either the old one or the whole compacted copy, so a
+//! crash loses nothing (a leftover copy is removed by the next compaction). Nothing else may
+//! have the store open meanwhile: the copy is made under the store's open lock, and a handle
+//! opened before the rename would keep reading the old file.
+
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+
+use crate::compaction::Compaction;
+use crate::error::{KvError, KvResult};
+use crate::store_dir::sync_dir;
+
+use super::{LmdbOptions, LmdbStore, BACKEND};
+
+/// Where the compacted copy is written before it replaces the data file: a directory beside
+/// `lmdb/` (LMDB writes `data.mdb` into it) or, for `lmdb-async`'s single file, a file beside it.
+fn copy_path(dir: &Path, transact_flags: bool) -> PathBuf {
+    if transact_flags {
+        dir.join("triebench.lmdb.compact")
+    } else {
+        dir.join("lmdb.compact")
+    }
+}
+
+/// Compacts the store in `dir` (opened with `tables` and `options`, as [`LmdbStore::open`]
+/// would): a compacted copy of its data file replaces it. The store must exist (nothing is
+/// created) and must not be open elsewhere.
+pub fn compact(dir: &Path, tables: &[&str], options: LmdbOptions) -> KvResult<Compaction> {
+    let existing = if options.transact_flags {
+        dir.join("triebench.lmdb")
+    } else {
+        dir.join("lmdb").join("data.mdb")
+    };
+    std::fs::symlink_metadata(&existing)
+        .map_err(|e| KvError::io("find the store to compact", &existing, e))?;
+    let copy = copy_path(dir, options.transact_flags);
+    remove_leftover(&copy)?;
+    let (data_file, copied_file) = if options.transact_flags {
+        (dir.join("triebench.lmdb"), copy.clone())
+    } else {
+        crate::store_dir::create_store_dir(&copy)?;
+        (dir.join("lmdb").join("data.mdb"), copy.join("data.mdb"))
+    };
+    let bytes_before = {
+        let store = LmdbStore::open(dir, tables, options)?;
+        let before = file_len(&data_file)?;
+        store.copy_compacted(&copy)?;
+        before
+    };
+    // Synced before the rename: a crash after it must find the whole copy under the name.
+    std::fs::File::open(&copied_file)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| KvError::io("sync the compacted copy", &copied_file, e))?;
+    let bytes_after = file_len(&copied_file)?;
+    std::fs::rename(&copied_file, &data_file)
+        .map_err(|e| KvError::io("rename the compacted copy over", &data_file, e))?;
+    if let Some(parent) = data_file.parent() {
+        sync_dir(parent)?;
+    }
+    remove_leftover(&copy)?;
+    Ok(Compaction {
+        bytes_before,
+        bytes_after,
+    })
+}
+
+/// Removes a copy an interrupted compaction left (never the store's own file).
+fn remove_leftover(copy: &Path) -> KvResult<()> {
+    let removed = match std::fs::symlink_metadata(copy) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(KvError::io("inspect", copy, e)),
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(copy),
+        Ok(_) => std::fs::remove_file(copy),
+    };
+    removed.map_err(|e| KvError::io("remove an unfinished compacted copy", copy, e))
+}
+
+fn file_len(path: &Path) -> KvResult<u64> {
+    std::fs::metadata(path)
+        .map(|m| m.len())
+        .map_err(|e| KvError::io("inspect", path, e))
+}
+
+impl LmdbStore {
+    /// Writes a compacted copy of the committed state to `dest`: a new, empty directory for
+    /// `lmdb` (the copy is `dest/data.mdb`), a new file for `lmdb-async`. The store stays
+    /// usable; the copy reads one snapshot.
+    pub fn copy_compacted(&self, dest: &Path) -> KvResult<()> {
+        let path = CString::new(dest.as_os_str().as_encoded_bytes()).map_err(|_| {
+            KvError::backend(
+                BACKEND,
+                format!("{}: a path with a NUL byte", dest.display()),
+            )
+        })?;
+        // SAFETY: `self.env.env()` is the live environment the store owns; `path` is a valid
+        // NUL-terminated string that outlives the call, which only reads it.
+        let rc = unsafe {
+            lmdb_sys::mdb_env_copy2(self.env.env(), path.as_ptr(), lmdb_sys::MDB_CP_COMPACT)
+        };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(self.error(lmdb::Error::from_err_code(rc)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{KeyRange, ReadTx, Store, WriteTx};
+
+    const TABLES: &[&str] = &["main", "log"];
+
+    fn rows(store: &LmdbStore) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let mut all = Vec::new();
+        for name in TABLES {
+            let t = store.table(name).expect("table");
+            all.extend(
+                store
+                    .reader()
+                    .and_then(|r| r.collect(t, &KeyRange::all()))
+                    .expect("scan"),
+            );
+        }
+        all
+    }
+
+    /// A store whose big commits left free pages: 20,000 entries written, then most rewritten.
+    fn churned(dir: &Path, options: LmdbOptions) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let store = LmdbStore::open(dir, TABLES, options).expect("open");
+        let main = store.table("main").expect("table");
+        let log = store.table("log").expect("table");
+        for round in 0..3u32 {
+            let mut w = store.writer().expect("writer");
+            for i in 0..20_000u32 {
+                let key = (i.wrapping_mul(2_654_435_761)).to_be_bytes();
+                w.put(main, &key, &[round as u8; 100]).expect("put");
+            }
+            w.put(log, &round.to_be_bytes(), b"round").expect("put");
+            w.commit().expect("commit");
+        }
+        rows(&store)
+    }
+
+    #[test]
+    fn a_compacted_store_holds_the_same_rows_in_fewer_bytes_and_keeps_working() {
+        for transact_flags in [false, true] {
+            let tmp = tempfile::tempdir().expect("temp dir");
+            let dir = tmp.path().join("store");
+            let options = LmdbOptions {
+                transact_flags,
+                ..LmdbOptions::default()
+            };
+            let before = churned(&dir, options);
+            // A copy an interrupted compaction left is removed, not read.
+            let leftover = copy_path(&dir, transact_flags);
+            std::fs::write(&leftover, b"half a copy").expect("leftover");
+            let done = compact(&dir, TABLES, options).expect("compact");
+            assert!(
+                done.bytes_after < done.bytes_before,
+                "{transact_flags}: {done:?}"
+            );
+            assert!(!leftover.exists(), "the copy was renamed into place");
+            let store = LmdbStore::open(&dir, TABLES, options).expect("reopen");
+            assert_eq!(rows(&store), before, "{transact_flags}: the same rows");
+            let space = store
+                .space()
+                .expect("space")
+                .expect("lmdb reports its pages");
+            assert_eq!(space.free_bytes, 0, "{transact_flags}: no free pages left");
+            let main = store.table("main").expect("table");
+            let mut w = store.writer().expect("writer");
+            w.put(main, b"after", b"compaction").expect("put");
+            w.commit().expect("commit");
+            let got = store
+                .reader()
+                .and_then(|r| r.get(main, b"after"))
+                .expect("get");
+            assert_eq!(got.as_deref(), Some(&b"compaction"[..]));
+        }
+    }
+
+    #[test]
+    fn a_store_that_is_not_there_is_an_error_and_nothing_is_made() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let missing = tmp.path().join("missing");
+        let err = compact(&missing, TABLES, LmdbOptions::default()).expect_err("refused");
+        assert!(
+            err.to_string().contains("find the store to compact"),
+            "{err}"
+        );
+        assert!(!missing.exists(), "no store made");
+        let file = tmp.path().join("not-a-dir");
+        std::fs::write(&file, b"x").expect("file");
+        let err = compact(&file, TABLES, LmdbOptions::default()).expect_err("refused");
+        assert!(!err.to_string().is_empty());
+        assert_eq!(std::fs::read(&file).expect("kept"), b"x");
+    }
+}
