@@ -390,6 +390,34 @@ fn fill_stretch<S: Store>(
     })
 }
 
+/// Compacts the closed store after the stretch to `target` was filled, and keeps what it did
+/// with the stretch's fill figures.
+fn compact_stretch(
+    plan: &GrowPlan,
+    state: &mut GrowState,
+    target: u64,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), MeasureError> {
+    progress(&format!("{target} leaves: compacting the store"));
+    let start = Instant::now();
+    let done = plan.spec.compact(TABLES)?;
+    let compaction = FillCompaction {
+        bytes_before: done.bytes_before,
+        bytes_after: done.bytes_after,
+        secs: start.elapsed().as_secs_f64(),
+    };
+    progress(&format!(
+        "{target} leaves: compacted {} MiB to {} MiB in {:.1} s",
+        done.bytes_before >> 20,
+        done.bytes_after >> 20,
+        compaction.secs
+    ));
+    if let Some(filled) = state.filled.as_mut() {
+        filled.compaction = Some(compaction);
+    }
+    Ok(())
+}
+
 /// Reads random existing leaves on a freshly opened store.
 struct ColdReads<'a> {
     plan: &'a GrowPlan,
@@ -453,46 +481,30 @@ pub fn run_grow(
         }
         return Ok(done);
     }
+    // With --compact-after-fill a stretch is filled on one open of the store, compacted with
+    // the store closed, and measured on the next open.
+    let opens: &[bool] = if plan.compact_after_fill {
+        &[true, false]
+    } else {
+        &[false]
+    };
     for &target in &plan.checkpoints {
-        if plan.compact_after_fill {
-            let fill = Segment {
+        let mut done = Vec::new();
+        for &fill_only in opens {
+            let segment = Segment {
                 plan,
                 state: &mut state,
                 targets: std::slice::from_ref(&target),
                 progress,
                 cgroup,
                 floors: floors.as_mut(),
-                fill_only: true,
+                fill_only,
             };
-            plan.spec.open(TABLES, fill)??;
-            progress(&format!("{target} leaves: compacting the store"));
-            let start = Instant::now();
-            let done = plan.spec.compact(TABLES)?;
-            let compaction = FillCompaction {
-                bytes_before: done.bytes_before,
-                bytes_after: done.bytes_after,
-                secs: start.elapsed().as_secs_f64(),
-            };
-            progress(&format!(
-                "{target} leaves: compacted {} MiB to {} MiB in {:.1} s",
-                done.bytes_before >> 20,
-                done.bytes_after >> 20,
-                compaction.secs
-            ));
-            if let Some(filled) = state.filled.as_mut() {
-                filled.compaction = Some(compaction);
+            done = plan.spec.open(TABLES, segment)??;
+            if fill_only {
+                compact_stretch(plan, &mut state, target, progress)?;
             }
         }
-        let segment = Segment {
-            plan,
-            state: &mut state,
-            targets: std::slice::from_ref(&target),
-            progress,
-            cgroup,
-            floors: floors.as_mut(),
-            fill_only: false,
-        };
-        let mut done = plan.spec.open(TABLES, segment)??;
         if let Some(dir) = plan.spec.dir.as_deref() {
             let evicted = evict_dir(dir);
             progress(&format!(
