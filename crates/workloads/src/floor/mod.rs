@@ -25,6 +25,7 @@
 //! (what a compressing store, PostgreSQL's TOAST, sees), the keys are the nodes' own hashes,
 //! and the preloaded tables hold the large roots of earlier commits as `update`'s do.
 
+pub mod entries;
 pub mod recording;
 pub mod replay;
 pub mod update_writes;
@@ -34,6 +35,7 @@ use std::sync::OnceLock;
 use triebench_kv::{KvError, Store, WriteTx};
 use triebench_merkle::MerkleError;
 
+pub use entries::Entries;
 pub use recording::{RecordingStore, Write};
 pub use replay::{shuffle_entries, Replayer};
 pub use update_writes::UpdateWrites;

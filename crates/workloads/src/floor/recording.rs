@@ -10,6 +10,8 @@ use std::sync::{Mutex, PoisonError};
 
 use triebench_kv::{ContentCache, KeyRange, KvResult, ReadTx, Store, Table, WriteTx};
 
+use super::entries::Entries;
+
 /// One recorded write call, under the index of its table in the store's table list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Write {
@@ -27,7 +29,7 @@ pub enum Write {
         /// The table's index in [`Store::table_names`].
         table: usize,
         /// The `(key, value)` entries.
-        entries: Vec<(Vec<u8>, Vec<u8>)>,
+        entries: Entries,
     },
     /// A `delete`.
     Delete {
@@ -51,7 +53,7 @@ impl Write {
     pub fn bytes(&self) -> usize {
         match self {
             Write::Put { key, value, .. } => key.len() + value.len(),
-            Write::PutMany { entries, .. } => entries.iter().map(|(k, v)| k.len() + v.len()).sum(),
+            Write::PutMany { entries, .. } => entries.bytes(),
             Write::Delete { key, .. } => key.len(),
         }
     }
@@ -261,14 +263,12 @@ impl<W: WriteTx> WriteTx for RecordingWriter<'_, W> {
         if !self.record {
             return self.inner.put_many(table, entries);
         }
-        let entries: Vec<(&[u8], &[u8])> = entries.into_iter().collect();
-        self.inner.put_many(table, entries.iter().copied())?;
+        // Copied once into one buffer, then handed on from it.
+        let entries: Entries = entries.into_iter().collect();
+        self.inner.put_many(table, entries.iter())?;
         self.writes.push(Write::PutMany {
             table: table.index(),
-            entries: entries
-                .into_iter()
-                .map(|(k, v)| (k.to_vec(), v.to_vec()))
-                .collect(),
+            entries,
         });
         Ok(())
     }
@@ -333,10 +333,7 @@ mod tests {
                 put(0, b"k1", b"v1"),
                 Write::PutMany {
                     table: 1,
-                    entries: vec![
-                        (b"k2".to_vec(), b"v2".to_vec()),
-                        (b"k3".to_vec(), b"v3".to_vec())
-                    ],
+                    entries: [(b"k2", b"v2"), (b"k3", b"v3")].into_iter().collect(),
                 },
                 Write::Delete {
                     table: 0,

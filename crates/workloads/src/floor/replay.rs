@@ -51,10 +51,7 @@ impl Replayer {
                 key,
                 value,
             } => w.put(table(*t)?, key, value),
-            Write::PutMany { table: t, entries } => w.put_many(
-                table(*t)?,
-                entries.iter().map(|(k, v)| (k.as_slice(), v.as_slice())),
-            ),
+            Write::PutMany { table: t, entries } => w.put_many(table(*t)?, entries.iter()),
             Write::Delete { table: t, key } => w.delete(table(*t)?, key),
         }
     }
@@ -96,7 +93,7 @@ mod tests {
             vec![
                 Write::PutMany {
                     table: 1,
-                    entries: entries.clone(),
+                    entries: entries.iter().map(|(k, v)| (k, v)).collect(),
                 },
                 Write::Put {
                     table: 0,
