@@ -419,29 +419,30 @@ fn store_nodes<W: WriteTx>(
                 .and_then(|p| group_of.get(p as usize))
                 .map(|&pg| decided[pg as usize])
         };
-        if !first_round {
-            for i in (0..additions.len()).rev() {
-                let g = group_of[i] as usize;
-                if decided[g].is_none() && parent_state(i, decided) == Some(Some(false)) {
-                    decided[g] = Some(false);
-                }
+        // Parents before children: a present parent decides its children, theirs in turn.
+        for i in (0..additions.len()).rev() {
+            let g = group_of[i] as usize;
+            if decided[g].is_some() {
+                continue;
             }
-        }
-        for (i, &g) in group_of.iter().enumerate() {
-            if decided[g as usize].is_some() {
+            let parent = parent_state(i, decided);
+            if !first_round && parent == Some(Some(false)) {
+                decided[g] = Some(false);
                 continue;
             }
             let askable = if first_round {
                 !waiting[i]
             } else if top_down {
-                matches!(parent_state(i, decided), None | Some(Some(true)))
+                matches!(parent, None | Some(Some(true)))
             } else {
                 true
             };
             if askable {
-                ask.push(g);
+                ask.push(g as u32);
             }
         }
+        // A group asked through one addition may since have been decided through another.
+        ask.retain(|&g| decided[g as usize].is_none());
         if ask.is_empty() {
             break;
         }
