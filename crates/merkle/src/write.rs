@@ -8,7 +8,9 @@ use crate::hash::{hex_string, hex_to_raw, HexHash, RawHash};
 use crate::scratch::StoreScratch;
 use crate::tables::{read_change_log, Tables};
 use crate::update::Outcome;
-use crate::{node_table, refcount, store_layout, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
+use crate::{
+    node_table, prefix_sort, refcount, store_layout, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX,
+};
 
 /// The change-log entry a commit wrote for its root: what a view's next commit from that root
 /// expects to find there, instead of reading it (see [`persist`]).
@@ -283,6 +285,8 @@ fn store_nodes<W: WriteTx>(
     let raw = |i: u32| &raw_additions[i as usize];
     let StoreScratch {
         keyed,
+        sort_tmp,
+        sort_counts,
         group_of,
         group_len,
         group_first,
@@ -295,9 +299,10 @@ fn store_nodes<W: WriteTx>(
     } = &mut outcome.store;
     // Group occurrences of the same hash. Each addition is sorted as one integer: its raw
     // hash's first 8 bytes read big-endian, the low bits replaced by its index (the order of
-    // the storage keys). Plain integers sort about
-    // twice as fast as (prefix, index) pairs; the rare runs of equal truncated prefixes are
-    // then put in whole-hash order, so `keyed` is in whole-hash order.
+    // the storage keys). Plain integers sort about twice as fast as (prefix, index) pairs, and
+    // spread as hashes are, faster still by their top bits first (`prefix_sort`); the rare runs
+    // of equal truncated prefixes are then put in whole-hash order, so `keyed` is in
+    // whole-hash order.
     let index_bits = u32::BITS - (additions.len() as u32).leading_zeros();
     let index_mask = (1u64 << index_bits) - 1;
     let head = |k: u64| k & !index_mask;
@@ -308,7 +313,7 @@ fn store_nodes<W: WriteTx>(
         let prefix = u64::from_be_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]);
         head(prefix) | u64::from(i)
     }));
-    keyed.sort_unstable();
+    prefix_sort::sort(keyed, sort_tmp, sort_counts);
     let mut run = 0;
     for k in 1..=keyed.len() {
         if k == keyed.len() || head(keyed[k]) != head(keyed[run]) {
