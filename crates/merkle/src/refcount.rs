@@ -144,6 +144,9 @@ pub(crate) fn set_many<W: WriteTx>(
     table: Table,
     counts: &[(&RawHash, u64)],
 ) -> Result<(), MerkleError> {
+    if counts.is_empty() {
+        return Ok(());
+    }
     // Gathered first: a filtered iterator's size hint is 0, which `put_many` would take for a
     // small batch and insert key by key.
     let puts: Vec<(&RawHash, [u8; 8])> = counts
