@@ -367,12 +367,13 @@ fn store_nodes<W: WriteTx>(
     }
     // Rounds of checks. Per round, an upward pass (children before parents) decides each
     // addition from its group, from being forced (a new child of it is absent) or from an
-    // answer; a downward pass (parents before children) then decides present every addition
-    // under a present one (its hash is in that node's encoding, and a stored node's children
-    // are stored: the same rule as the forcing, read the other way). What is left undecided
-    // is asked:
+    // answer; after the first round (before it nothing is known present), a downward pass
+    // (parents before children) then decides present every addition under a present one (its
+    // hash is in that node's encoding, and a stored node's children are stored: the same rule
+    // as the forcing, read the other way). What is left undecided is asked:
     //
-    // * in the first round, the additions with no undecided new child (the deepest);
+    // * in the first round, the additions with no undecided new child (the deepest), gathered
+    //   by the upward pass itself;
     // * after it, where reads are round trips, every undecided addition at once: a batch whose
     //   nodes match stored ones several levels up (equal leaves, equal chains above them)
     //   then needs two requests, not one per level;
@@ -410,6 +411,11 @@ fn store_nodes<W: WriteTx>(
                 }
                 None => {
                     undecided = true;
+                    // In the first round, its new children (before it) have said whether
+                    // one of them is undecided.
+                    if first_round && !waiting[i] {
+                        ask.push(g as u32);
+                    }
                     if let Some(p) = parent.filter(|&p| (p as usize) < waiting.len()) {
                         waiting[p as usize] = true;
                     }
@@ -424,25 +430,17 @@ fn store_nodes<W: WriteTx>(
                 .and_then(|p| group_of.get(p as usize))
                 .map(|&pg| decided[pg as usize])
         };
-        // Parents before children: a present parent decides its children, theirs in turn.
-        for i in (0..additions.len()).rev() {
+        // After the first round, parents before children: a present parent decides its
+        // children, theirs in turn, and what is left undecided is asked.
+        for i in (0..additions.len()).rev().filter(|_| !first_round) {
             let g = group_of[i] as usize;
             if decided[g].is_some() {
                 continue;
             }
             let parent = parent_state(i, decided);
-            if !first_round && parent == Some(Some(false)) {
+            if parent == Some(Some(false)) {
                 decided[g] = Some(false);
-                continue;
-            }
-            let askable = if first_round {
-                !waiting[i]
-            } else if top_down {
-                matches!(parent, None | Some(Some(true)))
-            } else {
-                true
-            };
-            if askable {
+            } else if !top_down || matches!(parent, None | Some(Some(true))) {
                 ask.push(g as u32);
             }
         }
