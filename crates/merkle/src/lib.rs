@@ -12,6 +12,7 @@
 //! * `levels`: a batch's opened nodes by depth, for finishing a large batch a level at a time
 //!   (a wide level's nodes encoded and hashed on rayon's threads).
 //! * `write`: persists that outcome: new nodes, duplicate counts, change-log entries.
+//! * `prefix_sort`: sorts the new nodes' hash prefixes by their top bits first, for `write`.
 //! * `node_table`: the `main` table's keys, a node's raw 32-byte hash, converted from the hex
 //!   the trie works with at the store boundary.
 //! * [`store_layout`]: the store's layout version, recorded in `main`; other layouts refused.
@@ -139,6 +140,7 @@ mod leaves;
 mod levels;
 mod node;
 mod node_table;
+mod prefix_sort;
 pub mod proof;
 pub mod prune;
 mod refcount;

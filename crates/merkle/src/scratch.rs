@@ -11,6 +11,10 @@ pub(crate) struct StoreScratch {
     /// Hash prefix with the addition's index in its low bits, sorted: the additions in key
     /// order.
     pub keyed: Vec<u64>,
+    /// Scratch space sorting `keyed` (see `prefix_sort`).
+    pub sort_tmp: Vec<u64>,
+    /// Bucket counts sorting `keyed` (see `prefix_sort`).
+    pub sort_counts: Vec<u32>,
     /// Per addition, its group (additions with the same hash).
     pub group_of: Vec<u32>,
     /// Per group, how many additions it has.
@@ -49,6 +53,8 @@ impl StoreScratch {
     pub(crate) fn reusable(self) -> StoreScratch {
         StoreScratch {
             keyed: reusable(self.keyed),
+            sort_tmp: reusable(self.sort_tmp),
+            sort_counts: reusable(self.sort_counts),
             group_of: reusable(self.group_of),
             group_len: reusable(self.group_len),
             group_first: reusable(self.group_first),

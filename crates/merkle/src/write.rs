@@ -8,7 +8,9 @@ use crate::hash::{hex_string, hex_to_raw, HexHash, RawHash};
 use crate::scratch::StoreScratch;
 use crate::tables::{read_change_log, Tables};
 use crate::update::Outcome;
-use crate::{node_table, refcount, store_layout, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX};
+use crate::{
+    node_table, prefix_sort, refcount, store_layout, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX,
+};
 
 /// The change-log entry a commit wrote for its root: what a view's next commit from that root
 /// expects to find there, instead of reading it (see [`persist`]).
@@ -251,7 +253,11 @@ fn first_checks(outcome: &Outcome) -> Vec<HexHash> {
 /// (the deepest new nodes) usually decides everything, and `answers` may already hold it
 /// (asked with the change log, see [`persist`]). A commit thus costs one existence request
 /// whatever its number of changed addresses, where it cost one per deepest new node.
-/// The reference counts of duplicates are read in one request too.
+/// The same rule read downwards decides the rest of a batch that re-adds stored subtrees: a
+/// node found stored has its new children stored, so only the tops of such subtrees are asked
+/// (see the rounds below). The reference counts of duplicates are read in one request too
+/// (where reads are local, by one ordered scan: [`refcount::get_sorted`]) and written in one
+/// ordered batch.
 ///
 /// The writes then go out in ascending key order (distinct nodes have distinct keys, so no
 /// check depends on another node's write): ordered inserts are what a B-tree or LSM backend
@@ -271,12 +277,16 @@ fn store_nodes<W: WriteTx>(
         )
         .into());
     }
-    let hash = |i: u32| &outcome.hashes[additions[i as usize].node as usize];
     // The storage key of addition `i` (see `node_table`): hashed raw, kept beside the hex.
+    // Grouping and ordering go by it too: raw bytes sort as their hex digits do, it is half
+    // the bytes, and it lies in addition order (the hex hashes lie in arena order, a lookup
+    // away).
     let raw_additions = &outcome.raw_additions;
     let raw = |i: u32| &raw_additions[i as usize];
     let StoreScratch {
         keyed,
+        sort_tmp,
+        sort_counts,
         group_of,
         group_len,
         group_first,
@@ -287,27 +297,28 @@ fn store_nodes<W: WriteTx>(
         ask,
         puts,
     } = &mut outcome.store;
-    // Group occurrences of the same hash. Each addition is sorted as one integer: its hash's
-    // first 8 bytes read big-endian, the low bits replaced by its index (hex digits sort as the
-    // raw bytes do, so this is also the order of the storage keys). Plain integers sort about
-    // twice as fast as (prefix, index) pairs; the rare runs of equal truncated prefixes are
-    // then put in whole-hash order, so `keyed` is in whole-hash order.
+    // Group occurrences of the same hash. Each addition is sorted as one integer: its raw
+    // hash's first 8 bytes read big-endian, the low bits replaced by its index (the order of
+    // the storage keys). Plain integers sort about twice as fast as (prefix, index) pairs, and
+    // spread as hashes are, faster still by their top bits first (`prefix_sort`); the rare runs
+    // of equal truncated prefixes are then put in whole-hash order, so `keyed` is in
+    // whole-hash order.
     let index_bits = u32::BITS - (additions.len() as u32).leading_zeros();
     let index_mask = (1u64 << index_bits) - 1;
     let head = |k: u64| k & !index_mask;
     let index = |k: u64| (k & index_mask) as u32;
     keyed.clear();
     keyed.extend((0..additions.len() as u32).map(|i| {
-        let h = hash(i);
+        let h = raw(i);
         let prefix = u64::from_be_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]);
         head(prefix) | u64::from(i)
     }));
-    keyed.sort_unstable();
+    prefix_sort::sort(keyed, sort_tmp, sort_counts);
     let mut run = 0;
     for k in 1..=keyed.len() {
         if k == keyed.len() || head(keyed[k]) != head(keyed[run]) {
             if k - run > 1 {
-                keyed[run..k].sort_unstable_by(|&a, &b| hash(index(a)).cmp(hash(index(b))));
+                keyed[run..k].sort_unstable_by(|&a, &b| raw(index(a)).cmp(raw(index(b))));
             }
             run = k;
         }
@@ -319,7 +330,7 @@ fn store_nodes<W: WriteTx>(
     for (k, &key) in keyed.iter().enumerate() {
         let i = index(key);
         // Equal prefixes first: distinct hashes almost always differ there.
-        let same = k > 0 && head(keyed[k - 1]) == head(key) && hash(index(keyed[k - 1])) == hash(i);
+        let same = k > 0 && head(keyed[k - 1]) == head(key) && raw(index(keyed[k - 1])) == raw(i);
         if !same {
             group_len.push(0);
             group_first.push(i);
@@ -349,22 +360,41 @@ fn store_nodes<W: WriteTx>(
     answered.clear();
     answered.resize(group_len.len(), None);
     for (asked, present) in answers {
-        if let Ok(g) = group_first.binary_search_by(|&i| hash(i).cmp(&asked)) {
+        let asked = node_table::key(&asked);
+        if let Ok(g) = group_first.binary_search_by(|&i| raw(i).cmp(&asked)) {
             answered[g] = Some(present);
         }
     }
-    // Rounds of checks: per pass, each addition is decided (from its group, from being forced
-    // or from an answer) or, if none of its new children is still undecided, asked in this
-    // round's request. The lowest undecided addition can always be asked, so each round
-    // decides something.
+    // Rounds of checks. Per round, an upward pass (children before parents) decides each
+    // addition from its group, from being forced (a new child of it is absent) or from an
+    // answer; after the first round (before it nothing is known present), a downward pass
+    // (parents before children) then decides present every addition under a present one (its
+    // hash is in that node's encoding, and a stored node's children are stored: the same rule
+    // as the forcing, read the other way). What is left undecided is asked:
+    //
+    // * in the first round, the additions with no undecided new child (the deepest), gathered
+    //   by the upward pass itself;
+    // * after it, where reads are round trips, every undecided addition at once: a batch whose
+    //   nodes match stored ones several levels up (equal leaves, equal chains above them)
+    //   then needs two requests, not one per level;
+    // * after it, where reads are not round trips (a call each, rounds cost nothing), only the
+    //   topmost undecided additions (no parent among the additions, or an absent one): a
+    //   batch re-adding stored subtrees under a new path asks for the subtrees' tops, not for
+    //   every node in them (the `hotpath` example's (c'): ~1,300 asks instead of ~31,000).
+    //
+    // Some addition can always be asked (the deepest undecided in the first round, the topmost
+    // after it), so each round decides something.
+    let top_down = !w.reads_are_round_trips();
+    let parent_of = |i: usize| addition_of.get(additions[i].parent as usize).copied();
     let mut waiting = vec![false; additions.len()];
     let mut first_round = answered.iter().all(Option::is_none);
     loop {
         waiting.fill(false);
         ask.clear();
-        for (i, addition) in additions.iter().enumerate() {
-            let g = group_of[i] as usize;
-            let parent = addition_of.get(addition.parent as usize).copied();
+        let mut undecided = false;
+        for (i, &g) in group_of.iter().enumerate() {
+            let g = g as usize;
+            let parent = parent_of(i);
             let state = match decided[g] {
                 Some(absent) => Some(absent),
                 None if forced[g] => Some(true),
@@ -380,10 +410,10 @@ fn store_nodes<W: WriteTx>(
                     }
                 }
                 None => {
-                    // After the first round, every node still undecided is asked at once: a
-                    // batch whose nodes match stored ones several levels up (equal leaves,
-                    // equal chains above them) then needs two rounds, not one per level.
-                    if !waiting[i] || !first_round {
+                    undecided = true;
+                    // In the first round, its new children (before it) have said whether
+                    // one of them is undecided.
+                    if first_round && !waiting[i] {
                         ask.push(g as u32);
                     }
                     if let Some(p) = parent.filter(|&p| (p as usize) < waiting.len()) {
@@ -392,6 +422,30 @@ fn store_nodes<W: WriteTx>(
                 }
             }
         }
+        if !undecided {
+            break;
+        }
+        let parent_state = |i: usize, decided: &[Option<bool>]| {
+            parent_of(i)
+                .and_then(|p| group_of.get(p as usize))
+                .map(|&pg| decided[pg as usize])
+        };
+        // After the first round, parents before children: a present parent decides its
+        // children, theirs in turn, and what is left undecided is asked.
+        for i in (0..additions.len()).rev().filter(|_| !first_round) {
+            let g = group_of[i] as usize;
+            if decided[g].is_some() {
+                continue;
+            }
+            let parent = parent_state(i, decided);
+            if parent == Some(Some(false)) {
+                decided[g] = Some(false);
+            } else if !top_down || matches!(parent, None | Some(Some(true))) {
+                ask.push(g as u32);
+            }
+        }
+        // A group asked through one addition may since have been decided through another.
+        ask.retain(|&g| decided[g as usize].is_none());
         if ask.is_empty() {
             break;
         }
@@ -451,18 +505,21 @@ fn store_nodes<W: WriteTx>(
         .map(|(raw, _)| *raw)
         .filter(|raw| !counts.contains_key(*raw))
         .collect();
-    let fetched = refcount::get_many(w, tables.duplicate_log, &raws)?;
+    // In key order (`counted` is in `keyed`'s order): read by one scan where reads are local.
+    let fetched = refcount::get_sorted(w, tables.duplicate_log, &raws)?;
     // `raws` is `counted` less those in `counts`, in the same order: each fetched count is
     // taken in turn rather than through a map (a commit re-adding 31,000 stored nodes spent 5%
     // of its time in those lookups).
     let mut fetched = fetched.into_iter();
-    for (raw, extra) in counted {
-        let count = match counts.get(raw) {
+    for (raw, extra) in &mut counted {
+        let count = match counts.get(*raw) {
             Some(&count) => count,
             None => fetched.next().unwrap_or(0),
         };
-        refcount::set(w, tables.duplicate_log, raw, count.saturating_add(extra))?;
+        *extra = count.saturating_add(*extra);
     }
+    // In key order (`keyed`'s): one ordered batch.
+    refcount::set_many(w, tables.duplicate_log, &counted)?;
     // Ranges checked above.
     let encodings = &outcome.encodings;
     w.put_many(
@@ -521,9 +578,11 @@ mod tests {
     use triebench_kv::btree::BTreeStore;
     use triebench_kv::{ReadTx, Store};
 
-    fn hash(first: &[u8; 8], fill: u8) -> HexHash {
+    /// A hex hash: `first` (16 digits, the raw hash's first 8 bytes: the sort key's prefix)
+    /// then `fill`.
+    fn hash(first: &[u8; 16], fill: u8) -> HexHash {
         let mut h = [fill; 64];
-        h[..8].copy_from_slice(first);
+        h[..16].copy_from_slice(first);
         h
     }
 
@@ -534,8 +593,11 @@ mod tests {
     fn equal_prefixes_group_by_whole_hash() {
         let store = BTreeStore::open(crate::TABLES).expect("store");
         let tables = Tables::resolve(&store).expect("tables");
-        let (a, b) = (hash(b"aaaaaaaa", b'1'), hash(b"aaaaaaaa", b'0'));
-        let c = hash(b"aaaaaaab", b'0');
+        let (a, b) = (
+            hash(b"aaaaaaaaaaaaaaaa", b'1'),
+            hash(b"aaaaaaaaaaaaaaaa", b'0'),
+        );
+        let c = hash(b"aaaaaaaaaaaaaaab", b'0');
         let mut outcome = Outcome {
             root: a,
             additions: Vec::new(),
