@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The trie's hot path against its SHA-512 floor, and the growth fill, on one thread and on two
 # (RAYON_NUM_THREADS), alternating, from a release build of the checkout this folder names.
-# Usage: results/2026-11-28-vm-hotpath/run.sh [RUNS] (from the checkout's root; as root for
+# Usage: results/2026-11-29-vm-hotpath/run.sh [RUNS] (from the checkout's root; as root for
 # nothing: the fill's stores go under /dev/shm and are removed).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-out=results/2026-11-28-vm-hotpath
+out=results/2026-11-29-vm-hotpath
 runs=${1:-3}
 cargo build -q --release -p triebench-merkle --no-default-features --example hotpath
 cargo build -q --release -p triebench-cli
