@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 out=results/2026-11-29-vm-hotpath
 runs=${1:-3}
 cargo build -q --release -p triebench-merkle --no-default-features --example hotpath
-cargo build -q --release -p triebench-cli
+cargo build -q --release --features sqlite-db -p triebench-cli
 target=$(scripts/target-dir.sh)
 : >"$out/hotpath.txt"
 for run in $(seq "$runs"); do

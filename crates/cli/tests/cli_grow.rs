@@ -196,6 +196,12 @@ fn lmdb_compacted_after_each_fill_drops_its_free_pages_and_keeps_its_leaves() {
         String::from_utf8_lossy(&run.stderr).contains("compacted"),
         "the compaction is shown as it runs"
     );
+    let table = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(
+        table.matches("compacted after the fill: data file").count(),
+        2,
+        "a line under each checkpoint's row: {table}"
+    );
     // Every checkpoint still reads its leaves back (a leaf read as absent fails the run), and
     // each records a compaction that shrank the data file.
     check_curve(&out, true);

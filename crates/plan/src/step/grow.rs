@@ -19,7 +19,7 @@ use triebench_measure::mem_cgroup::{parse_size, MemCgroup};
 use triebench_measure::page_evict;
 use triebench_record::grow::{self, Checkpoint, GrowRecord};
 use triebench_record::net::NetRecord;
-use triebench_report::render::grow_lines::{floor_line, row, space_line, HEADER};
+use triebench_report::render::grow_lines::{compaction_line, floor_line, row, space_line, HEADER};
 
 use crate::error::PlanError;
 
@@ -217,6 +217,9 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
             println!("{line}");
         }
         if let Some(line) = floor_line(c) {
+            println!("{line}");
+        }
+        if let Some(line) = compaction_line(c) {
             println!("{line}");
         }
         record.checkpoints.push(c.clone());

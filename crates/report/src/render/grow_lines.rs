@@ -71,6 +71,22 @@ pub fn floor_line(c: &Checkpoint) -> Option<String> {
     ))
 }
 
+/// The compaction after the stretch's fill (`grow --compact-after-fill`), in one line under its
+/// [`row`]: the data file before and after, and the time it took; `None` where none ran.
+pub fn compaction_line(c: &Checkpoint) -> Option<String> {
+    let done = c.compaction.as_ref()?;
+    Some(format!(
+        "{:>9} compacted after the fill: data file {:.1} MB -> {:.1} MB ({:.0} -> {:.0} B/leaf) in \
+         {:.1} s, before the commits and reads above",
+        "",
+        done.bytes_before as f64 / 1e6,
+        done.bytes_after as f64 / 1e6,
+        done.bytes_before as f64 / c.leaves.max(1) as f64,
+        done.bytes_after as f64 / c.leaves.max(1) as f64,
+        done.secs,
+    ))
+}
+
 /// Where the store's bytes go at a checkpoint, per leaf, in one line under its [`row`]: the data
 /// (keys and values as stored: a node's key is its raw 32-byte hash, store layout 2), then each table's pages with their index, out-of-line and
 /// unused parts, the free pages and the rest; `None` where the store reported none.
