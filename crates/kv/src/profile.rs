@@ -247,6 +247,12 @@ impl Profile {
         !matches!(self, Profile::Btree)
     }
 
+    /// Whether [`BackendSpec::compact`](crate::BackendSpec::compact) can compact the profile's
+    /// store: LMDB's, whose data file keeps every page a commit copied.
+    pub fn compacts(self) -> bool {
+        matches!(self, Profile::Lmdb | Profile::LmdbAsync)
+    }
+
     /// Every valid name, comma-separated, for error messages.
     pub fn valid_names() -> String {
         Profile::ALL.map(Profile::name).join(", ")

@@ -95,10 +95,10 @@ impl BackendSpec {
     pub fn compact(&self, tables: &[&str]) -> KvResult<Compaction> {
         match self.profile {
             #[cfg(feature = "lmdb")]
-            Profile::Lmdb | Profile::LmdbAsync if self.profile.is_enabled() => {
+            profile if profile.compacts() => {
                 let options = crate::lmdb::LmdbOptions {
                     map_size: self.lmdb_map_size,
-                    transact_flags: self.profile == Profile::LmdbAsync,
+                    transact_flags: profile == Profile::LmdbAsync,
                 };
                 crate::lmdb::compact::compact(self.require_dir()?, tables, options)
             }

@@ -19,36 +19,35 @@ use crate::compaction::Compaction;
 use crate::error::{KvError, KvResult};
 use crate::store_dir::sync_dir;
 
-use super::{LmdbOptions, LmdbStore, BACKEND};
+use super::{LmdbOptions, LmdbStore, StoreFiles, BACKEND};
 
-/// Where the compacted copy is written before it replaces the data file: a directory beside
-/// `lmdb/` (LMDB writes `data.mdb` into it) or, for `lmdb-async`'s single file, a file beside it.
-fn copy_path(dir: &Path, transact_flags: bool) -> PathBuf {
-    if transact_flags {
-        dir.join("triebench.lmdb.compact")
-    } else {
-        dir.join("lmdb.compact")
-    }
+/// Where the compacted copy is written before it replaces the data file (`env_path` with
+/// `.compact` added): a directory beside `lmdb/` (LMDB writes `data.mdb` into it) or, for
+/// `lmdb-async`'s single file, a file beside it.
+fn copy_path(env_path: &Path) -> PathBuf {
+    let mut name = env_path.as_os_str().to_owned();
+    name.push(".compact");
+    PathBuf::from(name)
 }
 
 /// Compacts the store in `dir` (opened with `tables` and `options`, as [`LmdbStore::open`]
 /// would): a compacted copy of its data file replaces it. The store must exist (nothing is
 /// created) and must not be open elsewhere.
 pub fn compact(dir: &Path, tables: &[&str], options: LmdbOptions) -> KvResult<Compaction> {
-    let existing = if options.transact_flags {
-        dir.join("triebench.lmdb")
-    } else {
-        dir.join("lmdb").join("data.mdb")
-    };
-    std::fs::symlink_metadata(&existing)
-        .map_err(|e| KvError::io("find the store to compact", &existing, e))?;
-    let copy = copy_path(dir, options.transact_flags);
+    let StoreFiles {
+        env_path,
+        data_file,
+        ..
+    } = StoreFiles::under(dir, options.transact_flags);
+    std::fs::symlink_metadata(&data_file)
+        .map_err(|e| KvError::io("find the store to compact", &data_file, e))?;
+    let copy = copy_path(&env_path);
     remove_leftover(&copy)?;
-    let (data_file, copied_file) = if options.transact_flags {
-        (dir.join("triebench.lmdb"), copy.clone())
+    let copied_file = if options.transact_flags {
+        copy.clone()
     } else {
         crate::store_dir::create_store_dir(&copy)?;
-        (dir.join("lmdb").join("data.mdb"), copy.join("data.mdb"))
+        copy.join("data.mdb")
     };
     let bytes_before = {
         let store = LmdbStore::open(dir, tables, options)?;
@@ -163,7 +162,7 @@ mod tests {
             };
             let before = churned(&dir, options);
             // A copy an interrupted compaction left is removed, not read.
-            let leftover = copy_path(&dir, transact_flags);
+            let leftover = copy_path(&StoreFiles::under(&dir, transact_flags).env_path);
             std::fs::write(&leftover, b"half a copy").expect("leftover");
             let done = compact(&dir, TABLES, options).expect("compact");
             assert!(

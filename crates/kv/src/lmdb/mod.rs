@@ -76,6 +76,38 @@ impl Default for LmdbOptions {
     }
 }
 
+/// Where a store's files are under its directory.
+struct StoreFiles {
+    /// What LMDB opens: the `lmdb` subdirectory, or `lmdb-async`'s single data file.
+    env_path: PathBuf,
+    /// The data file.
+    data_file: PathBuf,
+    /// The lock file.
+    lock_file: PathBuf,
+}
+
+impl StoreFiles {
+    /// The files of a store in `dir`, with Transact's flags (`lmdb-async`: one file, no
+    /// subdirectory) or LMDB's own.
+    fn under(dir: &Path, transact_flags: bool) -> Self {
+        if transact_flags {
+            let file = dir.join("triebench.lmdb");
+            StoreFiles {
+                env_path: file.clone(),
+                data_file: file,
+                lock_file: dir.join("triebench.lmdb-lock"),
+            }
+        } else {
+            let sub = dir.join("lmdb");
+            StoreFiles {
+                data_file: sub.join("data.mdb"),
+                lock_file: sub.join("lock.mdb"),
+                env_path: sub,
+            }
+        }
+    }
+}
+
 /// An LMDB environment with one named database per declared table.
 #[derive(Debug)]
 pub struct LmdbStore {
@@ -98,17 +130,17 @@ impl LmdbStore {
         let names = validate_tables(tables)?;
         crate::store_dir::create_store_dir(dir)?;
         let mut flags = EnvironmentFlags::NO_TLS;
-        let (env_path, data_file, lock_file) = if options.transact_flags {
+        if options.transact_flags {
             flags |= EnvironmentFlags::WRITE_MAP
                 | EnvironmentFlags::MAP_ASYNC
                 | EnvironmentFlags::NO_READAHEAD
                 | EnvironmentFlags::NO_SUB_DIR;
-            let file = dir.join("triebench.lmdb");
-            (file.clone(), file, dir.join("triebench.lmdb-lock"))
-        } else {
-            let sub = dir.join("lmdb");
-            (sub.clone(), sub.join("data.mdb"), sub.join("lock.mdb"))
-        };
+        }
+        let StoreFiles {
+            env_path,
+            data_file,
+            lock_file,
+        } = StoreFiles::under(dir, options.transact_flags);
         // Held until the truncation check is done (see the module docs).
         let _creating = DirLock::exclusive(dir)?;
         if !options.transact_flags {

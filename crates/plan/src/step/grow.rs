@@ -110,11 +110,11 @@ pub fn grow(args: &GrowOptions) -> Result<(), PlanError> {
             "--reads, --commits and --fill-batch must be at least 1".into(),
         ));
     }
-    if args.compact_after_fill && !matches!(profile, Profile::Lmdb | Profile::LmdbAsync) {
-        return Err(PlanError::Usage(format!(
-            "--compact-after-fill: `{profile}` cannot be compacted; only `lmdb` and `lmdb-async` \
-             can (their data file keeps the pages a commit copied)"
-        )));
+    if args.compact_after_fill && !profile.compacts() {
+        return Err(triebench_kv::KvError::CompactionUnsupported {
+            profile: profile.name(),
+        }
+        .into());
     }
     let limit = memory_limit(args)?;
     let budget = size_to(args, profile, limit)?;
