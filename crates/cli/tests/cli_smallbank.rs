@@ -59,6 +59,35 @@ fn an_unknown_profile_is_one_error() {
 }
 
 #[test]
+fn a_transact_state_without_a_runner_or_of_0_3_7_is_one_error() {
+    // No runner beside the test binary's triebench and none named: how to build one.
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-runner");
+    let run = triebench(&[
+        "smallbank",
+        "--profile",
+        "btree",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--transact",
+        "transact-0.4.7:lmdb",
+        "--transact-runner",
+        missing.to_str().unwrap(),
+    ]);
+    assert!(!run.status.success());
+    let err = stderr(&run);
+    assert!(err.contains("crates/transact-compare"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // A failed start takes back what it made, so the same command can run again.
+    assert!(!dir.path().join("transact").exists(), "nothing left");
+
+    let run = triebench(&["smallbank", "--transact", "transact-0.3.7:lmdb"]);
+    assert!(!run.status.success());
+    let err = stderr(&run);
+    assert!(err.contains("Transact 0.3.7 has no executor"), "{err}");
+}
+
+#[test]
 fn the_command_family_runs_and_an_unknown_family_is_one_error() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("command.json");

@@ -12,7 +12,7 @@ use triebench_record::layout::{
     cpu_idle_path, engines_path, field_dir, grow_dir, io_profile_path, phases_path, records_dir,
 };
 use triebench_report::read::load_runs::load_dir;
-use triebench_smallbank::{Family, SmallbankOptions};
+use triebench_smallbank::{Family, SmallbankOptions, TransactStore};
 
 use crate::criterion_route::{bench_env, cargo, cargo_args};
 use crate::describe::{
@@ -307,6 +307,7 @@ fn run_step(
                                 block_size: SMALLBANK_BLOCK,
                                 seed: FIELD_SEED,
                                 trace: None,
+                                transact: TransactStore::Memory,
                             },
                             out: None,
                             run_record: record,

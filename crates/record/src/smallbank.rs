@@ -59,6 +59,11 @@ pub struct SmallbankResult {
     pub family: String,
     /// The triebench profile.
     pub profile: String,
+    /// Transact's state beside it: `transact-0.4.7:btree` (its MerkleState in memory, in the
+    /// same process; what a file from before this field ran) or a `transact-runner`
+    /// implementation (`transact-0.4.7:lmdb`, `transact-0.4.7:sqlite-wal-full`, ...).
+    #[serde(default = "transact_in_memory")]
+    pub transact_state: String,
     /// Accounts created (the playlist's first transactions).
     pub accounts: u64,
     /// Transactions after the account creations.
@@ -79,14 +84,26 @@ pub struct SmallbankResult {
     pub changes_per_block: f64,
     /// triebench-transact-state on `profile`.
     pub triebench: SideFigures,
-    /// Transact 0.4.7's MerkleState on its in-memory BTreeDatabase.
+    /// Transact 0.4.7's state named by `transact_state`.
     pub transact: SideFigures,
     /// Bytes this process (and a managed server) wrote per block during triebench's commits,
     /// mean (`/proc/<pid>/io` `write_bytes`: 0 on tmpfs and in memory).
     pub triebench_bytes_written_per_block: f64,
     /// Bytes the state directory takes at the end (allocated blocks; 0 for in-memory
-    /// profiles and servers reached by URL).
+    /// profiles and servers reached by URL; Transact's store under it not counted).
     pub state_bytes: u64,
+    /// The same as `triebench_bytes_written_per_block` for Transact's commits (its runner
+    /// process and the PostgreSQL server started for it; 0 in memory).
+    #[serde(default)]
+    pub transact_bytes_written_per_block: f64,
+    /// Bytes Transact's store takes at the end (`<dir>/transact`; 0 in memory).
+    #[serde(default)]
+    pub transact_state_bytes: u64,
+}
+
+/// Transact's side of a record that names none: its MerkleState in memory.
+fn transact_in_memory() -> String {
+    "transact-0.4.7:btree".to_string()
 }
 
 /// The family of a SmallBank record that names none.

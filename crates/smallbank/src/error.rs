@@ -69,10 +69,22 @@ pub enum SmallbankError {
         /// 1-based block number.
         block: u64,
         /// How many changes triebench's side produced.
-        ours: usize,
+        ours: u64,
         /// How many changes Transact's side produced.
-        theirs: usize,
+        theirs: u64,
     },
+    /// `transact-runner` (Transact's durable side) could not be started.
+    #[error("cannot start {} (build it with `cargo build --release --manifest-path crates/transact-compare/Cargo.toml --target-dir target`, or name it with --transact-runner): {source}", path.display())]
+    RunnerStart {
+        /// The runner binary.
+        path: PathBuf,
+        /// What went wrong.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `transact-runner` failed, stopped, or said something out of turn.
+    #[error("Transact's side: {0}")]
+    Runner(String),
     /// The trace file could not be written.
     #[error("cannot write the trace {}: {source}", path.display())]
     Trace {

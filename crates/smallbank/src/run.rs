@@ -1,48 +1,23 @@
-//! A run: a family's transactions (SmallBank's playlist, or the command family's) in blocks, each block executed by Transact's executor and
-//! committed on both sides (triebench-transact-state on a profile, Transact's MerkleState in
-//! memory), the previous root pruned, every block's root compared.
+//! A run: a family's transactions (SmallBank's playlist, or the command family's) in blocks,
+//! each block executed by Transact's executor and committed on both sides (triebench's
+//! [`Side`] on a profile, then the Transact [`Reference`]: its MerkleState in memory, or one of
+//! its durable states in a `transact-runner`), the previous root pruned, every block's changes
+//! and root compared.
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use transact::database::btree::BTreeDatabase;
-use transact::protocol::batch::BatchPair;
-use transact::state::merkle::{MerkleRadixTree, MerkleState, INDEXES};
-use transact::state::{Prune, StateChange, Write};
 use triebench_kv::Store;
 
-use crate::batch::batch_of;
+use crate::blocks::Blocks;
 use crate::error::SmallbankError;
-use crate::family::Family;
-use crate::io_counter::{dir_bytes, write_bytes};
-use crate::pipeline::{Executed, Pipeline};
+use crate::io_counter::dir_bytes;
+use crate::options::SmallbankOptions;
+use crate::reference::{Reference, TRANSACT_DIR};
 use crate::result::{Percentiles, SideFigures, SmallbankResult};
-
-/// What to run, where.
-#[derive(Debug, Clone)]
-pub struct SmallbankOptions {
-    /// The transaction family (SmallBank by default).
-    pub family: Family,
-    /// The triebench profile (`btree`, `lmdb`, `sqlite-wal-full`, `postgres`, ...).
-    pub profile: String,
-    /// The state directory for file-backed profiles (created if missing).
-    pub dir: Option<PathBuf>,
-    /// Accounts the playlist creates first (at least 2), or keys the command family creates
-    /// (at least 1).
-    pub accounts: u64,
-    /// Transactions after the account creations.
-    pub transactions: u64,
-    /// Transactions per block (at least 1).
-    pub block_size: u64,
-    /// The playlist's seed.
-    pub seed: u64,
-    /// Where to write the run's per-block changes as a `triebench root` commit file, with the
-    /// roots beside it in `<trace>.roots`.
-    pub trace: Option<PathBuf>,
-}
+use crate::side::{BlockOutcome, Side};
 
 /// How far a run has got, for a progress line.
 #[derive(Debug, Clone, Copy)]
@@ -63,6 +38,11 @@ struct Times {
 }
 
 impl Times {
+    fn add(&mut self, outcome: &BlockOutcome) {
+        self.execute_ns.push(outcome.execute_ns);
+        self.commit_ns.push(outcome.commit_ns);
+    }
+
     fn figures(mut self, transactions: u64) -> SideFigures {
         let execute_s = self.execute_ns.iter().sum::<u64>() as f64 / 1e9;
         let commit_s = self.commit_ns.iter().sum::<u64>() as f64 / 1e9;
@@ -79,54 +59,6 @@ impl Times {
             commit: Percentiles::of(&mut self.commit_ns),
         }
     }
-}
-
-fn ns_since(start: Instant) -> u64 {
-    u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
-}
-
-/// A block's changes as one commit: the last change to each address wins, in address order
-/// (what the block's final context holds; each address appears once, as the commit file
-/// format requires).
-fn block_commit(executed: &Executed) -> Vec<StateChange> {
-    let mut last: BTreeMap<&str, &StateChange> = BTreeMap::new();
-    for change in &executed.changes {
-        let key = match change {
-            StateChange::Set { key, .. } | StateChange::Delete { key } => key.as_str(),
-        };
-        last.insert(key, change);
-    }
-    last.into_values().cloned().collect()
-}
-
-/// Whether two commits change the same addresses to the same values (Transact's
-/// `StateChange` has no `PartialEq`).
-fn same_changes(a: &[StateChange], b: &[StateChange]) -> bool {
-    let view = |c: &StateChange| match c {
-        StateChange::Set { key, value } => (key.clone(), Some(value.clone())),
-        StateChange::Delete { key } => (key.clone(), None),
-    };
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| view(x) == view(y))
-}
-
-/// The commit file line of a block's changes.
-fn trace_line(changes: &[StateChange]) -> String {
-    let mut set = serde_json::Map::new();
-    let mut delete = Vec::new();
-    for change in changes {
-        match change {
-            StateChange::Set { key, value } => {
-                set.insert(key.clone(), serde_json::Value::String(hex::encode(value)));
-            }
-            StateChange::Delete { key } => delete.push(serde_json::Value::String(key.clone())),
-        }
-    }
-    let mut line = serde_json::Map::new();
-    line.insert("set".into(), serde_json::Value::Object(set));
-    if !delete.is_empty() {
-        line.insert("delete".into(), serde_json::Value::Array(delete));
-    }
-    serde_json::Value::Object(line).to_string()
 }
 
 /// The trace's two files, open.
@@ -158,9 +90,9 @@ impl Trace {
         }
     }
 
-    fn block(&mut self, changes: &[StateChange], root: &str) -> Result<(), SmallbankError> {
-        let written = writeln!(self.changes, "{}", trace_line(changes))
-            .and_then(|()| writeln!(self.roots, "{root}"));
+    fn block(&mut self, line: &str, root: &str) -> Result<(), SmallbankError> {
+        let written =
+            writeln!(self.changes, "{line}").and_then(|()| writeln!(self.roots, "{root}"));
         written.map_err(|e| self.error(e))
     }
 
@@ -211,42 +143,28 @@ pub fn run(
         },
     )?;
     let server = ours.trie().store().server_pid();
-
-    let db = Box::new(BTreeDatabase::new(&INDEXES));
-    let transact_root = MerkleRadixTree::new(db.clone(), None)
-        .map_err(|e| state_error("transact", 0, e))?
-        .get_merkle_root();
-    let theirs = MerkleState::new(db);
     let mut root = ours.initial_root();
+    let (mut reference, transact_root) = Reference::start(options)?;
     if root != transact_root {
+        let _ = reference.finish();
         return Err(SmallbankError::RootMismatch {
             block: 0,
             ours: root,
             theirs: transact_root,
         });
     }
-
-    let start_error = |side: &'static str| {
-        move |message| SmallbankError::Execution {
-            side,
-            block: 0,
-            message,
+    let our_side = match Side::start("triebench", Box::new(ours), family, server) {
+        Ok(side) => side,
+        Err(e) => {
+            let _ = reference.finish();
+            return Err(e);
         }
     };
-    let our_pipeline =
-        Pipeline::start(Box::new(ours.clone()), family).map_err(start_error("triebench"))?;
-    let their_pipeline =
-        Pipeline::start(Box::new(theirs.clone()), family).map_err(start_error("transact"))?;
 
-    let mut trace = options.trace.as_deref().map(Trace::create).transpose()?;
-    let total = options.accounts + options.transactions;
-    let blocks = total.div_ceil(options.block_size);
-    let mut playlist = family
-        .transactions(options.accounts, options.seed)
-        .take(total as usize);
     let mut result = SmallbankResult {
         family: family.name().to_string(),
         profile: options.profile.clone(),
+        transact_state: options.transact.name(),
         accounts: options.accounts,
         transactions: options.transactions,
         block_size: options.block_size,
@@ -254,100 +172,64 @@ pub fn run(
         ..SmallbankResult::default()
     };
     let (mut our_times, mut their_times) = (Times::default(), Times::default());
-    let mut written = 0u64;
+    let (mut our_written, mut their_written) = (0u64, 0u64);
     let mut changed = 0u64;
     let started = Instant::now();
-    let mut index = 0u64;
     let outcome = (|| {
-        for block in 1..=blocks {
-            let mut batches: Vec<BatchPair> = Vec::with_capacity(options.block_size as usize);
-            for transaction in playlist.by_ref().take(options.block_size as usize) {
-                batches.push(batch_of(index, &transaction?)?);
-                index += 1;
-            }
-            let exec_error = |side: &'static str| {
-                move |message| SmallbankError::Execution {
-                    side,
-                    block,
-                    message,
-                }
-            };
-
-            // triebench: execute, then commit the block and prune the previous root.
-            let t = Instant::now();
-            let executed = our_pipeline
-                .execute(&root, batches.clone())
-                .map_err(exec_error("triebench"))?;
-            our_times.execute_ns.push(ns_since(t));
-            let changes = block_commit(&executed);
-            let before = write_bytes(server);
-            let t = Instant::now();
-            let ours_next = ours
-                .commit(&root, &changes)
-                .map_err(|e| state_error("triebench", block, e))?;
-            if ours_next != root {
-                ours.prune(vec![root.clone()])
-                    .map_err(|e| state_error("triebench", block, e))?;
-            }
-            our_times.commit_ns.push(ns_since(t));
-            written += write_bytes(server).saturating_sub(before);
-
-            // Transact: the same on its MerkleState.
-            let t = Instant::now();
-            let their_executed = their_pipeline
-                .execute(&root, batches)
-                .map_err(exec_error("transact"))?;
-            their_times.execute_ns.push(ns_since(t));
-            let their_changes = block_commit(&their_executed);
-            let t = Instant::now();
-            let theirs_next = theirs
-                .commit(&root, &their_changes)
-                .map_err(|e| state_error("transact", block, e))?;
-            // Transact 0.4.7 deletes its live head when a prune follows a commit that changed
-            // nothing (docs/findings/transact.md): both sides prune only a root left behind.
-            if theirs_next != root {
-                theirs
-                    .prune(vec![root.clone()])
-                    .map_err(|e| state_error("transact", block, e))?;
-            }
-            their_times.commit_ns.push(ns_since(t));
-
-            if !same_changes(&changes, &their_changes) {
+        let mut trace = options.trace.as_deref().map(Trace::create).transpose()?;
+        let mut blocks = Blocks::new(
+            family,
+            options.accounts,
+            options.transactions,
+            options.block_size,
+            options.seed,
+        );
+        while let Some((block, batches)) = blocks.next_block()? {
+            // triebench, then Transact: execute, commit the block, prune the previous root.
+            let ours = our_side.block(block, &root, batches.clone())?;
+            let theirs = reference.block(block, &root, batches)?;
+            if ours.outcome.changes_sha256 != theirs.changes_sha256 {
                 return Err(SmallbankError::ChangesMismatch {
                     block,
-                    ours: changes.len(),
-                    theirs: their_changes.len(),
+                    ours: ours.outcome.changes,
+                    theirs: theirs.changes,
                 });
             }
-            if ours_next != theirs_next {
+            if ours.outcome.root != theirs.root {
                 return Err(SmallbankError::RootMismatch {
                     block,
-                    ours: ours_next,
-                    theirs: theirs_next,
+                    ours: ours.outcome.root,
+                    theirs: theirs.root,
                 });
             }
             if let Some(trace) = trace.as_mut() {
-                trace.block(&changes, &ours_next)?;
+                trace.block(&ours.line, &ours.outcome.root)?;
             }
-            result.valid_transactions += executed.valid;
-            result.invalid_transactions += executed.invalid;
-            changed += changes.len() as u64;
-            root = ours_next;
+            our_times.add(&ours.outcome);
+            their_times.add(&theirs);
+            our_written += ours.outcome.written_bytes;
+            their_written += theirs.written_bytes;
+            result.valid_transactions += ours.outcome.valid;
+            result.invalid_transactions += ours.outcome.invalid;
+            changed += ours.outcome.changes;
+            root = ours.outcome.root;
             result.blocks = block;
             progress(Progress {
                 block,
-                blocks,
+                blocks: blocks.count,
                 elapsed_s: started.elapsed().as_secs_f64(),
             });
         }
+        if let Some(trace) = trace {
+            trace.finish()?;
+        }
         Ok(())
     })();
-    our_pipeline.stop();
-    their_pipeline.stop();
+    our_side.stop();
+    let transact_state_bytes = reference.state_bytes();
+    let finished = reference.finish();
     outcome?;
-    if let Some(trace) = trace {
-        trace.finish()?;
-    }
+    finished?;
 
     let executed = result.valid_transactions + result.invalid_transactions;
     let per_block = |n: u64| n as f64 / result.blocks.max(1) as f64;
@@ -355,15 +237,13 @@ pub fn run(
     result.changes_per_block = per_block(changed);
     result.triebench = our_times.figures(executed);
     result.transact = their_times.figures(executed);
-    result.triebench_bytes_written_per_block = per_block(written);
-    result.state_bytes = options.dir.as_deref().map(dir_bytes).unwrap_or(0);
+    result.triebench_bytes_written_per_block = per_block(our_written);
+    result.transact_bytes_written_per_block = per_block(their_written);
+    result.transact_state_bytes = transact_state_bytes;
+    result.state_bytes = options
+        .dir
+        .as_deref()
+        .map(|dir| dir_bytes(dir).saturating_sub(dir_bytes(&dir.join(TRANSACT_DIR))))
+        .unwrap_or(0);
     Ok(result)
-}
-
-fn state_error(side: &'static str, block: u64, e: impl std::fmt::Display) -> SmallbankError {
-    SmallbankError::State {
-        side,
-        block,
-        message: e.to_string(),
-    }
 }

@@ -2,7 +2,9 @@
 //! Transact's MerkleState's (the run stops with `RootMismatch` otherwise), on btree, LMDB,
 //! SQLite (WAL, full sync) and a PostgreSQL server the kv crate starts in the directory.
 
-use triebench_smallbank::{run, Family, SmallbankError, SmallbankOptions, SmallbankResult};
+use triebench_smallbank::{
+    run, Family, SmallbankError, SmallbankOptions, SmallbankResult, TransactStore,
+};
 
 fn options(profile: &str, dir: Option<&std::path::Path>) -> SmallbankOptions {
     SmallbankOptions {
@@ -14,6 +16,7 @@ fn options(profile: &str, dir: Option<&std::path::Path>) -> SmallbankOptions {
         block_size: 25,
         seed: 7,
         trace: None,
+        transact: TransactStore::Memory,
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use triebench_kv::{BackendSpec, StoreVisitor};
 use triebench_merkle::TABLES;
-use triebench_smallbank::{roots_path, run, SmallbankOptions};
+use triebench_smallbank::{roots_path, run, SmallbankOptions, TransactStore};
 use triebench_workloads::commit_file::replay;
 
 fn fixture() -> PathBuf {
@@ -79,6 +79,7 @@ fn the_generator_still_makes_the_fixture() {
             block_size: 100,
             seed: 1,
             trace: Some(trace.clone()),
+            transact: TransactStore::Memory,
         },
         &mut |_| {},
     )
@@ -106,6 +107,7 @@ fn a_fresh_trace_replays_to_the_runs_roots() {
             block_size: 30,
             seed: 3,
             trace: Some(trace.clone()),
+            transact: TransactStore::Memory,
         },
         &mut |_| {},
     )

@@ -39,6 +39,9 @@ pub enum TransactError {
         /// The valid names, comma-separated.
         valid: String,
     },
+    /// A SmallBank run on a Transact state (`transact-runner smallbank`) failed.
+    #[error("{0}")]
+    Smallbank(#[from] triebench_smallbank::SmallbankError),
     /// A scratch directory could not be made.
     #[error("scratch directory: {0}")]
     Io(#[from] std::io::Error),

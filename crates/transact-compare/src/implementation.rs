@@ -7,6 +7,7 @@ use std::path::Path;
 use std::str::FromStr;
 
 use triebench_kv::redis::RedisServer;
+use triebench_smallbank::FullState;
 
 use crate::v037::V037;
 use crate::v047::V047;
@@ -139,12 +140,17 @@ impl Implementation {
             message,
         };
         use Implementation::*;
-        let (state, server): (Box<dyn TransactState>, Option<RedisServer>) = match self {
+        // A 0.4.7 state, also as Transact's own traits see it.
+        let v047 = |v: V047<_>| -> Opened {
+            let full = v.full_state();
+            (Box::new(v), Some(full), None)
+        };
+        let (state, full047, server): Opened = match self {
             V047Btree => {
                 let db = transact::database::btree::BTreeDatabase::new(
                     &transact::state::merkle::INDEXES,
                 );
-                (Box::new(kv047(Box::new(db)).map_err(fail)?), None)
+                v047(kv047(Box::new(db)).map_err(fail)?)
             }
             V047Lmdb => {
                 use transact::database::lmdb::{LmdbContext, LmdbDatabase};
@@ -153,7 +159,7 @@ impl Implementation {
                     LmdbContext::new(&dir.join("merkle.lmdb"), indexes.len(), Some(LMDB_MAP_SIZE))
                         .map_err(|e| fail(e.to_string()))?;
                 let db = LmdbDatabase::new(ctx, &indexes).map_err(|e| fail(e.to_string()))?;
-                (Box::new(kv047(Box::new(db)).map_err(fail)?), None)
+                v047(kv047(Box::new(db)).map_err(fail)?)
             }
             V047SqliteWal | V047SqliteWalFull | V047SqliteRollback => {
                 use transact::state::merkle::sql::backend::{
@@ -172,7 +178,9 @@ impl Implementation {
                     .with_synchronous(sync)
                     .build()
                     .map_err(|e| fail(e.to_string()))?;
-                (Box::new(sql047(backend, "triebench").map_err(fail)?), None)
+                let v = sql047(backend, "triebench").map_err(fail)?;
+                let full = v.full_state();
+                (Box::new(v), Some(full), None)
             }
             V047Postgres => {
                 use transact::state::merkle::sql::backend::PostgresBackendBuilder;
@@ -185,13 +193,15 @@ impl Implementation {
                     .map_err(|e| fail(e.to_string()))?;
                 // One server holds many runs: a tree per directory keeps them apart.
                 let tree = unique_name(dir);
-                (Box::new(sql047(backend, &tree).map_err(fail)?), None)
+                let v = sql047(backend, &tree).map_err(fail)?;
+                let full = v.full_state();
+                (Box::new(v), Some(full), None)
             }
             V037Btree => {
                 let db = transact037::database::btree::BTreeDatabase::new(
                     &transact037::state::merkle::INDEXES,
                 );
-                (Box::new(kv037(Box::new(db)).map_err(fail)?), None)
+                (Box::new(kv037(Box::new(db)).map_err(fail)?), None, None)
             }
             V037Lmdb => {
                 use transact037::database::lmdb::{LmdbContext, LmdbDatabase};
@@ -200,7 +210,7 @@ impl Implementation {
                     LmdbContext::new(&dir.join("merkle.lmdb"), indexes.len(), Some(LMDB_MAP_SIZE))
                         .map_err(|e| fail(e.to_string()))?;
                 let db = LmdbDatabase::new(ctx, &indexes).map_err(|e| fail(e.to_string()))?;
-                (Box::new(kv037(Box::new(db)).map_err(fail)?), None)
+                (Box::new(kv037(Box::new(db)).map_err(fail)?), None, None)
             }
             V037SqliteWal | V037SqliteWalFull | V037SqliteRollback => {
                 use transact037::database::sqlite::{SqliteDatabase, Synchronous};
@@ -219,7 +229,7 @@ impl Implementation {
                     _ => builder.with_synchronous(Synchronous::Full),
                 };
                 let db = builder.build().map_err(|e| fail(e.to_string()))?;
-                (Box::new(kv037(Box::new(db)).map_err(fail)?), None)
+                (Box::new(kv037(Box::new(db)).map_err(fail)?), None, None)
             }
             V037Redis => {
                 let (url, server) = match std::env::var("REDIS_URL").ok().filter(|u| !u.is_empty())
@@ -237,15 +247,24 @@ impl Implementation {
                     &transact037::state::merkle::INDEXES,
                 )
                 .map_err(|e| fail(e.to_string()))?;
-                (Box::new(kv037(Box::new(db)).map_err(fail)?), server)
+                (Box::new(kv037(Box::new(db)).map_err(fail)?), None, server)
             }
         };
         Ok(OpenState {
             state,
+            full047,
             _server: server,
         })
     }
 }
+
+/// What [`Implementation::open`] makes before it wraps it: the state, the same 0.4.7 state as
+/// Transact's traits see it, and the server it started.
+type Opened = (
+    Box<dyn TransactState>,
+    Option<Box<dyn FullState>>,
+    Option<RedisServer>,
+);
 
 /// A name unique to `dir` (its last component), for stores shared between runs.
 fn unique_name(dir: &Path) -> String {
@@ -351,6 +370,9 @@ impl BuildSql<transact::state::merkle::sql::backend::PostgresBackend>
 pub struct OpenState {
     /// The state the workloads drive.
     pub state: Box<dyn TransactState>,
+    /// A 0.4.7 state as Transact's own `Read`, `Write` and `Prune` see it (what its executor
+    /// runs over); `None` for 0.3.7.
+    pub full047: Option<Box<dyn FullState>>,
     _server: Option<RedisServer>,
 }
 

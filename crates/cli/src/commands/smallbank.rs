@@ -1,11 +1,11 @@
 //! `triebench smallbank`: Transact's SmallBank end to end on a profile, beside Transact's own
 //! MerkleState, every block's root compared.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use triebench_plan::step::smallbank::{smallbank, SmallbankStepOptions};
-use triebench_smallbank::{Family, SmallbankOptions};
+use triebench_smallbank::{Family, SmallbankOptions, TransactStore};
 
 use crate::commands::criterion_dir_arg::CriterionDirArg;
 use crate::error::CliError;
@@ -34,6 +34,20 @@ pub struct SmallbankArgs {
     /// The playlist's seed.
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
+    /// Transact's state beside triebench's: `memory` (its MerkleState over its in-memory
+    /// BTreeDatabase, in this process), or one of its own durable states, run by
+    /// `transact-runner` with its store under DIR/transact: `transact-0.4.7:lmdb`,
+    /// `transact-0.4.7:sqlite-wal`, `transact-0.4.7:sqlite-wal-full`,
+    /// `transact-0.4.7:sqlite-rollback`, `transact-0.4.7:postgres` (its own server under
+    /// DIR/transact unless POSTGRES_URL names one).
+    #[arg(long, value_name = "STATE", default_value = "memory")]
+    pub transact: String,
+    /// The `transact-runner` binary for a durable --transact state (default:
+    /// $TRIEBENCH_TRANSACT_RUNNER, else `transact-runner` beside this binary; build it with
+    /// `cargo build --release --manifest-path crates/transact-compare/Cargo.toml --target-dir
+    /// target`).
+    #[arg(long, value_name = "PATH")]
+    pub transact_runner: Option<PathBuf>,
     /// Write the result as JSON to FILE (and env.json beside it).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -50,12 +64,20 @@ pub struct SmallbankArgs {
 }
 
 pub fn run_smallbank(args: SmallbankArgs) -> Result<(), CliError> {
+    let transact = transact_store(&args.transact, args.transact_runner.as_deref())?;
     let run_record = match &args.run {
         Some(run) => {
             triebench_record::layout::validate_run_name(run)?;
+            // A durable Transact state's record sits beside the in-memory one's.
+            let versus = match &transact {
+                TransactStore::Memory => String::new(),
+                TransactStore::Runner { implementation, .. } => {
+                    format!("-vs-{}", implementation.replace(':', "-"))
+                }
+            };
             Some(
                 triebench_record::layout::field_dir(&args.criterion.resolve(), run)
-                    .join(format!("{}-{}.json", args.family, args.profile)),
+                    .join(format!("{}-{}{versus}.json", args.family, args.profile)),
             )
         }
         None => None,
@@ -76,9 +98,54 @@ pub fn run_smallbank(args: SmallbankArgs) -> Result<(), CliError> {
             block_size: args.block_size,
             seed: args.seed,
             trace: args.trace,
+            transact,
         },
         out: args.out,
         run_record,
     })?;
     Ok(())
+}
+
+/// Where `--transact-runner` is looked for when not given: this variable, then beside this
+/// binary.
+const RUNNER_VAR: &str = "TRIEBENCH_TRANSACT_RUNNER";
+
+/// `--transact`'s state: `memory`, or a Transact 0.4.7 implementation and the runner that
+/// opens it (refused up front if there is none to run).
+fn transact_store(name: &str, runner: Option<&Path>) -> Result<TransactStore, CliError> {
+    if name == "memory" {
+        return Ok(TransactStore::Memory);
+    }
+    if !name.starts_with("transact-0.4.7:") {
+        return Err(CliError::Usage(format!(
+            "--transact: `{name}` is not `memory` or a Transact 0.4.7 state \
+             (transact-0.4.7:lmdb, transact-0.4.7:sqlite-wal, transact-0.4.7:sqlite-wal-full, \
+             transact-0.4.7:sqlite-rollback, transact-0.4.7:postgres); Transact 0.3.7 has no \
+             executor to run SmallBank through"
+        )));
+    }
+    let runner = match runner {
+        Some(path) => path.to_path_buf(),
+        None => std::env::var_os(RUNNER_VAR)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                let beside = std::env::current_exe()
+                    .ok()?
+                    .with_file_name("transact-runner");
+                beside.is_file().then_some(beside)
+            })
+            .ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--transact {name} runs in transact-runner, which is not beside this binary \
+                     and {RUNNER_VAR} is not set: build it with `cargo build --release \
+                     --manifest-path crates/transact-compare/Cargo.toml --target-dir target` \
+                     or name it with --transact-runner"
+                ))
+            })?,
+    };
+    Ok(TransactStore::Runner {
+        implementation: name.to_string(),
+        runner,
+    })
 }

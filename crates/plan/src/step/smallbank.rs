@@ -89,10 +89,11 @@ pub fn summary(r: &SmallbankResult) -> String {
     out.push_str("| state | tx/s | blocks/s | execute p50 µs | execute p99 µs | commit p50 µs | commit p99 µs |\n");
     out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
     out.push_str(&row(&format!("triebench ({})", r.profile), &r.triebench));
-    out.push_str(&row("Transact MerkleState (memory)", &r.transact));
+    out.push_str(&row(&transact_label(&r.transact_state), &r.transact));
     out.push_str(&format!(
         "\ntriebench / Transact: tx/s {:.2}x, commit time {:.2}x, execute time {:.2}x; \
-         {:.1} leaves changed per block, {:.0} bytes written per block, state {} bytes on disk\n",
+         {:.1} leaves changed per block; bytes written per block {:.0} (triebench) / {:.0} \
+         (Transact); state on disk {} / {} bytes\n",
         ratio(
             r.triebench.transactions_per_s,
             r.transact.transactions_per_s
@@ -101,7 +102,18 @@ pub fn summary(r: &SmallbankResult) -> String {
         ratio(r.triebench.execute_s, r.transact.execute_s),
         r.changes_per_block,
         r.triebench_bytes_written_per_block,
-        r.state_bytes
+        r.transact_bytes_written_per_block,
+        r.state_bytes,
+        r.transact_state_bytes
     ));
     out
+}
+
+/// The table's name for Transact's side: its MerkleState in memory, or the runner's state.
+fn transact_label(state: &str) -> String {
+    if state == triebench_smallbank::options::MEMORY_NAME {
+        "Transact MerkleState (memory)".to_string()
+    } else {
+        format!("Transact ({state})")
+    }
 }

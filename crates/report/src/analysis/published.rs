@@ -153,7 +153,7 @@ pub fn compare(runs: &FieldRuns, anchors: &AnchorFile) -> Published {
             ours,
             unit: Metric::TransactionsPerS.unit(),
             against: Against::SameRun {
-                engine: "Transact 0.4.7 `MerkleState` (in memory), same process".into(),
+                engine: transact_side(&r.transact_state),
                 figure: r.transact.transactions_per_s,
             },
             ratio: ratio(ours, r.transact.transactions_per_s),
@@ -185,4 +185,16 @@ pub fn compare(runs: &FieldRuns, anchors: &AnchorFile) -> Published {
         .cloned()
         .collect();
     Published { rows, not_compared }
+}
+
+/// How a SmallBank record's Transact side is named: its in-memory `MerkleState` in the same
+/// process, or the durable state `transact-runner` ran block by block beside it.
+fn transact_side(state: &str) -> String {
+    match state.strip_prefix("transact-0.4.7:") {
+        Some("btree") => "Transact 0.4.7 `MerkleState` (in memory), same process".into(),
+        Some(profile) => {
+            format!("Transact 0.4.7 on `{profile}` (transact-runner, block by block in turn)")
+        }
+        None => format!("Transact `{state}`"),
+    }
 }

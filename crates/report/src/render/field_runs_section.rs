@@ -57,8 +57,9 @@ pub fn write(runs: &FieldRuns) -> String {
         let _ = writeln!(
             out,
             "`triebench smallbank`: Transact's executor over triebench's state on the profile, \
-             and over Transact's own `MerkleState` (in memory) in the same process, every block's \
-             root equal on both; the family is SmallBank's, or Transact's command family \
+             and over the Transact state named (its `MerkleState` in memory in the same process, \
+             or one of its durable states run by `transact-runner` block by block in turn), \
+             every block's root equal on both; the family is SmallBank's, or Transact's command family \
              (`--family command`: keys created, then each transaction reads one key and writes \
              it).\n"
         );
@@ -72,6 +73,7 @@ pub fn write(runs: &FieldRuns) -> String {
                 "block size",
                 "blocks",
                 "triebench tx/s",
+                "Transact state",
                 "Transact tx/s",
             ]
             .map(String::from),
@@ -87,6 +89,7 @@ pub fn write(runs: &FieldRuns) -> String {
                 r.block_size.to_string(),
                 r.blocks.to_string(),
                 fmt::sig3(r.triebench.transactions_per_s),
+                format!("`{}`", r.transact_state),
                 fmt::sig3(r.transact.transactions_per_s),
             ]));
         }

@@ -9,11 +9,18 @@
 //!   `TMPDIR`; prints the total nanoseconds spent in the scenarios (opening and removing
 //!   stores not counted), like the `iter_custom` closures of `benches/merkle.rs`.
 //!
+//! - `transact-runner smallbank <request>`: SmallBank through Transact 0.4.7's executor on one
+//!   of its states, for `triebench smallbank --transact <implementation>`: the request is JSON
+//!   (`triebench_smallbank::RunnerRequest`); a block is run per `next` line on standard input
+//!   and a JSON reply written per block on standard output (`runner_protocol`).
+//!
 //! Errors go to stderr with exit status 1.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use triebench_smallbank::runner_protocol::SUBCOMMAND;
+use triebench_smallbank::{serve, RunnerRequest};
 use triebench_transact::{scenarios, Implementation, TransactError, IMPLEMENTATIONS};
 use triebench_workloads::{Scenario, SCENARIOS};
 
@@ -67,12 +74,43 @@ fn run(args: &[String]) -> Result<(), TransactError> {
             println!("{}", total.as_nanos());
             Ok(())
         }
+        [SUBCOMMAND, request] => smallbank(&RunnerRequest::from_json(request)?),
         _ => Err(TransactError::Unknown {
             kind: "command",
             name: args.join(" "),
-            valid: "`list`, `time <implementation> <scenario|suite> <iterations>`".into(),
+            valid: format!(
+                "`list`, `time <implementation> <scenario|suite> <iterations>`, \
+                 `{SUBCOMMAND} <request>`"
+            ),
         }),
     }
+}
+
+/// Runs SmallBank's blocks on the request's Transact 0.4.7 state as standard input asks for
+/// them (`triebench smallbank --transact`; the protocol is triebench_smallbank's
+/// `runner_protocol`).
+fn smallbank(request: &RunnerRequest) -> Result<(), TransactError> {
+    let implementation: Implementation = request.implementation.parse()?;
+    let mut open = implementation.open(&request.dir)?;
+    let Some(full) = open.full047.take() else {
+        return Err(TransactError::Unknown {
+            kind: "SmallBank state",
+            name: implementation.id(),
+            valid: "a transact-0.4.7 implementation: SmallBank runs through Transact 0.4.7's \
+                    executor"
+                .into(),
+        });
+    };
+    let initial_root = open.state.initial_root().to_string();
+    serve(
+        full,
+        initial_root,
+        implementation.fsyncs_per_commit(),
+        request,
+        std::io::stdin().lock(),
+        &mut std::io::stdout().lock(),
+    )?;
+    Ok(())
 }
 
 /// Times one scenario on a fresh store in a fresh directory under `TMPDIR`.
