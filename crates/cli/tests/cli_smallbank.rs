@@ -81,6 +81,16 @@ fn a_transact_state_without_a_runner_or_of_0_3_7_is_one_error() {
     // A failed start takes back what it made, so the same command can run again.
     assert!(!dir.path().join("transact").exists(), "nothing left");
 
+    let run = triebench(&[
+        "smallbank",
+        "--transact",
+        "transact-0.4.7:lmdb",
+        "--transact-remove-pruned",
+    ]);
+    assert!(!run.status.success());
+    let err = stderr(&run);
+    assert!(err.contains("whose prune only marks rows"), "{err}");
+
     let run = triebench(&["smallbank", "--transact", "transact-0.3.7:lmdb"]);
     assert!(!run.status.success());
     let err = stderr(&run);

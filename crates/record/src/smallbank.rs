@@ -64,6 +64,10 @@ pub struct SmallbankResult {
     /// implementation (`transact-0.4.7:lmdb`, `transact-0.4.7:sqlite-wal-full`, ...).
     #[serde(default = "transact_in_memory")]
     pub transact_state: String,
+    /// Whether Transact's SQL state had the rows its prune marks deleted after each prune
+    /// (`SqlMerkleState::remove_pruned_entries`, counted in its commit time).
+    #[serde(default)]
+    pub transact_removes_pruned: bool,
     /// Accounts created (the playlist's first transactions).
     pub accounts: u64,
     /// Transactions after the account creations.

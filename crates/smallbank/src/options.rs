@@ -44,10 +44,24 @@ pub enum TransactStore {
         implementation: String,
         /// The `transact-runner` binary (crates/transact-compare).
         runner: PathBuf,
+        /// After each prune, delete the rows a SQL state's prune only marks
+        /// (`SqlMerkleState::remove_pruned_entries`, outside Transact's `Prune` trait).
+        remove_pruned: bool,
     },
 }
 
 impl TransactStore {
+    /// Whether Transact's side deletes the rows its SQL state's prune marks.
+    pub fn removes_pruned(&self) -> bool {
+        matches!(
+            self,
+            TransactStore::Runner {
+                remove_pruned: true,
+                ..
+            }
+        )
+    }
+
     /// The name a result and a table give Transact's side.
     pub fn name(&self) -> String {
         match self {

@@ -58,6 +58,7 @@ impl Reference {
             TransactStore::Runner {
                 implementation,
                 runner,
+                remove_pruned,
             } => {
                 let dir = options.dir.as_deref().ok_or_else(|| {
                     SmallbankError::Options(format!(
@@ -102,6 +103,7 @@ impl Reference {
                         block_size: options.block_size,
                         seed: options.seed,
                         dir: store_dir,
+                        remove_pruned: *remove_pruned,
                     };
                     let child = RunnerChild::start(runner, &request, &env)?;
                     let root = child.initial_root.clone();

@@ -165,6 +165,7 @@ pub fn run(
         family: family.name().to_string(),
         profile: options.profile.clone(),
         transact_state: options.transact.name(),
+        transact_removes_pruned: options.transact.removes_pruned(),
         accounts: options.accounts,
         transactions: options.transactions,
         block_size: options.block_size,

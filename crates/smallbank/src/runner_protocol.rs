@@ -35,6 +35,10 @@ pub struct RunnerRequest {
     pub seed: u64,
     /// An empty directory for the Transact store.
     pub dir: PathBuf,
+    /// After each prune, delete the rows a SQL state's prune only marks
+    /// (`SqlMerkleState::remove_pruned_entries`), inside the commit's time.
+    #[serde(default)]
+    pub remove_pruned: bool,
 }
 
 impl RunnerRequest {

@@ -8,13 +8,15 @@ use crate::blocks::Blocks;
 use crate::error::SmallbankError;
 use crate::family::Family;
 use crate::runner_protocol::{RunnerReply, RunnerRequest, NEXT};
-use crate::side::{FullState, Side};
+use crate::side::{FullState, RemovePruned, Side};
 
-/// Runs `request`'s blocks on `state` (whose empty trie has root `initial_root`) as `input`
-/// asks for them, replying on `output`; returns when the input ends or the blocks are done.
+/// Runs `request`'s blocks on `state` (whose empty trie has root `initial_root`; after each
+/// prune `remove_pruned`, when given, runs too) as `input` asks for them, replying on `output`;
+/// returns when the input ends or the blocks are done.
 /// An error is also written to `output` as a `Failed` reply, so the parent can say it.
 pub fn serve(
     state: Box<dyn FullState>,
+    remove_pruned: Option<RemovePruned>,
     initial_root: String,
     fsyncs_per_commit: bool,
     request: &RunnerRequest,
@@ -23,6 +25,7 @@ pub fn serve(
 ) -> Result<(), SmallbankError> {
     let outcome = serve_blocks(
         state,
+        remove_pruned,
         initial_root,
         fsyncs_per_commit,
         request,
@@ -44,6 +47,7 @@ pub fn serve(
 
 fn serve_blocks(
     state: Box<dyn FullState>,
+    remove_pruned: Option<RemovePruned>,
     initial_root: String,
     fsyncs_per_commit: bool,
     request: &RunnerRequest,
@@ -51,7 +55,10 @@ fn serve_blocks(
     output: &mut impl Write,
 ) -> Result<(), SmallbankError> {
     let family: Family = request.family.parse()?;
-    let side = Side::start("transact", state, family, None)?;
+    let mut side = Side::start("transact", state, family, None)?;
+    if let Some(remove) = remove_pruned {
+        side.after_prune(remove);
+    }
     let mut blocks = Blocks::new(
         family,
         request.accounts,

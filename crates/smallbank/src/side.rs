@@ -66,12 +66,17 @@ pub struct SideBlock {
     pub line: String,
 }
 
+/// A call after each prune: a SQL state's `remove_pruned_entries`, which deletes the rows its
+/// `prune` only marks.
+pub type RemovePruned = Box<dyn Fn() -> Result<(), String> + Send>;
+
 /// One state and Transact's executor over it.
 pub struct Side {
     name: &'static str,
     state: Box<dyn FullState>,
     pipeline: Pipeline,
     server: Option<u32>,
+    after_prune: Option<RemovePruned>,
 }
 
 impl Side {
@@ -96,7 +101,13 @@ impl Side {
             state,
             pipeline,
             server,
+            after_prune: None,
         })
+    }
+
+    /// Runs `remove` after each prune, inside the commit's time.
+    pub fn after_prune(&mut self, remove: RemovePruned) {
+        self.after_prune = Some(remove);
     }
 
     /// Executes block number `block` on `root`, commits its changes and prunes `root` if the
@@ -133,6 +144,9 @@ impl Side {
             .map_err(|e| state_error(&e))?;
         if next != root {
             self.state.prune(vec![root]).map_err(|e| state_error(&e))?;
+            if let Some(remove) = &self.after_prune {
+                remove().map_err(|e| state_error(&e))?;
+            }
         }
         let commit_ns = ns_since(t);
         let written_bytes = write_bytes(self.server).saturating_sub(before);

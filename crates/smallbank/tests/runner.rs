@@ -25,6 +25,7 @@ fn options(dir: &Path, runner: PathBuf) -> SmallbankOptions {
         transact: TransactStore::Runner {
             implementation: "transact-0.4.7:lmdb".into(),
             runner,
+            remove_pruned: false,
         },
     }
 }

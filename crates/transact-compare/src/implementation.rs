@@ -7,6 +7,7 @@ use std::path::Path;
 use std::str::FromStr;
 
 use triebench_kv::redis::RedisServer;
+use triebench_smallbank::side::RemovePruned;
 use triebench_smallbank::FullState;
 
 use crate::v037::V037;
@@ -142,8 +143,11 @@ impl Implementation {
         use Implementation::*;
         // A 0.4.7 state, also as Transact's own traits see it.
         let v047 = |v: V047<_>| -> Opened {
-            let full = v.full_state();
-            (Box::new(v), Some(full), None)
+            let native = Native047 {
+                state: v.full_state(),
+                remove_pruned: None,
+            };
+            (Box::new(v), Some(native), None)
         };
         let (state, full047, server): Opened = match self {
             V047Btree => {
@@ -179,8 +183,14 @@ impl Implementation {
                     .build()
                     .map_err(|e| fail(e.to_string()))?;
                 let v = sql047(backend, "triebench").map_err(fail)?;
-                let full = v.full_state();
-                (Box::new(v), Some(full), None)
+                let sql = v.state().clone();
+                let native = Native047 {
+                    state: v.full_state(),
+                    remove_pruned: Some(Box::new(move || {
+                        sql.remove_pruned_entries().map_err(|e| e.to_string())
+                    })),
+                };
+                (Box::new(v), Some(native), None)
             }
             V047Postgres => {
                 use transact::state::merkle::sql::backend::PostgresBackendBuilder;
@@ -194,8 +204,14 @@ impl Implementation {
                 // One server holds many runs: a tree per directory keeps them apart.
                 let tree = unique_name(dir);
                 let v = sql047(backend, &tree).map_err(fail)?;
-                let full = v.full_state();
-                (Box::new(v), Some(full), None)
+                let sql = v.state().clone();
+                let native = Native047 {
+                    state: v.full_state(),
+                    remove_pruned: Some(Box::new(move || {
+                        sql.remove_pruned_entries().map_err(|e| e.to_string())
+                    })),
+                };
+                (Box::new(v), Some(native), None)
             }
             V037Btree => {
                 let db = transact037::database::btree::BTreeDatabase::new(
@@ -262,9 +278,19 @@ impl Implementation {
 /// Transact's traits see it, and the server it started.
 type Opened = (
     Box<dyn TransactState>,
-    Option<Box<dyn FullState>>,
+    Option<Native047>,
     Option<RedisServer>,
 );
+
+/// A 0.4.7 state as Transact's own traits see it (what its executor runs over), and, for the
+/// SQL states, the call that deletes the rows their `prune` only marks.
+pub struct Native047 {
+    /// The state.
+    pub state: Box<dyn FullState>,
+    /// `SqlMerkleState::remove_pruned_entries` (not part of Transact's `Prune` trait); `None`
+    /// for the key-value `MerkleState`, whose prune deletes.
+    pub remove_pruned: Option<RemovePruned>,
+}
 
 /// A name unique to `dir` (its last component), for stores shared between runs.
 fn unique_name(dir: &Path) -> String {
@@ -370,9 +396,8 @@ impl BuildSql<transact::state::merkle::sql::backend::PostgresBackend>
 pub struct OpenState {
     /// The state the workloads drive.
     pub state: Box<dyn TransactState>,
-    /// A 0.4.7 state as Transact's own `Read`, `Write` and `Prune` see it (what its executor
-    /// runs over); `None` for 0.3.7.
-    pub full047: Option<Box<dyn FullState>>,
+    /// A 0.4.7 state as Transact's own `Read`, `Write` and `Prune` see it; `None` for 0.3.7.
+    pub full047: Option<Native047>,
     _server: Option<RedisServer>,
 }
 

@@ -26,10 +26,15 @@ fn runner() -> PathBuf {
 }
 
 fn on(implementation: &str) -> SmallbankResult {
+    on_removing(implementation, false)
+}
+
+fn on_removing(implementation: &str, remove_pruned: bool) -> SmallbankResult {
     let dir = tempfile::tempdir().unwrap();
     let transact = TransactStore::Runner {
         implementation: implementation.into(),
         runner: runner(),
+        remove_pruned,
     };
     let mut blocks = 0;
     let result = run(&options(dir.path(), transact), &mut |p| blocks = p.block)
@@ -99,6 +104,7 @@ fn transact_0_3_7_is_refused_with_a_reason() {
     let transact = TransactStore::Runner {
         implementation: "transact-0.3.7:lmdb".into(),
         runner: runner(),
+        remove_pruned: false,
     };
     let err = run(&options(dir.path(), transact), &mut |_| {})
         .unwrap_err()
@@ -112,9 +118,41 @@ fn an_unknown_state_names_the_valid_ones() {
     let transact = TransactStore::Runner {
         implementation: "transact-0.4.7:rocksdb".into(),
         runner: runner(),
+        remove_pruned: false,
     };
     let err = run(&options(dir.path(), transact), &mut |_| {})
         .unwrap_err()
         .to_string();
     assert!(err.contains("transact-0.4.7:lmdb"), "{err}");
+}
+
+#[test]
+fn transact_sqlite_with_its_marked_rows_removed_agrees_and_keeps_less() {
+    // Transact's SQL prune only marks rows; remove_pruned_entries after each prune deletes
+    // them: the same chain, in a smaller file.
+    let kept = on("transact-0.4.7:sqlite-wal-full");
+    let removed = on_removing("transact-0.4.7:sqlite-wal-full", true);
+    assert!(removed.transact_removes_pruned);
+    assert!(!kept.transact_removes_pruned);
+    assert_eq!(removed.final_root, kept.final_root);
+    assert!(
+        removed.transact_state_bytes < kept.transact_state_bytes,
+        "removed {} bytes, kept {}",
+        removed.transact_state_bytes,
+        kept.transact_state_bytes
+    );
+}
+
+#[test]
+fn removing_pruned_rows_is_refused_for_a_state_whose_prune_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    let transact = TransactStore::Runner {
+        implementation: "transact-0.4.7:lmdb".into(),
+        runner: runner(),
+        remove_pruned: true,
+    };
+    let err = run(&options(dir.path(), transact), &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("prune deletes already"), "{err}");
 }

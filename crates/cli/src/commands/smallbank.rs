@@ -48,6 +48,11 @@ pub struct SmallbankArgs {
     /// target`).
     #[arg(long, value_name = "PATH")]
     pub transact_runner: Option<PathBuf>,
+    /// With a SQL --transact state: after each prune, delete the rows Transact's prune only
+    /// marks (`SqlMerkleState::remove_pruned_entries`, which its `Prune` trait does not call),
+    /// inside its commit time.
+    #[arg(long)]
+    pub transact_remove_pruned: bool,
     /// Write the result as JSON to FILE (and env.json beside it).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -64,16 +69,26 @@ pub struct SmallbankArgs {
 }
 
 pub fn run_smallbank(args: SmallbankArgs) -> Result<(), CliError> {
-    let transact = transact_store(&args.transact, args.transact_runner.as_deref())?;
+    let transact = transact_store(
+        &args.transact,
+        args.transact_runner.as_deref(),
+        args.transact_remove_pruned,
+    )?;
     let run_record = match &args.run {
         Some(run) => {
             triebench_record::layout::validate_run_name(run)?;
             // A durable Transact state's record sits beside the in-memory one's.
             let versus = match &transact {
                 TransactStore::Memory => String::new(),
-                TransactStore::Runner { implementation, .. } => {
-                    format!("-vs-{}", implementation.replace(':', "-"))
-                }
+                TransactStore::Runner {
+                    implementation,
+                    remove_pruned,
+                    ..
+                } => format!(
+                    "-vs-{}{}",
+                    implementation.replace(':', "-"),
+                    if *remove_pruned { "-removed" } else { "" }
+                ),
             };
             Some(
                 triebench_record::layout::field_dir(&args.criterion.resolve(), run)
@@ -112,7 +127,18 @@ const RUNNER_VAR: &str = "TRIEBENCH_TRANSACT_RUNNER";
 
 /// `--transact`'s state: `memory`, or a Transact 0.4.7 implementation and the runner that
 /// opens it (refused up front if there is none to run).
-fn transact_store(name: &str, runner: Option<&Path>) -> Result<TransactStore, CliError> {
+fn transact_store(
+    name: &str,
+    runner: Option<&Path>,
+    remove_pruned: bool,
+) -> Result<TransactStore, CliError> {
+    let sql = name.starts_with("transact-0.4.7:sqlite") || name == "transact-0.4.7:postgres";
+    if remove_pruned && !sql {
+        return Err(CliError::Usage(format!(
+            "--transact-remove-pruned is for Transact's SQL states (transact-0.4.7:sqlite-*, \
+             transact-0.4.7:postgres), whose prune only marks rows; `{name}` deletes them"
+        )));
+    }
     if name == "memory" {
         return Ok(TransactStore::Memory);
     }
@@ -147,5 +173,6 @@ fn transact_store(name: &str, runner: Option<&Path>) -> Result<TransactStore, Cl
     Ok(TransactStore::Runner {
         implementation: name.to_string(),
         runner,
+        remove_pruned,
     })
 }

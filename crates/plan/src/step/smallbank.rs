@@ -89,7 +89,7 @@ pub fn summary(r: &SmallbankResult) -> String {
     out.push_str("| state | tx/s | blocks/s | execute p50 µs | execute p99 µs | commit p50 µs | commit p99 µs |\n");
     out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
     out.push_str(&row(&format!("triebench ({})", r.profile), &r.triebench));
-    out.push_str(&row(&transact_label(&r.transact_state), &r.transact));
+    out.push_str(&row(&transact_label(r), &r.transact));
     out.push_str(&format!(
         "\ntriebench / Transact: tx/s {:.2}x, commit time {:.2}x, execute time {:.2}x; \
          {:.1} leaves changed per block; bytes written per block {:.0} (triebench) / {:.0} \
@@ -109,11 +109,14 @@ pub fn summary(r: &SmallbankResult) -> String {
     out
 }
 
-/// The table's name for Transact's side: its MerkleState in memory, or the runner's state.
-fn transact_label(state: &str) -> String {
-    if state == triebench_smallbank::options::MEMORY_NAME {
+/// The table's name for Transact's side: its MerkleState in memory, or the runner's state
+/// (and whether its pruned rows were removed).
+fn transact_label(r: &SmallbankResult) -> String {
+    if r.transact_state == triebench_smallbank::options::MEMORY_NAME {
         "Transact MerkleState (memory)".to_string()
+    } else if r.transact_removes_pruned {
+        format!("Transact ({}, pruned rows removed)", r.transact_state)
     } else {
-        format!("Transact ({state})")
+        format!("Transact ({})", r.transact_state)
     }
 }

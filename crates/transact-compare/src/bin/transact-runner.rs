@@ -92,7 +92,7 @@ fn run(args: &[String]) -> Result<(), TransactError> {
 fn smallbank(request: &RunnerRequest) -> Result<(), TransactError> {
     let implementation: Implementation = request.implementation.parse()?;
     let mut open = implementation.open(&request.dir)?;
-    let Some(full) = open.full047.take() else {
+    let Some(native) = open.full047.take() else {
         return Err(TransactError::Unknown {
             kind: "SmallBank state",
             name: implementation.id(),
@@ -101,9 +101,23 @@ fn smallbank(request: &RunnerRequest) -> Result<(), TransactError> {
                 .into(),
         });
     };
+    let remove_pruned = match (request.remove_pruned, native.remove_pruned) {
+        (false, _) => None,
+        (true, Some(remove)) => Some(remove),
+        (true, None) => {
+            return Err(TransactError::Unknown {
+                kind: "state to remove pruned rows from",
+                name: implementation.id(),
+                valid: "a transact-0.4.7 SQL state (sqlite-*, postgres): the key-value \
+                        MerkleState's prune deletes already"
+                    .into(),
+            })
+        }
+    };
     let initial_root = open.state.initial_root().to_string();
     serve(
-        full,
+        native.state,
+        remove_pruned,
         initial_root,
         implementation.fsyncs_per_commit(),
         request,
