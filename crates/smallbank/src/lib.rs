@@ -14,7 +14,7 @@
 //! `MerkleState`, its SQLite or PostgreSQL `SqlMerkleState`) in the reference's place: they
 //! cannot link beside triebench-kv, so `transact-runner smallbank` (crates/transact-compare)
 //! runs that side in a process of its own, block by block in turn with this one
-//! ([`runner_protocol`], [`serve`]).
+//! ([`runner_protocol`], [`serve()`]).
 //!
 //! [`SmallbankOptions::family`] runs Transact's command family instead ([`command`]: keys
 //! created, then each transaction reads one key and writes it), through the same executor,
@@ -44,5 +44,5 @@ pub use options::{SmallbankOptions, TransactStore};
 pub use result::{Percentiles, SideFigures, SmallbankResult};
 pub use run::{roots_path, run, Progress};
 pub use runner_protocol::RunnerRequest;
-pub use serve::serve;
+pub use serve::{serve, Served};
 pub use side::FullState;

@@ -10,28 +10,28 @@ use crate::family::Family;
 use crate::runner_protocol::{RunnerReply, RunnerRequest, NEXT};
 use crate::side::{FullState, RemovePruned, Side};
 
-/// Runs `request`'s blocks on `state` (whose empty trie has root `initial_root`; after each
-/// prune `remove_pruned`, when given, runs too) as `input` asks for them, replying on `output`;
-/// returns when the input ends or the blocks are done.
+/// The Transact state a runner serves, opened.
+pub struct Served {
+    /// The state.
+    pub state: Box<dyn FullState>,
+    /// Run after each prune, when given (a SQL state's `remove_pruned_entries`).
+    pub remove_pruned: Option<RemovePruned>,
+    /// The empty trie's root.
+    pub initial_root: String,
+    /// Whether each commit reaches stable storage before it returns.
+    pub fsyncs_per_commit: bool,
+}
+
+/// Runs `request`'s blocks on the `served` state as `input` asks for them, replying on
+/// `output`; returns when the input ends or the blocks are done.
 /// An error is also written to `output` as a `Failed` reply, so the parent can say it.
 pub fn serve(
-    state: Box<dyn FullState>,
-    remove_pruned: Option<RemovePruned>,
-    initial_root: String,
-    fsyncs_per_commit: bool,
+    served: Served,
     request: &RunnerRequest,
     input: impl BufRead,
     output: &mut impl Write,
 ) -> Result<(), SmallbankError> {
-    let outcome = serve_blocks(
-        state,
-        remove_pruned,
-        initial_root,
-        fsyncs_per_commit,
-        request,
-        input,
-        output,
-    );
+    let outcome = serve_blocks(served, request, input, output);
     if let Err(e) = &outcome {
         // The parent learns of the failure from this line or, failing that, from the pipe
         // closing: nothing more to do if it cannot be written.
@@ -46,14 +46,17 @@ pub fn serve(
 }
 
 fn serve_blocks(
-    state: Box<dyn FullState>,
-    remove_pruned: Option<RemovePruned>,
-    initial_root: String,
-    fsyncs_per_commit: bool,
+    served: Served,
     request: &RunnerRequest,
     input: impl BufRead,
     output: &mut impl Write,
 ) -> Result<(), SmallbankError> {
+    let Served {
+        state,
+        remove_pruned,
+        initial_root,
+        fsyncs_per_commit,
+    } = served;
     let family: Family = request.family.parse()?;
     let mut side = Side::start("transact", state, family, None)?;
     if let Some(remove) = remove_pruned {

@@ -182,15 +182,7 @@ impl Implementation {
                     .with_synchronous(sync)
                     .build()
                     .map_err(|e| fail(e.to_string()))?;
-                let v = sql047(backend, "triebench").map_err(fail)?;
-                let sql = v.state().clone();
-                let native = Native047 {
-                    state: v.full_state(),
-                    remove_pruned: Some(Box::new(move || {
-                        sql.remove_pruned_entries().map_err(|e| e.to_string())
-                    })),
-                };
-                (Box::new(v), Some(native), None)
+                sql047(backend, "triebench").map_err(fail)?
             }
             V047Postgres => {
                 use transact::state::merkle::sql::backend::PostgresBackendBuilder;
@@ -203,15 +195,7 @@ impl Implementation {
                     .map_err(|e| fail(e.to_string()))?;
                 // One server holds many runs: a tree per directory keeps them apart.
                 let tree = unique_name(dir);
-                let v = sql047(backend, &tree).map_err(fail)?;
-                let sql = v.state().clone();
-                let native = Native047 {
-                    state: v.full_state(),
-                    remove_pruned: Some(Box::new(move || {
-                        sql.remove_pruned_entries().map_err(|e| e.to_string())
-                    })),
-                };
-                (Box::new(v), Some(native), None)
+                sql047(backend, &tree).map_err(fail)?
             }
             V037Btree => {
                 let db = transact037::database::btree::BTreeDatabase::new(
@@ -333,14 +317,14 @@ fn kv037(
 }
 
 /// A 0.4.7 `SqlMerkleState` on `backend`, migrations run, tree `tree` created.
-fn sql047<B>(
-    backend: B,
-    tree: &str,
-) -> Result<V047<transact::state::merkle::sql::SqlMerkleState<B>>, String>
+fn sql047<B>(backend: B, tree: &str) -> Result<Opened, String>
 where
     B: transact::state::merkle::sql::backend::Backend
-        + transact::state::merkle::sql::migration::MigrationManager,
+        + transact::state::merkle::sql::migration::MigrationManager
+        + Clone
+        + 'static,
     transact::state::merkle::sql::SqlMerkleStateBuilder<B>: BuildSql<B>,
+    transact::state::merkle::sql::SqlMerkleState<B>: FullState,
 {
     backend.run_migrations().map_err(|e| e.to_string())?;
     let state = transact::state::merkle::sql::SqlMerkleStateBuilder::new()
@@ -349,13 +333,25 @@ where
         .create_tree_if_necessary()
         .build_state()?;
     let initial = state.initial_state_root_hash().map_err(|e| e.to_string())?;
-    Ok(V047::new(state, initial))
+    let sql = state.clone();
+    let remove_pruned: RemovePruned = Box::new(move || {
+        <transact::state::merkle::sql::SqlMerkleStateBuilder<B> as BuildSql<B>>::remove_pruned(&sql)
+    });
+    let v = V047::new(state, initial);
+    let native = Native047 {
+        state: v.full_state(),
+        remove_pruned: Some(remove_pruned),
+    };
+    Ok((Box::new(v), Some(native), None))
 }
 
-/// `SqlMerkleStateBuilder::build` exists once per backend type in Transact; this trait names it
-/// for both so [`sql047`] can be generic.
+/// `SqlMerkleStateBuilder::build` (and `SqlMerkleState::remove_pruned_entries`) exist once per
+/// backend type in Transact; this trait names them for both so [`sql047`] can be generic.
 trait BuildSql<B: transact::state::merkle::sql::backend::Backend> {
     fn build_state(self) -> Result<transact::state::merkle::sql::SqlMerkleState<B>, String>;
+    /// `SqlMerkleState::remove_pruned_entries`, also once per backend in Transact.
+    fn remove_pruned(state: &transact::state::merkle::sql::SqlMerkleState<B>)
+        -> Result<(), String>;
 }
 
 impl BuildSql<transact::state::merkle::sql::backend::SqliteBackend>
@@ -373,6 +369,14 @@ impl BuildSql<transact::state::merkle::sql::backend::SqliteBackend>
     > {
         self.build().map_err(|e| e.to_string())
     }
+
+    fn remove_pruned(
+        state: &transact::state::merkle::sql::SqlMerkleState<
+            transact::state::merkle::sql::backend::SqliteBackend,
+        >,
+    ) -> Result<(), String> {
+        state.remove_pruned_entries().map_err(|e| e.to_string())
+    }
 }
 
 impl BuildSql<transact::state::merkle::sql::backend::PostgresBackend>
@@ -389,6 +393,14 @@ impl BuildSql<transact::state::merkle::sql::backend::PostgresBackend>
         String,
     > {
         self.build().map_err(|e| e.to_string())
+    }
+
+    fn remove_pruned(
+        state: &transact::state::merkle::sql::SqlMerkleState<
+            transact::state::merkle::sql::backend::PostgresBackend,
+        >,
+    ) -> Result<(), String> {
+        state.remove_pruned_entries().map_err(|e| e.to_string())
     }
 }
 

@@ -16,9 +16,4 @@ where
     pub fn full_state(&self) -> Box<dyn triebench_smallbank::FullState> {
         Box::new(self.state.clone())
     }
-
-    /// The wrapped state itself.
-    pub fn state(&self) -> &S {
-        &self.state
-    }
 }

@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use triebench_smallbank::runner_protocol::SUBCOMMAND;
-use triebench_smallbank::{serve, RunnerRequest};
+use triebench_smallbank::{serve, RunnerRequest, Served};
 use triebench_transact::{scenarios, Implementation, TransactError, IMPLEMENTATIONS};
 use triebench_workloads::{Scenario, SCENARIOS};
 
@@ -114,12 +114,14 @@ fn smallbank(request: &RunnerRequest) -> Result<(), TransactError> {
             })
         }
     };
-    let initial_root = open.state.initial_root().to_string();
-    serve(
-        native.state,
+    let served = Served {
+        state: native.state,
         remove_pruned,
-        initial_root,
-        implementation.fsyncs_per_commit(),
+        initial_root: open.state.initial_root().to_string(),
+        fsyncs_per_commit: implementation.fsyncs_per_commit(),
+    };
+    serve(
+        served,
         request,
         std::io::stdin().lock(),
         &mut std::io::stdout().lock(),
