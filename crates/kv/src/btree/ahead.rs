@@ -20,6 +20,10 @@ use std::collections::VecDeque;
 /// memory with the copies of the pairs in between (each a few dozen nanoseconds).
 const DISTANCE: usize = 8;
 
+/// The fewest pairs a batch has for `put_many` to copy it through [`Ahead`]: a small batch's
+/// bytes were likely just written by its caller and are in cache.
+pub(super) const AHEAD_MIN: usize = 256;
+
 /// Of a value longer than this, only the first bytes are prefetched: a long copy streams, and
 /// the processor's own prefetching follows it.
 const PREFETCH_MAX: usize = 256;
