@@ -2,6 +2,8 @@
 //! decides whether a buffer is kept, and [`StoreScratch`], the index vectors that storing a
 //! batch's new nodes works in, so a run of commits does not allocate them afresh each time.
 
+use std::ops::Range;
+
 /// What `write::store_nodes` sorts and groups a batch's additions with. Each vector is cleared
 /// and refilled per batch; between batches they are kept in the per-thread pool (see `update`),
 /// so a run of single-key commits allocates none of them, and a large batch does not map and
@@ -31,8 +33,10 @@ pub(crate) struct StoreScratch {
     pub answered: Vec<Option<bool>>,
     /// The groups asked in a round of existence checks.
     pub ask: Vec<u32>,
-    /// The additions to store, one per absent group, in key order.
-    pub puts: Vec<u32>,
+    /// The additions to store, one per absent group, in key order, each with its encoding's
+    /// range: read here, in the loop that finds them, the ranges are not read again one
+    /// cache miss at a time while the store copies the nodes.
+    pub puts: Vec<(u32, Range<usize>)>,
 }
 
 /// Buffers larger than this are dropped rather than kept in the pool, so that one huge batch

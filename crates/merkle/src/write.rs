@@ -486,7 +486,7 @@ fn store_nodes<W: WriteTx>(
                 )
                 .into());
             }
-            puts.push(i);
+            puts.push((i, addition.range.clone()));
             group_len[g] - 1
         } else {
             group_len[g]
@@ -520,14 +520,14 @@ fn store_nodes<W: WriteTx>(
     }
     // In key order (`keyed`'s): one ordered batch.
     refcount::set_many(w, tables.duplicate_log, &counted)?;
-    // Ranges checked above.
+    // Ranges checked above, and taken with the indices: a batch's additions lie in arena
+    // order and are stored in key order, so reading each range here would be a cache miss
+    // waited for between two copies.
     let encodings = &outcome.encodings;
     w.put_many(
         tables.main.table(),
-        puts.iter().map(|&i| {
-            let addition = &additions[i as usize];
-            (&raw(i)[..], &encodings[addition.range.clone()])
-        }),
+        puts.iter()
+            .map(|(i, range)| (&raw(*i)[..], &encodings[range.clone()])),
     )?;
     Ok(())
 }

@@ -15,6 +15,7 @@
 //! rarely call `memcmp`. Point lookups go by `Probe`, which compares the same way; a lookup by
 //! `&[u8]` would compare whole slices and so read the heap bytes of every entry it passed.
 
+mod ahead;
 mod background;
 mod entry;
 mod pending;
@@ -26,6 +27,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
 use crate::store::{check_table, validate_tables, ReadTx, Store, Table, WriteTx};
+use ahead::{Ahead, AHEAD_MIN};
 use entry::{Entry, Probe};
 use pending::{Map, Pending};
 use snapshot::{Snapshot, WriterSide};
@@ -212,7 +214,16 @@ impl WriteTx for BTreeWriter<'_> {
             }
             return Ok(());
         }
-        let batch: Vec<Entry> = entries.map(|(key, value)| Entry::new(key, value)).collect();
+        // A large batch is copied with each pair's bytes prefetched a few pairs early (see
+        // `ahead`); a smaller one's bytes are likely in cache already, and a single-key
+        // commit's ~33 nodes ran ~5% slower through the prefetching.
+        let batch: Vec<Entry> = if expected >= AHEAD_MIN {
+            Ahead::new(entries)
+                .map(|(key, value)| Entry::new(key, value))
+                .collect()
+        } else {
+            entries.map(|(key, value)| Entry::new(key, value)).collect()
+        };
         if !pending.deletes.is_empty() {
             for e in &batch {
                 pending.deletes.remove(e);
