@@ -87,7 +87,7 @@ impl BackendSpec {
     }
 
     /// Compacts the closed store of this spec in place, where its backend can
-    /// ([`lmdb::compact`](crate::lmdb::compact): `lmdb`, `lmdb-async`): its data file is
+    /// (`lmdb::compact`, with the `lmdb` feature: `lmdb`, `lmdb-async`): its data file is
     /// replaced by a copy of the live pages alone. Other profiles are
     /// [`KvError::CompactionUnsupported`].
     // Without LMDB built in, no profile reads `tables`.
