@@ -15,7 +15,18 @@ target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 
 if ! rustup target list --installed | grep -qx "$triple"; then
   echo "check-macos: adding the Rust target $triple"
-  rustup target add "$triple"
+  # rustup's download can fail once and succeed when asked again (on a machine made fresh,
+  # CI saw "could not rename 'downloaded' file ... No such file or directory"; the next
+  # `rustup target add` finished from the file it had): three tries, then the error.
+  for try in 1 2 3; do
+    if rustup target add "$triple"; then break; fi
+    if [[ $try == 3 ]]; then
+      echo "check-macos: rustup could not add $triple (three tries)" >&2
+      exit 1
+    fi
+    echo "check-macos: rustup target add failed (try $try of 3); trying again in 5 s" >&2
+    sleep 5
+  done
 fi
 
 zig_dir=$target/zig
