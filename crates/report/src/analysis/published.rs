@@ -1,10 +1,12 @@
 //! Our field and SmallBank figures beside the published ones: one row per run and anchor, the
 //! ratio ours ÷ theirs. A SmallBank run's first row is Transact's own code measured in the same
-//! run (the record's `transact` side), not a quote. Workloads with no anchor keep a row with
+//! run (the record's `transact` side), not a quote; a `merk` run that ran Merk's own code (the
+//! record's `merk` side) has its inserts/s, updates/s and reads/s first, each ratio within the
+//! run. Workloads with no anchor keep a row with
 //! the reason; anchors no run here stands beside are listed on their own.
 
 use crate::model::anchors::{Anchor, AnchorFile, Metric};
-use crate::model::field_runs::{FieldResult, FieldRuns, SmallbankResult};
+use crate::model::field_runs::{FieldResult, FieldRuns, MerkSide, SmallbankResult};
 
 /// What one of our figures is set beside.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +68,16 @@ fn field_figure(record: &FieldResult, metric: Metric) -> Option<f64> {
     }
 }
 
+/// Merk's own code's figure in `metric`, measured in the same run.
+fn merk_figure(side: &MerkSide, metric: Metric) -> Option<f64> {
+    match metric {
+        Metric::InsertsPerS => Some(side.inserts_per_s),
+        Metric::UpdatesPerS => Some(side.updates_per_s),
+        Metric::ReadsPerS => Some(side.reads_per_s),
+        Metric::LeavesPerS | Metric::CommitsPerS | Metric::TransactionsPerS => None,
+    }
+}
+
 fn smallbank_figure(record: &SmallbankResult, metric: Metric) -> Option<f64> {
     match metric {
         Metric::TransactionsPerS => Some(record.triebench.transactions_per_s),
@@ -114,6 +126,24 @@ pub fn compare(runs: &FieldRuns, anchors: &AnchorFile) -> Published {
     let mut rows = Vec::new();
     for found in &runs.field {
         let r = &found.record;
+        if let Some(side) = &r.merk {
+            for metric in [Metric::InsertsPerS, Metric::UpdatesPerS, Metric::ReadsPerS] {
+                let (ours, theirs) = (field_figure(r, metric), merk_figure(side, metric));
+                let Some(theirs) = theirs else { continue };
+                rows.push(Row {
+                    workload: r.workload.clone(),
+                    folder: found.folder.clone(),
+                    profile: r.profile.clone(),
+                    ours,
+                    unit: metric.unit(),
+                    against: Against::SameRun {
+                        engine: side.described(),
+                        figure: theirs,
+                    },
+                    ratio: ratio(ours, theirs),
+                });
+            }
+        }
         let mut any = false;
         for (anchor, metric) in quoted(anchors, &r.workload) {
             any = true;
