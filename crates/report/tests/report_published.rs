@@ -265,10 +265,13 @@ fn merk_record() -> triebench_report::model::field_runs::FieldResult {
     }
 }
 
-#[test]
-fn merk_runs_stand_beside_merks_inserts_updates_and_reads() {
+/// The fixtures with `record` added as `memory/btree-merk.json`: the rows compared with the
+/// built-in list, and the report's "Against published figures" section.
+fn with_merk_record(
+    record: &triebench_report::model::field_runs::FieldResult,
+) -> (triebench_report::analysis::published::Published, String) {
     let dir = copy();
-    let record = match serde_json::to_string(&merk_record()) {
+    let record = match serde_json::to_string(record) {
         Ok(t) => t,
         Err(e) => panic!("{e}"),
     };
@@ -278,6 +281,22 @@ fn merk_runs_stand_beside_merks_inserts_updates_and_reads() {
         Err(e) => panic!("{e}"),
     };
     let published = compare(&runs, &built_in());
+    let path = match run_published_report(dir.path(), None) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let md = std::fs::read_to_string(path).unwrap_or_default();
+    let section = md
+        .split("## Against published figures")
+        .nth(1)
+        .unwrap_or("")
+        .to_string();
+    (published, section)
+}
+
+#[test]
+fn merk_runs_stand_beside_merks_inserts_updates_and_reads() {
+    let (published, section) = with_merk_record(&merk_record());
     let merk: Vec<_> = published
         .rows
         .iter()
@@ -319,16 +338,6 @@ fn merk_runs_stand_beside_merks_inserts_updates_and_reads() {
         .not_compared
         .iter()
         .all(|a| !a.id.starts_with("merk")));
-
-    let path = match run_published_report(dir.path(), None) {
-        Ok(p) => p,
-        Err(e) => panic!("{e}"),
-    };
-    let md = std::fs::read_to_string(path).unwrap_or_default();
-    let section = md
-        .split("## Against published figures")
-        .nth(1)
-        .unwrap_or("");
     let merk_lines: Vec<_> = section
         .lines()
         .filter(|l| l.starts_with("| `merk`"))
@@ -340,7 +349,6 @@ fn merk_runs_stand_beside_merks_inserts_updates_and_reads() {
 
 #[test]
 fn merks_own_code_stands_first_in_a_merk_row_with_ratios_within_the_run() {
-    let dir = copy();
     let mut record = merk_record();
     record.merk = Some(triebench_report::model::field_runs::MerkSide {
         engine: "Merk 2.0.1".into(),
@@ -350,16 +358,7 @@ fn merks_own_code_stands_first_in_a_merk_row_with_ratios_within_the_run() {
         reads_per_s: 840_000.0,
         ..Default::default()
     });
-    let record = match serde_json::to_string(&record) {
-        Ok(t) => t,
-        Err(e) => panic!("{e}"),
-    };
-    assert!(std::fs::write(dir.path().join("memory").join("btree-merk.json"), record).is_ok());
-    let runs = match field_records::read(dir.path()) {
-        Ok(r) => r,
-        Err(e) => panic!("{e}"),
-    };
-    let published = compare(&runs, &built_in());
+    let (published, section) = with_merk_record(&record);
     let merk: Vec<_> = published
         .rows
         .iter()
@@ -391,16 +390,6 @@ fn merks_own_code_stands_first_in_a_merk_row_with_ratios_within_the_run() {
     assert!(merk[3..]
         .iter()
         .all(|r| matches!(r.against, Against::Quoted(_))));
-
-    let path = match run_published_report(dir.path(), None) {
-        Ok(p) => p,
-        Err(e) => panic!("{e}"),
-    };
-    let md = std::fs::read_to_string(path).unwrap_or_default();
-    let section = md
-        .split("## Against published figures")
-        .nth(1)
-        .unwrap_or("");
     let own: Vec<_> = section
         .lines()
         .filter(|l| l.starts_with("| `merk`") && l.contains("Merk 2.0.1's own code"))

@@ -6,7 +6,7 @@
 //! the reason; anchors no run here stands beside are listed on their own.
 
 use crate::model::anchors::{Anchor, AnchorFile, Metric};
-use crate::model::field_runs::{FieldResult, FieldRuns, MerkSide, SmallbankResult};
+use crate::model::field_runs::{FieldResult, FieldRuns, Found, MerkSide, SmallbankResult};
 
 /// What one of our figures is set beside.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +121,30 @@ fn nothing(anchors: &AnchorFile, workload: &str) -> Against {
     }
 }
 
+/// A row of field run `found`: our figure in `unit` beside `against`, the ratio where both
+/// are figures.
+fn field_row(
+    found: &Found<FieldResult>,
+    ours: Option<f64>,
+    unit: &'static str,
+    against: Against,
+) -> Row {
+    let theirs = match &against {
+        Against::Quoted(anchor) => Some(anchor.figure),
+        Against::SameRun { figure, .. } => Some(*figure),
+        Against::Nothing { .. } => None,
+    };
+    Row {
+        workload: found.record.workload.clone(),
+        folder: found.folder.clone(),
+        profile: found.record.profile.clone(),
+        ours,
+        unit,
+        ratio: theirs.and_then(|t| ratio(ours, t)),
+        against,
+    }
+}
+
 /// Sets every run in `runs` beside its anchors in `anchors`.
 pub fn compare(runs: &FieldRuns, anchors: &AnchorFile) -> Published {
     let mut rows = Vec::new();
@@ -128,46 +152,40 @@ pub fn compare(runs: &FieldRuns, anchors: &AnchorFile) -> Published {
         let r = &found.record;
         if let Some(side) = &r.merk {
             for metric in [Metric::InsertsPerS, Metric::UpdatesPerS, Metric::ReadsPerS] {
-                let (ours, theirs) = (field_figure(r, metric), merk_figure(side, metric));
-                let Some(theirs) = theirs else { continue };
-                rows.push(Row {
-                    workload: r.workload.clone(),
-                    folder: found.folder.clone(),
-                    profile: r.profile.clone(),
-                    ours,
-                    unit: metric.unit(),
-                    against: Against::SameRun {
-                        engine: side.described(),
-                        figure: theirs,
-                    },
-                    ratio: ratio(ours, theirs),
-                });
+                let Some(theirs) = merk_figure(side, metric) else {
+                    continue;
+                };
+                let against = Against::SameRun {
+                    engine: side.described(),
+                    figure: theirs,
+                };
+                rows.push(field_row(
+                    found,
+                    field_figure(r, metric),
+                    metric.unit(),
+                    against,
+                ));
             }
         }
         let mut any = false;
         for (anchor, metric) in quoted(anchors, &r.workload) {
             any = true;
-            let ours = field_figure(r, metric);
-            rows.push(Row {
-                workload: r.workload.clone(),
-                folder: found.folder.clone(),
-                profile: r.profile.clone(),
-                ours,
-                unit: metric.unit(),
-                against: Against::Quoted(anchor.clone()),
-                ratio: ratio(ours, anchor.figure),
-            });
+            let against = Against::Quoted(anchor.clone());
+            rows.push(field_row(
+                found,
+                field_figure(r, metric),
+                metric.unit(),
+                against,
+            ));
         }
         if !any {
-            rows.push(Row {
-                workload: r.workload.clone(),
-                folder: found.folder.clone(),
-                profile: r.profile.clone(),
-                ours: Some(r.commits_per_s),
-                unit: Metric::CommitsPerS.unit(),
-                against: nothing(anchors, &r.workload),
-                ratio: None,
-            });
+            let against = nothing(anchors, &r.workload);
+            rows.push(field_row(
+                found,
+                Some(r.commits_per_s),
+                Metric::CommitsPerS.unit(),
+                against,
+            ));
         }
     }
     for found in &runs.smallbank {
