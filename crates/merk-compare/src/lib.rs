@@ -6,7 +6,7 @@
 //!
 //! - [`args`]: merk-runner's command line.
 //! - [`batch`]: a field commit as Merk's sorted batch, addresses back to 16-byte keys.
-//! - [`bench`]: [`MerkBench`](bench::MerkBench), the workload on a Merk store, timed per phase,
+//! - [`bench`](mod@bench): [`MerkBench`](bench::MerkBench), the workload on a Merk store, timed per phase,
 //!   every read checked.
 //! - [`disk`]: the store's bytes on disk and the RocksDB version its log names.
 //! - [`error`] holds [`MerkError`](error::MerkError), every way a run stops.
