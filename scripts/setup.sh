@@ -4,8 +4,8 @@
 # it says what to install by hand.
 set -euo pipefail
 
-# Debian package -> a command (or file) that shows it is installed. Commands are also looked up
-# in /usr/sbin and /sbin, which are not on a normal user's PATH.
+# Debian package -> a command (or file, a glob allowed) that shows it is installed. Commands are
+# also looked up in /usr/sbin and /sbin, which are not on a normal user's PATH.
 declare -A NEEDS=(
   # The redis and redis-aof backends.
   [redis-server]="redis-server"
@@ -28,6 +28,10 @@ declare -A NEEDS=(
   [protobuf-compiler]="protoc"
   [libsqlite3-dev]="/usr/include/sqlite3.h"
   [libpq-dev]="/usr/include/postgresql/libpq-fe.h"
+  # Merk's own code (crates/merk-compare, `triebench field --workload merk`): its rocksdb crate
+  # links the system's RocksDB and generates its bindings with bindgen, which loads libclang.
+  [librocksdb-dev]="/usr/include/rocksdb/c.h"
+  [libclang-dev]="/usr/lib/llvm-*/lib/libclang.so"
   # The report.html test (crates/cli/tests/report_html_browser.rs) opens the page in a
   # headless Chromium.
   [chromium]="chromium"
@@ -42,11 +46,28 @@ if ! cargo nextest --version >/dev/null 2>&1; then
   echo "setup: installed $(cargo nextest --version 2>/dev/null | head -n 1)"
 fi
 
+# Merk 2.0.1 builds on a nightly Rust only (crates/merk-compare/rust-toolchain.toml names it):
+# installed here so the first build there does not stop for it. rustup's download can fail once
+# and succeed when asked again (scripts/check-macos.sh): three tries, then the error.
+merk_toolchain=$(sed -n 's/^channel = "\(.*\)"$/\1/p' "$(dirname "$0")/../crates/merk-compare/rust-toolchain.toml")
+if ! rustup toolchain list | grep -q "^$merk_toolchain-"; then
+  echo "setup: installing the Rust toolchain $merk_toolchain (Merk's comparator, crates/merk-compare)"
+  for try in 1 2 3; do
+    if rustup toolchain install "$merk_toolchain" --profile minimal -c clippy -c rustfmt; then break; fi
+    if [[ $try == 3 ]]; then
+      echo "setup: rustup could not install $merk_toolchain (three tries)" >&2
+      exit 1
+    fi
+    echo "setup: rustup toolchain install failed (try $try of 3); trying again in 5 s" >&2
+    sleep 5
+  done
+fi
+
 missing=()
 for pkg in "${!NEEDS[@]}"; do
   probe=${NEEDS[$pkg]}
   if [[ $probe == /* ]]; then
-    [[ -e $probe ]] || missing+=("$pkg")
+    compgen -G "$probe" >/dev/null || missing+=("$pkg")
   else
     PATH=$PATH:/usr/sbin:/sbin command -v "$probe" >/dev/null 2>&1 || missing+=("$pkg")
   fi

@@ -125,6 +125,21 @@ transact_comparator() {
   # Clippy lints it as its tests build (its lib, bin and tests are every target it has).
   "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test "${transact[@]}"
 }
+# Merk's comparator (crates/merk-compare, a workspace of its own on the nightly Rust its
+# rust-toolchain.toml pins, linking the system's RocksDB): fmt, then clippy as its crates build
+# and its tests (the dev profile with Merk and the hashes optimized; the workload at scale 1).
+# Cargo runs in its directory, where rustup picks that toolchain and .cargo/config.toml points
+# librocksdb-sys at the system's library; in a target directory of its own. Nothing else waits
+# for it.
+merk_target=$target/merk-compare
+merk_comparator() {
+  cd crates/merk-compare
+  cargo fmt --all -- --check
+  # That nightly's clippy-driver around the build (lint-as-built's is the pinned stable's, which
+  # cannot read what the nightly compiled); CLIPPY_ARGS (-D warnings) as lint-as-built sets it.
+  RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver) CARGO_TARGET_DIR=$merk_target \
+    "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" cargo test --workspace
+}
 # Every bench target is built as the tests were (the workspace, all features): with
 # `--features all-backends` on the bench crate alone, cargo resolved other features for the
 # crates below it and compiled them all again (80 s of a bench step on the project's VM).
@@ -231,6 +246,7 @@ transact_comparator_and_benches() {
 # waited 255 s for it after the tests.
 background_job "Transact comparator and its benches" transact_comparator_and_benches 0
 background_job "checks beside the tests" side_checks 0
+background_job "Merk comparator" merk_comparator 0
 
 echo "== [${SECONDS}s] cargo nextest (workspace, all features; .config/nextest.toml)"
 # Tests of different binaries run side by side (cargo test runs one binary at a time, and most
@@ -240,6 +256,7 @@ echo "== [${SECONDS}s] cargo nextest (workspace, all features; .config/nextest.t
   cargo nextest run --workspace --all-features --no-tests=fail
 wait_job "checks beside the tests"
 wait_job "Transact comparator and its benches"
+wait_job "Merk comparator"
 wait_job "lints and the macOS check"
 echo "== [${SECONDS}s] Miri: the btree store's unsafe (crates/kv/src/btree/entry.rs) under Stacked Borrows"
 # Needs a nightly toolchain with the miri and rust-src components; the machines are offline for

@@ -15,6 +15,8 @@ mod cli_compare;
 mod cli_criterion_dir;
 #[path = "cli_engines.rs"]
 mod cli_engines;
+#[path = "cli_field_merk.rs"]
+mod cli_field_merk;
 #[path = "cli_grow.rs"]
 mod cli_grow;
 #[path = "cli_headline.rs"]

@@ -84,6 +84,25 @@ pub enum MeasureError {
         /// The address read.
         address: String,
     },
+    /// `merk-runner`, Merk's own code on a `merk` field run's commits, did not give its figures.
+    #[error("Merk's side ({}): {what}", runner.display())]
+    MerkRunner {
+        /// The runner started.
+        runner: PathBuf,
+        /// What went wrong, with what it said.
+        what: String,
+    },
+    /// Merk's side ran other commits than ours (the digests over them differ): the two
+    /// programs disagree on the workload, so their figures do not stand side by side.
+    #[error(
+        "Merk's side ran other commits than ours: SHA-256 {merk} there, {ours} here; rebuild          merk-runner from this checkout"
+    )]
+    MerkCommitsDiffer {
+        /// Ours.
+        ours: String,
+        /// Merk's side's.
+        merk: String,
+    },
     /// A bounded run's memory cgroup could not be set up.
     #[error(transparent)]
     Cgroup(#[from] crate::mem_cgroup::CgroupError),

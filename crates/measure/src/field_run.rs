@@ -4,7 +4,9 @@
 //! commit inserts/s, updates/s; a timed batch of reads (Merk's) is timed alone too, each read
 //! at the current root, into reads/s (it is no commit: commits/s and the latencies leave it
 //! out). Old roots are kept (no prune), as the authors' benchmarks keep their revisions' roots
-//! readable.
+//! readable. The commits run are hashed as they pass ([`CommitsDigest`], untimed), so another
+//! program given the same workload (Merk's own code, [`merk_runner`](crate::merk_runner)) can
+//! show it ran the same ones.
 
 use std::time::Instant;
 
@@ -13,7 +15,7 @@ use triebench_kv::{Store, StoreVisitor};
 use triebench_merkle::MerkleTrie;
 use triebench_record::field::FieldResult;
 use triebench_record::grow::Latency;
-use triebench_workloads::field::{FieldCommit, FieldWorkload, OpKind, Phase};
+use triebench_workloads::field::{CommitsDigest, FieldCommit, FieldWorkload, OpKind, Phase};
 
 use crate::error::MeasureError;
 use crate::timed::elapsed_ns;
@@ -64,7 +66,9 @@ impl StoreVisitor for FieldRun<'_> {
         let mut done = 0u64;
         // (operations, ns) of the timed single-kind commits: inserts, updates, reads.
         let mut kinds = [(0u64, 0u64); 3];
+        let mut digest = CommitsDigest::new();
         for (phase, commit) in plan.workload.commits(plan.scale, plan.seed) {
+            digest.add(phase, &commit);
             if !commit.reads.is_empty() && commit.leaves() == 0 {
                 let ns = read_batch(&trie, &commit, plan.workload)?;
                 if phase == Phase::Timed {
@@ -107,6 +111,7 @@ impl StoreVisitor for FieldRun<'_> {
         result.inserts_per_s = rate(kinds[0]);
         result.updates_per_s = rate(kinds[1]);
         result.reads_per_s = rate(kinds[2]);
+        result.commits_sha256 = Some(digest.finish());
         let us = |ns: u64| ns as f64 / 1000.0;
         result.total_s = total_ns as f64 / 1e9;
         if result.total_s > 0.0 {

@@ -40,6 +40,8 @@
 //! - [`engines_run`]: authenticated state engines side by side (the same workloads on each
 //!   engine × profile, each checked against its reference first); [`engine_scenarios`]:
 //!   Transact's scenarios as every engine can run them.
+//! - [`field_run`]: a field workload's commits on a store, timed per commit;
+//!   [`merk_runner`]: Merk's own code on a `merk` run's commits (`merk-runner`), in the same run.
 //! - [`error`]: [`MeasureError`], everything that stops a measurement.
 
 pub mod cpu_idle;
@@ -63,6 +65,7 @@ pub mod load_run;
 pub mod load_summary;
 pub mod make_dir;
 pub mod mem_cgroup;
+pub mod merk_runner;
 pub mod micro_run;
 pub mod outputs;
 pub mod page_evict;

@@ -7,7 +7,8 @@ use triebench_measure::field_run::{FieldPlan, FieldRun};
 use triebench_merkle::TABLES;
 use triebench_record::field::FieldResult;
 use triebench_workloads::field::firewood::Firewood;
-use triebench_workloads::field::FieldWorkload;
+use triebench_workloads::field::merk::MerkCommits;
+use triebench_workloads::field::{CommitsDigest, FieldWorkload};
 
 fn run(profile: &str, workload: FieldWorkload) -> FieldResult {
     let dir = tempfile::tempdir().unwrap();
@@ -64,6 +65,14 @@ fn merk_times_inserts_updates_and_reads_apart() {
     let lmdb = run("lmdb", FieldWorkload::Merk);
     assert_eq!(lmdb.final_root, mem.final_root);
     assert_eq!(lmdb.reads, 2_000);
+    // The digest of the commits run: what Merk's side (merk-runner) is checked against.
+    let mut digest = CommitsDigest::new();
+    for (phase, commit) in MerkCommits::new(1, 5) {
+        digest.add(phase, &commit);
+    }
+    let digest = digest.finish();
+    assert_eq!(mem.commits_sha256.as_deref(), Some(digest.as_str()));
+    assert_eq!(lmdb.commits_sha256, mem.commits_sha256);
 }
 
 #[test]

@@ -322,6 +322,8 @@ fn run_step(
                             seed: FIELD_SEED,
                             out: None,
                             run_record: record,
+                            // Merk's own code is `triebench field`'s (a runner built apart).
+                            merk_runner: None,
                         })
                         .map(drop)
                     };

@@ -20,8 +20,9 @@
 //! - [`proc_stats`]: bytes written and memory held by a run's processes, from `/proc`.
 //! - [`space`]: where a store's bytes go, per table and store-wide ([`StoreSpace`](space::StoreSpace)), which
 //!   the growth curve records per checkpoint.
-//! - [`field`]: a field workload's run (`triebench field --out`); [`smallbank`]: a SmallBank
-//!   run beside Transact (`triebench smallbank --out`).
+//! - [`field`]: a field workload's run (`triebench field --out`), with [`merk_side`]: Merk's
+//!   own code on a `merk` run's commits, in the same run; [`smallbank`]: a SmallBank run beside
+//!   Transact (`triebench smallbank --out`).
 //! - [`grow`]: a growth curve (`grow.json`): costs per state size, `triebench grow`.
 //! - [`engines`]: authenticated state engines side by side (`engines.json`), `triebench engines`.
 //! - [`crash`]: what `triebench crash-test` found per profile and crash mode (`crash.json`).
@@ -65,6 +66,7 @@ pub mod host_load;
 pub mod io_profile;
 pub mod layout;
 pub mod load;
+pub mod merk_side;
 pub mod net;
 pub mod phases;
 pub mod proc_stats;

@@ -265,10 +265,13 @@ fn merk_record() -> triebench_report::model::field_runs::FieldResult {
     }
 }
 
-#[test]
-fn merk_runs_stand_beside_merks_inserts_updates_and_reads() {
+/// The fixtures with `record` added as `memory/btree-merk.json`: the rows compared with the
+/// built-in list, and the report's "Against published figures" section.
+fn with_merk_record(
+    record: &triebench_report::model::field_runs::FieldResult,
+) -> (triebench_report::analysis::published::Published, String) {
     let dir = copy();
-    let record = match serde_json::to_string(&merk_record()) {
+    let record = match serde_json::to_string(record) {
         Ok(t) => t,
         Err(e) => panic!("{e}"),
     };
@@ -278,6 +281,22 @@ fn merk_runs_stand_beside_merks_inserts_updates_and_reads() {
         Err(e) => panic!("{e}"),
     };
     let published = compare(&runs, &built_in());
+    let path = match run_published_report(dir.path(), None) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let md = std::fs::read_to_string(path).unwrap_or_default();
+    let section = md
+        .split("## Against published figures")
+        .nth(1)
+        .unwrap_or("")
+        .to_string();
+    (published, section)
+}
+
+#[test]
+fn merk_runs_stand_beside_merks_inserts_updates_and_reads() {
+    let (published, section) = with_merk_record(&merk_record());
     let merk: Vec<_> = published
         .rows
         .iter()
@@ -319,16 +338,6 @@ fn merk_runs_stand_beside_merks_inserts_updates_and_reads() {
         .not_compared
         .iter()
         .all(|a| !a.id.starts_with("merk")));
-
-    let path = match run_published_report(dir.path(), None) {
-        Ok(p) => p,
-        Err(e) => panic!("{e}"),
-    };
-    let md = std::fs::read_to_string(path).unwrap_or_default();
-    let section = md
-        .split("## Against published figures")
-        .nth(1)
-        .unwrap_or("");
     let merk_lines: Vec<_> = section
         .lines()
         .filter(|l| l.starts_with("| `merk`"))
@@ -336,4 +345,57 @@ fn merk_runs_stand_beside_merks_inserts_updates_and_reads() {
     assert_eq!(merk_lines.len(), 3, "{section}");
     assert!(section.contains("23,000 inserts/s"), "{section}");
     assert!(section.contains("210,000 reads/s"), "{section}");
+}
+
+#[test]
+fn merks_own_code_stands_first_in_a_merk_row_with_ratios_within_the_run() {
+    let mut record = merk_record();
+    record.merk = Some(triebench_report::model::field_runs::MerkSide {
+        engine: "Merk 2.0.1".into(),
+        rocksdb: "7.8.3".into(),
+        inserts_per_s: 23_000.0,
+        updates_per_s: 32_000.0,
+        reads_per_s: 840_000.0,
+        ..Default::default()
+    });
+    let (published, section) = with_merk_record(&record);
+    let merk: Vec<_> = published
+        .rows
+        .iter()
+        .filter(|r| r.workload == "merk")
+        .collect();
+    // Merk's own code first (three rows), then the README's three figures.
+    assert_eq!(merk.len(), 6, "{merk:?}");
+    let same_run: Vec<_> = merk[..3]
+        .iter()
+        .map(|r| {
+            let Against::SameRun { engine, figure } = &r.against else {
+                panic!("same run expected: {r:?}")
+            };
+            assert_eq!(
+                engine,
+                "Merk 2.0.1's own code (RocksDB 7.8.3, unsynced), measured in the same run"
+            );
+            (r.unit, *figure, r.ratio)
+        })
+        .collect();
+    assert_eq!(
+        same_run,
+        [
+            ("inserts/s", 23_000.0, Some(2.0)),
+            ("updates/s", 32_000.0, Some(2.0)),
+            ("reads/s", 840_000.0, Some(0.5)),
+        ]
+    );
+    assert!(merk[3..]
+        .iter()
+        .all(|r| matches!(r.against, Against::Quoted(_))));
+    let own: Vec<_> = section
+        .lines()
+        .filter(|l| l.starts_with("| `merk`") && l.contains("Merk 2.0.1's own code"))
+        .collect();
+    assert_eq!(own.len(), 3, "{section}");
+    assert!(own[0].contains("23,000 inserts/s"), "{}", own[0]);
+    assert!(own[0].contains("this machine, same run"), "{}", own[0]);
+    assert!(own[2].contains("**0.500×**"), "{}", own[2]);
 }

@@ -1,7 +1,8 @@
 //! `triebench field`: one of the field's published workloads (Firewood's benchmark set,
-//! IAVL-bench's bank shape, Merk's inserts, updates and reads) on a profile, timed per commit.
+//! IAVL-bench's bank shape, Merk's inserts, updates and reads) on a profile, timed per commit;
+//! for `merk`, Merk's own code on the same commits in the same run when `merk-runner` is found.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use triebench_plan::step::field::{field, FieldOptions};
@@ -33,6 +34,13 @@ pub struct FieldArgs {
     /// Write the result as JSON to FILE (and env.json beside it).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// With --workload merk: the `merk-runner` binary that runs Merk 2.0.1's own code on the
+    /// same commits after ours, its RocksDB store in DIR/merk (default: $TRIEBENCH_MERK_RUNNER,
+    /// else `merk-runner` beside this binary; without either, only ours runs and a line says
+    /// so). Build it from crates/merk-compare (a nightly Rust, the system's RocksDB): `cd
+    /// crates/merk-compare && cargo build --release --target-dir ../../target`.
+    #[arg(long, value_name = "PATH")]
+    pub merk_runner: Option<PathBuf>,
     /// Save the result for run NAME too (`triebench-runs/field/NAME/` in the criterion
     /// directory), so `triebench report` on that run shows it against the published figures.
     #[arg(long, value_name = "NAME")]
@@ -42,6 +50,7 @@ pub struct FieldArgs {
 }
 
 pub fn run_field(args: FieldArgs) -> Result<(), CliError> {
+    let merk_runner = merk_runner(&args.workload, args.merk_runner.as_deref())?;
     let run_record = match &args.run {
         Some(run) => {
             triebench_record::layout::validate_run_name(run)?;
@@ -60,6 +69,53 @@ pub fn run_field(args: FieldArgs) -> Result<(), CliError> {
         seed: args.seed,
         out: args.out,
         run_record,
+        merk_runner,
     })?;
     Ok(())
+}
+
+/// Where the `merk-runner` is looked for when --merk-runner is not given: this variable, then
+/// beside this binary.
+const MERK_RUNNER_VAR: &str = "TRIEBENCH_MERK_RUNNER";
+
+/// The runner of Merk's side: the one named (--merk-runner, else $TRIEBENCH_MERK_RUNNER; a
+/// path that is no file is refused), else `merk-runner` beside this binary when there is one;
+/// for `merk` without any, a line on standard error says Merk's own code does not run. Other
+/// workloads look for none.
+fn merk_runner(workload: &str, flag: Option<&Path>) -> Result<Option<PathBuf>, CliError> {
+    if workload != "merk" {
+        // The field step refuses a runner for another workload.
+        return Ok(flag.map(Path::to_path_buf));
+    }
+    let named = flag
+        .map(|p| (p.to_path_buf(), "--merk-runner"))
+        .or_else(|| {
+            std::env::var_os(MERK_RUNNER_VAR)
+                .filter(|v| !v.is_empty())
+                .map(|v| (PathBuf::from(v), MERK_RUNNER_VAR))
+        });
+    if let Some((path, from)) = named {
+        if !path.is_file() {
+            return Err(CliError::Usage(format!(
+                "{from}: {} is not a file; build merk-runner with `cd crates/merk-compare && \
+                 cargo build --release --target-dir ../../target` and name \
+                 target/release/merk-runner",
+                path.display()
+            )));
+        }
+        return Ok(Some(path));
+    }
+    let beside = std::env::current_exe()
+        .ok()
+        .map(|exe| exe.with_file_name("merk-runner"))
+        .filter(|p| p.is_file());
+    if beside.is_none() {
+        eprintln!(
+            "field merk: Merk's own code does not run in this run (no merk-runner beside this \
+             binary, {MERK_RUNNER_VAR} unset): ours only, beside Merk's published figures; \
+             build it with `cd crates/merk-compare && cargo build --release --target-dir \
+             ../../target`"
+        );
+    }
+    Ok(beside)
 }

@@ -1,5 +1,7 @@
 //! The `field` step: one of the field's published workloads (Firewood's, IAVL-bench's, Merk's) on a
-//! profile, its timed commits' rate and latency printed and written as `field.json`.
+//! profile, its timed commits' rate and latency printed and written as `field.json`; for
+//! `merk` with a `merk-runner` given, Merk's own code on the same commits after ours, its
+//! RocksDB store in `DIR/merk` (a temporary directory without `--dir`), recorded beside ours.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -12,6 +14,7 @@ use triebench_record::file::write_json;
 use triebench_workloads::field::FieldWorkload;
 
 use crate::error::PlanError;
+use crate::step::field_merk::{merk_side, within_run, MerkDir};
 
 /// What to run, where, and where the result goes.
 #[derive(Debug, Clone)]
@@ -32,6 +35,8 @@ pub struct FieldOptions {
     /// Where the result is saved for a run's report too
     /// ([`triebench_record::layout::field_dir`]), when asked for.
     pub run_record: Option<PathBuf>,
+    /// `merk-runner`, to run Merk's own code on the same commits after ours (`merk` only).
+    pub merk_runner: Option<PathBuf>,
 }
 
 /// Runs the workload, printing progress every few seconds on standard error and a summary
@@ -50,6 +55,17 @@ pub fn field(options: &FieldOptions) -> Result<FieldResult, PlanError> {
         })?;
     }
     let spec = BackendSpec::parse(&options.profile, options.dir.clone())?;
+    let merk = match (&options.merk_runner, workload) {
+        (None, _) => None,
+        (Some(runner), FieldWorkload::Merk) => {
+            Some((runner, MerkDir::new(options.dir.as_deref())?))
+        }
+        (Some(_), other) => {
+            return Err(PlanError::Usage(format!(
+                "--merk-runner is for --workload merk, not {other}"
+            )))
+        }
+    };
     let mut last = Instant::now();
     let started = Instant::now();
     let mut progress = |done: u64, timed: bool| {
@@ -72,7 +88,7 @@ pub fn field(options: &FieldOptions) -> Result<FieldResult, PlanError> {
         profile: options.profile.clone(),
         progress: &mut progress,
     };
-    let result = spec.open(TABLES, run)?.map_err(PlanError::Measure)?;
+    let mut result = spec.open(TABLES, run)?.map_err(PlanError::Measure)?;
     println!(
         "{} on {} (scale {}): {} commits after {} setup commits, {:.1} commits/s, {:.0} leaves/s, \
          commit p50 {:.0} µs p99 {:.0} µs; final root {}",
@@ -104,6 +120,25 @@ pub fn field(options: &FieldOptions) -> Result<FieldResult, PlanError> {
             per_kind.join(", ")
         );
     }
+    if let Some((runner, dir)) = &merk {
+        let side = merk_side(runner, dir, &result)?;
+        println!(
+            "{}: {:.0} inserts/s, {:.0} updates/s, {:.0} reads/s ({} reads, each checked); \
+             ours ÷ Merk's: inserts {}, updates {}, reads {}; Merk's root {}, {} bytes on disk",
+            side.described(),
+            side.inserts_per_s,
+            side.updates_per_s,
+            side.reads_per_s,
+            side.reads_checked,
+            within_run(result.inserts_per_s, side.inserts_per_s),
+            within_run(result.updates_per_s, side.updates_per_s),
+            within_run(result.reads_per_s, side.reads_per_s),
+            side.final_root,
+            side.bytes_on_disk
+        );
+        result.merk = Some(side);
+    }
+    drop(merk);
     if let Some(path) = &options.run_record {
         write_json(path, "field result", &result)?;
         eprintln!("field: saved for the run's report in {}", path.display());

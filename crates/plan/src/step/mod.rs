@@ -7,6 +7,7 @@ pub mod compare;
 pub mod dashboard;
 pub mod engines;
 pub mod field;
+pub mod field_merk;
 pub mod grow;
 pub mod headline;
 pub mod io_profile;

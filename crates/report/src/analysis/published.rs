@@ -1,10 +1,12 @@
 //! Our field and SmallBank figures beside the published ones: one row per run and anchor, the
 //! ratio ours ÷ theirs. A SmallBank run's first row is Transact's own code measured in the same
-//! run (the record's `transact` side), not a quote. Workloads with no anchor keep a row with
+//! run (the record's `transact` side), not a quote; a `merk` run that ran Merk's own code (the
+//! record's `merk` side) has its inserts/s, updates/s and reads/s first, each ratio within the
+//! run. Workloads with no anchor keep a row with
 //! the reason; anchors no run here stands beside are listed on their own.
 
 use crate::model::anchors::{Anchor, AnchorFile, Metric};
-use crate::model::field_runs::{FieldResult, FieldRuns, SmallbankResult};
+use crate::model::field_runs::{FieldResult, FieldRuns, Found, MerkSide, SmallbankResult};
 
 /// What one of our figures is set beside.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +68,16 @@ fn field_figure(record: &FieldResult, metric: Metric) -> Option<f64> {
     }
 }
 
+/// Merk's own code's figure in `metric`, measured in the same run.
+fn merk_figure(side: &MerkSide, metric: Metric) -> Option<f64> {
+    match metric {
+        Metric::InsertsPerS => Some(side.inserts_per_s),
+        Metric::UpdatesPerS => Some(side.updates_per_s),
+        Metric::ReadsPerS => Some(side.reads_per_s),
+        Metric::LeavesPerS | Metric::CommitsPerS | Metric::TransactionsPerS => None,
+    }
+}
+
 fn smallbank_figure(record: &SmallbankResult, metric: Metric) -> Option<f64> {
     match metric {
         Metric::TransactionsPerS => Some(record.triebench.transactions_per_s),
@@ -109,35 +121,71 @@ fn nothing(anchors: &AnchorFile, workload: &str) -> Against {
     }
 }
 
+/// A row of field run `found`: our figure in `unit` beside `against`, the ratio where both
+/// are figures.
+fn field_row(
+    found: &Found<FieldResult>,
+    ours: Option<f64>,
+    unit: &'static str,
+    against: Against,
+) -> Row {
+    let theirs = match &against {
+        Against::Quoted(anchor) => Some(anchor.figure),
+        Against::SameRun { figure, .. } => Some(*figure),
+        Against::Nothing { .. } => None,
+    };
+    Row {
+        workload: found.record.workload.clone(),
+        folder: found.folder.clone(),
+        profile: found.record.profile.clone(),
+        ours,
+        unit,
+        ratio: theirs.and_then(|t| ratio(ours, t)),
+        against,
+    }
+}
+
 /// Sets every run in `runs` beside its anchors in `anchors`.
 pub fn compare(runs: &FieldRuns, anchors: &AnchorFile) -> Published {
     let mut rows = Vec::new();
     for found in &runs.field {
         let r = &found.record;
+        if let Some(side) = &r.merk {
+            for metric in [Metric::InsertsPerS, Metric::UpdatesPerS, Metric::ReadsPerS] {
+                let Some(theirs) = merk_figure(side, metric) else {
+                    continue;
+                };
+                let against = Against::SameRun {
+                    engine: side.described(),
+                    figure: theirs,
+                };
+                rows.push(field_row(
+                    found,
+                    field_figure(r, metric),
+                    metric.unit(),
+                    against,
+                ));
+            }
+        }
         let mut any = false;
         for (anchor, metric) in quoted(anchors, &r.workload) {
             any = true;
-            let ours = field_figure(r, metric);
-            rows.push(Row {
-                workload: r.workload.clone(),
-                folder: found.folder.clone(),
-                profile: r.profile.clone(),
-                ours,
-                unit: metric.unit(),
-                against: Against::Quoted(anchor.clone()),
-                ratio: ratio(ours, anchor.figure),
-            });
+            let against = Against::Quoted(anchor.clone());
+            rows.push(field_row(
+                found,
+                field_figure(r, metric),
+                metric.unit(),
+                against,
+            ));
         }
         if !any {
-            rows.push(Row {
-                workload: r.workload.clone(),
-                folder: found.folder.clone(),
-                profile: r.profile.clone(),
-                ours: Some(r.commits_per_s),
-                unit: Metric::CommitsPerS.unit(),
-                against: nothing(anchors, &r.workload),
-                ratio: None,
-            });
+            let against = nothing(anchors, &r.workload);
+            rows.push(field_row(
+                found,
+                Some(r.commits_per_s),
+                Metric::CommitsPerS.unit(),
+                against,
+            ));
         }
     }
     for found in &runs.smallbank {

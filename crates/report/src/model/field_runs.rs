@@ -4,6 +4,7 @@
 //! `triebench-record`'s.
 
 pub use triebench_record::field::FieldResult;
+pub use triebench_record::merk_side::MerkSide;
 pub use triebench_record::smallbank::SmallbankResult;
 
 /// One run record and the folder it lies in, relative to the folder read (`.` for itself).

@@ -1,7 +1,8 @@
 //! The section "Against published figures": each field and SmallBank run beside the figure its
 //! workload's authors published, with their hardware and source as published and ours as
 //! measured, the ratio, and the plain statement that the machines differ; Transact's figure in
-//! a SmallBank row is measured in the same run, not quoted. Then our workloads with no
+//! a SmallBank row, and Merk's own code's in a `merk` row where `merk-runner` ran, are measured
+//! in the same run, not quoted. Then our workloads with no
 //! published figure (our range and the reason), and the published figures no run here stands
 //! beside.
 
@@ -144,8 +145,8 @@ pub fn write(published: &Published, anchors_from: &str) -> String {
          with what else it was running. A ratio (ours ÷ theirs) says how far apart two figures \
          from two machines are, on workloads of the same shape; it does not say which engine \
          is faster. Where the anchor's own code ran in the same run (Transact, beside every \
-         SmallBank run), its figure is measured here, not quoted, and only that ratio compares \
-         like with like.\n",
+         SmallBank run; Merk 2.0.1, beside a `merk` run that found `merk-runner`), its figure \
+         is measured here, not quoted, and only that ratio compares like with like.\n",
         esc(anchors_from)
     );
     if published.rows.is_empty() {

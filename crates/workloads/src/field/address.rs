@@ -39,3 +39,38 @@ pub fn iavl_address(key: &[u8]) -> String {
 pub fn merk_address(key: &[u8; 16]) -> String {
     format!("{MERK_NAMESPACE}{}{}", hex::encode(key), "00".repeat(16))
 }
+
+/// The Merk key an address of [`merk_address`] holds; `None` for any other address (another
+/// namespace, another length, non-zero padding, not hex).
+pub fn merk_key(address: &str) -> Option<[u8; 16]> {
+    let rest = address.strip_prefix(MERK_NAMESPACE)?;
+    let (key, padding) = (rest.get(..32)?, rest.get(32..)?);
+    if padding != "00".repeat(16) {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    hex::decode_to_slice(key, &mut out).ok()?;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{merk_address, merk_key};
+
+    #[test]
+    fn merk_keys_come_back_from_their_addresses() {
+        let key: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0xa5);
+        assert_eq!(merk_key(&merk_address(&key)), Some(key));
+        assert_eq!(merk_key(&merk_address(&[0; 16])), Some([0; 16]));
+    }
+
+    #[test]
+    fn other_addresses_hold_no_merk_key() {
+        let address = merk_address(&[7; 16]);
+        assert_eq!(merk_key(&address.replacen("3e4c00", "f12e00", 1)), None);
+        assert_eq!(merk_key(&address[..68]), None);
+        assert_eq!(merk_key(&format!("{}01", &address[..68])), None);
+        assert_eq!(merk_key(&address.replacen("07", "zz", 1)), None);
+        assert_eq!(merk_key(""), None);
+    }
+}
