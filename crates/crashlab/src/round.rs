@@ -12,8 +12,14 @@ use std::time::{Duration, Instant};
 use crate::child::READY;
 use crate::error::CrashError;
 
-/// How long a child may take to open its store (a managed redis-server replays its AOF).
-const READY_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a child may take to open its store (a managed redis-server replays its AOF; a
+/// standby profile starts two servers and copies the primary): long enough for a host loaded
+/// far past its cores (at 60 s, `postgres-sync-standby` missed it in a CI run at load average
+/// 22 on two cores), short of the test runner's 15-minute kill, so a hung child still fails
+/// with this message.
+const READY_TIMEOUT: Duration = Duration::from_secs(300);
+/// The error when [`READY_TIMEOUT`] passes (its seconds, spelt out).
+const NOT_READY: &str = "did not open its store within 300 s";
 /// How long processes working in the directory get to die after their owner was killed.
 const LEFTOVER_GRACE: Duration = Duration::from_secs(5);
 
@@ -100,9 +106,7 @@ impl RunningChild {
             match self.lines.recv_timeout(left) {
                 Ok(Line::Ready) => return Ok(()),
                 Ok(Line::Root(root)) => self.roots.push(root),
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(self.failed("did not open its store within 60 s"))
-                }
+                Err(RecvTimeoutError::Timeout) => return Err(self.failed(NOT_READY)),
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(self.failed("exited before committing"))
                 }
