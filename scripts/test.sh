@@ -151,6 +151,11 @@ bench_build=(--workspace --all-features)
 # builds.
 side_checks() {
   echo "== [${SECONDS}s] doctests (nextest does not run them)"
+  # First, untimed, the tests' build (nextest's, below; this waits on cargo's lock while it
+  # runs): where nothing was built before (the README's order, bench-fs.sh builds only the
+  # release CLI), that build took ~800 s of a loaded run on the project's VM, and the doctests'
+  # 600 s limit, counting the wait, killed them before they started.
+  cargo test -q --workspace --all-features --no-run
   "${test_env[@]}" timeout --kill-after=30 600 cargo test --workspace --all-features --doc -q
   echo "== [${SECONDS}s] the ledger example (crates/transact-state/examples/ledger.rs) on a profile of each backend"
   # What a Splinter-like project would copy: blocks committed through Transact's traits, the
@@ -252,6 +257,9 @@ echo "== [${SECONDS}s] cargo nextest (workspace, all features; .config/nextest.t
 # Tests of different binaries run side by side (cargo test runs one binary at a time, and most
 # tests wait on servers and fsyncs: on the project's VM the tests took 466 s that way).
 # A hung test (a deadlock, a server that never answers) must fail CI, not eat its 90 minutes.
+# The tests' build first, untimed (the same artifacts nextest builds): the limit is for the
+# tests, and a cold build on a loaded two-core host took ~800 s of it.
+cargo test -q --workspace --all-features --no-run
 "${test_env[@]}" timeout --kill-after=30 "${TRIEBENCH_TEST_TIMEOUT:-1500}" \
   cargo nextest run --workspace --all-features --no-tests=fail
 wait_job "checks beside the tests"
