@@ -34,19 +34,23 @@ pub fn run_merk_runner(
         .map_err(|e| failed(format!("cannot start it: {e}")))?;
     if !output.status.success() {
         let said = String::from_utf8_lossy(&output.stderr);
-        let said = said.lines().rev().find(|l| !l.trim().is_empty());
-        return Err(failed(match said {
+        return Err(failed(match last_line(&said) {
             Some(line) => format!("it exited with {}: {}", output.status, line.trim()),
             None => format!("it exited with {} and said nothing", output.status),
         }));
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let line = stdout.lines().rev().find(|l| !l.trim().is_empty());
-    let line = line.ok_or_else(|| failed("it printed nothing, not Merk's figures".into()))?;
+    let line = last_line(&stdout)
+        .ok_or_else(|| failed("it printed nothing, not Merk's figures".into()))?;
     serde_json::from_str(line).map_err(|e| {
         failed(format!(
             "it printed `{}`, not Merk's figures ({e})",
             excerpt(line)
         ))
     })
+}
+
+/// The last line of `text` that is not blank: what the runner said last.
+fn last_line(text: &str) -> Option<&str> {
+    text.lines().rev().find(|l| !l.trim().is_empty())
 }
