@@ -5,6 +5,6 @@
 pub struct Compaction {
     /// The data file's size before, bytes.
     pub bytes_before: u64,
-    /// Its size after: the live pages only, bytes.
+    /// Its size after: the entries packed into full pages, bytes.
     pub bytes_after: u64,
 }

@@ -88,7 +88,7 @@ impl BackendSpec {
 
     /// Compacts the closed store of this spec in place, where its backend can
     /// (`lmdb::compact`, with the `lmdb` feature: `lmdb`, `lmdb-async`): its data file is
-    /// replaced by a copy of the live pages alone. Other profiles are
+    /// replaced by a copy with its entries packed into full pages. Other profiles are
     /// [`KvError::CompactionUnsupported`].
     // Without LMDB built in, no profile reads `tables`.
     #[cfg_attr(not(feature = "lmdb"), allow(unused_variables))]

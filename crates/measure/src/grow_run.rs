@@ -216,7 +216,9 @@ impl StoreVisitor for Segment<'_> {
                 compaction,
             } = filled;
 
-            // Commits: updates of random existing leaves, not pruned (as under load).
+            // Commits: updates of random existing leaves, timed without pruning (as under
+            // load); each replaced root is kept until the commits are measured, then pruned.
+            let mut replaced = vec![trie.root().to_string()];
             let mut costs = Vec::new();
             for (keys, count) in [(1u64, plan.commits), (100, (plan.commits / 4).max(5))] {
                 progress(&format!("{target} leaves: {count} commits of {keys} keys"));
@@ -240,6 +242,7 @@ impl StoreVisitor for Segment<'_> {
                     let root = trie.commit(&batch)?;
                     record(&mut h, t);
                     trie.set_root(&root)?;
+                    replaced.push(root);
                 }
                 let written = proc_stats::write_bytes(&pids).saturating_sub(written_before);
                 costs.push(CommitCost {
@@ -247,6 +250,20 @@ impl StoreVisitor for Segment<'_> {
                     latency: latency(&h),
                     write_bytes_per_commit: written as f64 / count.max(1) as f64,
                 });
+            }
+            // Every root but the last, oldest first (pruning skips a root whose parent is
+            // live). Left live, they would also stop the next fill's prunes, and the store
+            // would keep every later fill commit's replaced nodes and change-log entries: the
+            // history, not the state (1,023 bytes per leaf of change log at 10^6 before).
+            replaced.pop();
+            progress(&format!(
+                "{target} leaves: pruning the commits' {} replaced roots",
+                replaced.len()
+            ));
+            for root in &replaced {
+                if root != EMPTY_ROOT {
+                    MerkleTrie::prune(&store, root)?;
+                }
             }
             state.root = trie.root().to_string();
             // Warm reads: each address read once untimed, then timed.

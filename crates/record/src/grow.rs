@@ -136,8 +136,8 @@ pub struct Checkpoint {
 }
 
 /// A compaction of the store between a stretch's fill and its timed commits: the data file
-/// rewritten with its live pages alone (LMDB's copy-on-write leaves the pages a large commit
-/// copied behind as free pages, and a free list that later commits rewrite).
+/// rewritten with its entries packed into full pages (LMDB's copy-on-write leaves the pages a
+/// large commit copied behind as free pages, and a free list that later commits rewrite).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct FillCompaction {
     /// The data file's bytes before.

@@ -50,8 +50,9 @@ pub struct GrowArgs {
     #[arg(long, requires = "fill_floor")]
     pub fill_floor_trie_order_only: bool,
     /// Compact the store after each stretch's fill, before its commits are timed (`lmdb`,
-    /// `lmdb-async`): its data file rewritten with the live pages alone, as `mdb_copy -c` does,
-    /// dropping the free pages a large commit leaves and the free list later commits rewrite.
+    /// `lmdb-async`): its data file rewritten with its entries packed into full pages, dropping
+    /// the free pages a large commit leaves, the free list later commits rewrite, and the third
+    /// of each page that random inserts leave unused.
     #[arg(long)]
     pub compact_after_fill: bool,
     /// Where grow.json and `checkpoint-<leaves>.csv` go (default: `./grow-<profile>`).
