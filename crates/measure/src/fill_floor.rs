@@ -170,12 +170,15 @@ mod tests {
                 "{table}: the order changes nothing stored"
             );
         }
-        // The fill's nodes are all in the store under test (which also holds the empty root
-        // and the checkpoints' timed commits), and the fill stored tens of nodes per leaf.
+        // The floor holds the fill's nodes, tens per leaf. The store under test holds them less
+        // those its checkpoints' commits replaced and then pruned (each 100-key commit rewrites
+        // up to a fifteenth of a 1,500-leaf state's paths), plus those commits' own nodes.
         let main = TABLES[0];
         let floor = entries(profile, &tmp.path().join("sorted"), main);
         let store = entries(profile, &tmp.path().join("store"), main);
-        assert!(floor.is_subset(&store));
+        let kept = floor.intersection(&store).count();
+        // (26,075 of 47,470 at this seed; a floor of other keys would share none.)
+        assert!(kept * 3 > floor.len(), "{kept} of {}", floor.len());
         assert!(floor.len() > 1_500 * 20, "{} nodes", floor.len());
     }
 }

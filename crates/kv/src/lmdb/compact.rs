@@ -112,7 +112,7 @@ fn file_len(path: &Path) -> KvResult<u64> {
 impl LmdbStore {
     /// Writes a packed copy of the committed state to `dest`: every table's entries in key
     /// order, appended (`MDB_APPEND`) so each page is full before the next is begun, in
-    /// transactions of [`COPY_BATCH`] entries. `dest` is a new, empty directory for `lmdb`
+    /// transactions of 100,000 entries. `dest` is a new, empty directory for `lmdb`
     /// (the copy is `dest/data.mdb`), a new file for `lmdb-async` (`single_file`). The store
     /// stays usable; the copy reads one snapshot. The copy is synced before this returns.
     pub fn copy_packed(&self, dest: &Path, single_file: bool) -> KvResult<()> {
