@@ -53,7 +53,6 @@ pub fn compact(dir: &Path, tables: &[&str], options: LmdbOptions) -> KvResult<Co
         .map_err(|e| KvError::io("find the store to compact", &data_file, e))?;
     let copy = copy_path(&env_path);
     remove_leftover(&copy)?;
-    remove_leftover(&copy_lock_path(&copy))?;
     let copied_file = if options.transact_flags {
         copy.clone()
     } else {
@@ -77,19 +76,10 @@ pub fn compact(dir: &Path, tables: &[&str], options: LmdbOptions) -> KvResult<Co
         sync_dir(parent)?;
     }
     remove_leftover(&copy)?;
-    remove_leftover(&copy_lock_path(&copy))?;
     Ok(Compaction {
         bytes_before,
         bytes_after,
     })
-}
-
-/// The lock file LMDB would keep beside a single-file copy (`lmdb-async`'s); the copy is
-/// opened without locking, so none is expected, but an older triebench's may be left.
-fn copy_lock_path(copy: &Path) -> PathBuf {
-    let mut name = copy.as_os_str().to_owned();
-    name.push("-lock");
-    PathBuf::from(name)
 }
 
 /// Removes a copy an interrupted compaction left (never the store's own file).
@@ -241,8 +231,11 @@ mod tests {
             // two-thirds full; appended in key order, each is full but for the last.
             let packed_unused = unused_share(&store);
             assert!(packed_unused < 0.05, "{transact_flags}: {packed_unused}");
+            // The copy was opened without locking: no `-lock` file beside it.
+            let mut lock = leftover.clone().into_os_string();
+            lock.push("-lock");
             assert!(
-                !copy_lock_path(&leftover).exists(),
+                !Path::new(&lock).exists(),
                 "{transact_flags}: no lock file left beside the copy"
             );
             let main = store.table("main").expect("table");
