@@ -1,6 +1,7 @@
 //! [`CrashError`]: every way a crash-lab run fails, one variant per cause, each printed as the
 //! one line `triebench crash-test` shows.
 
+use std::borrow::Cow;
 use std::io;
 use std::path::PathBuf;
 
@@ -59,7 +60,7 @@ pub enum CrashError {
     #[error("the crash-test child {what}; its stderr: {stderr}")]
     ChildFailed {
         /// What it did.
-        what: &'static str,
+        what: Cow<'static, str>,
         /// What it wrote to stderr, trimmed.
         stderr: String,
     },

@@ -2,6 +2,7 @@
 //! hidden `crash-child` command), collect the roots it acknowledges, kill it with SIGKILL, and
 //! make sure nothing it started stays behind.
 
+use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -18,8 +19,6 @@ use crate::error::CrashError;
 /// 22 on two cores), short of the test runner's 15-minute kill, so a hung child still fails
 /// with this message.
 const READY_TIMEOUT: Duration = Duration::from_secs(300);
-/// The error when [`READY_TIMEOUT`] passes (its seconds, spelt out).
-const NOT_READY: &str = "did not open its store within 300 s";
 /// How long processes working in the directory get to die after their owner was killed.
 const LEFTOVER_GRACE: Duration = Duration::from_secs(5);
 
@@ -106,7 +105,10 @@ impl RunningChild {
             match self.lines.recv_timeout(left) {
                 Ok(Line::Ready) => return Ok(()),
                 Ok(Line::Root(root)) => self.roots.push(root),
-                Err(RecvTimeoutError::Timeout) => return Err(self.failed(NOT_READY)),
+                Err(RecvTimeoutError::Timeout) => {
+                    let secs = READY_TIMEOUT.as_secs();
+                    return Err(self.failed(format!("did not open its store within {secs} s")));
+                }
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(self.failed("exited before committing"))
                 }
@@ -136,13 +138,13 @@ impl RunningChild {
         self.roots
     }
 
-    fn failed(&mut self, what: &'static str) -> CrashError {
+    fn failed(&mut self, what: impl Into<Cow<'static, str>>) -> CrashError {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let stderr = std::mem::replace(&mut self.stderr, std::thread::spawn(String::new));
         let text = stderr.join().unwrap_or_default();
         CrashError::ChildFailed {
-            what,
+            what: what.into(),
             stderr: text.trim().to_string(),
         }
     }
