@@ -23,20 +23,46 @@
 //!
 //! The empty root node is never released.
 
-use triebench_kv::{ReadTx, Store, WriteTx};
+use triebench_kv::{Store, WriteTx};
 
 use crate::changelog::{ChangeLogEntry, Hash32};
 use crate::hash::{hex_string, to_hex, HexHash, RawHash};
 use crate::tables::{read_change_log, Tables};
 use crate::{refcount, store_layout, MerkleError, EMPTY_ROOT_HEX};
 
-/// Prunes `root` (hex) and returns the hashes of the nodes deleted from storage.
+/// Prunes `root` in a transaction of its own and returns the hashes of the nodes deleted from
+/// storage.
 pub(crate) fn prune<S: Store>(
     store: &S,
     tables: &Tables,
     root: &RawHash,
 ) -> Result<Vec<String>, MerkleError> {
     let mut w = store.writer()?;
+    let pruned = prune_in(&mut w, tables, root)?;
+    if pruned.wrote {
+        w.commit()?;
+    }
+    Ok(pruned.deleted)
+}
+
+/// What [`prune_in`] did to the transaction it was given.
+#[derive(Debug, Default)]
+pub(crate) struct Pruned {
+    /// The hashes (hex) of the nodes deleted, each once, in sorted order.
+    pub(crate) deleted: Vec<String>,
+    /// Whether anything was written: a prune that keeps its root writes nothing, and its
+    /// transaction need not be committed.
+    pub(crate) wrote: bool,
+}
+
+/// Prunes `root` within `w`, which may hold other writes already (a commit's, see
+/// [`MerkleTrie::commit_and_prune`](crate::MerkleTrie::commit_and_prune)): the prune reads
+/// through `w` and so sees them, exactly as a prune run after that transaction committed would.
+pub(crate) fn prune_in<W: WriteTx>(
+    w: &mut W,
+    tables: &Tables,
+    root: &RawHash,
+) -> Result<Pruned, MerkleError> {
     // The root's entry and the store's layout marker in one request: nothing of a store keyed
     // otherwise is changed (see `store_layout`), and a prune costs no extra round trip for it.
     let mut got: [Option<Vec<u8>>; 2] = [None, None];
@@ -49,22 +75,24 @@ pub(crate) fn prune<S: Store>(
     )?;
     let [entry, marker] = got;
     if !store_layout::check_marker(marker.as_deref())? {
-        store_layout::require_unmarked_empty(&w, tables.main.table())?;
+        store_layout::require_unmarked_empty(&*w, tables.main.table())?;
     }
     let Some(mut entry) = decode_entry(root, entry)? else {
-        return Ok(Vec::new());
+        return Ok(Pruned::default());
     };
     if entry.reached_again > 0 {
         entry.reached_again -= 1;
         w.put(tables.change_log, root, &entry.to_bytes())?;
-        w.commit()?;
-        return Ok(Vec::new());
+        return Ok(Pruned {
+            deleted: Vec::new(),
+            wrote: true,
+        });
     }
-    let removed = match entry.successors.len() {
+    let deleted = match entry.successors.len() {
         0 => {
-            let removed = release(&mut w, tables, &entry.additions)?;
+            let removed = release(w, tables, &entry.additions)?;
             w.delete(tables.change_log, root)?;
-            if let Some(mut parent) = read_change_log(&w, tables, &entry.parent)? {
+            if let Some(mut parent) = read_change_log(&*w, tables, &entry.parent)? {
                 parent.successors.retain(|s| s.root != *root);
                 w.put(tables.change_log, &entry.parent, &parent.to_bytes())?;
             }
@@ -75,9 +103,9 @@ pub(crate) fn prune<S: Store>(
             // as a successor. An entry that does not list it was written by a later commit that
             // reached the parent's mapping again after that parent was pruned (A -> B -> A):
             // it holds its own references, so this root is the oldest of its line.
-            let parent = read_change_log(&w, tables, &entry.parent)?;
+            let parent = read_change_log(&*w, tables, &entry.parent)?;
             if parent.is_some_and(|p| p.successors.iter().any(|s| s.root == *root)) {
-                return Ok(Vec::new());
+                return Ok(Pruned::default());
             }
             let mut hashes = entry
                 .successors
@@ -85,14 +113,16 @@ pub(crate) fn prune<S: Store>(
                 .map(|s| s.deletions)
                 .unwrap_or_default();
             hashes.push(*root);
-            let removed = release(&mut w, tables, &hashes)?;
+            let removed = release(w, tables, &hashes)?;
             w.delete(tables.change_log, root)?;
             removed
         }
-        _ => return Ok(Vec::new()),
+        _ => return Ok(Pruned::default()),
     };
-    w.commit()?;
-    Ok(removed)
+    Ok(Pruned {
+        deleted,
+        wrote: true,
+    })
 }
 
 /// The change-log entry of `root` from its stored bytes, if any.

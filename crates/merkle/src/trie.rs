@@ -7,7 +7,7 @@ use triebench_kv::{phase_span, KvError, ReadTx, Store, Traced, WriteTx};
 
 use crate::changelog::ChangeLogEntry;
 use crate::descend::descend;
-use crate::hash::{hex_string, hex_to_raw, parse_hex_hash, HexHash};
+use crate::hash::{hex_string, hex_to_raw, parse_hex_hash, HexHash, RawHash};
 use crate::leaves::Leaves;
 use crate::node::Layout;
 use crate::proof::{self, Proof};
@@ -185,6 +185,36 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
     /// if another process has pruned this view's root meanwhile (its change-log entry is gone),
     /// the commit fails with [`MerkleError::UnknownRoot`] instead of building on its nodes.
     pub fn commit(&self, changes: &[StateChange]) -> Result<String, MerkleError> {
+        self.commit_pruning(changes, None).map(|(root, _)| root)
+    }
+
+    /// [`commit`](Self::commit) of `changes`, then [`prune`](Self::prune) of `prune`, in the
+    /// commit's one storage transaction; returns the new root and the hashes of the nodes the
+    /// prune deleted.
+    ///
+    /// What it leaves in the store is what the two calls one after the other leave (the prune
+    /// reads through the transaction, so it sees the commit's writes), but a crash leaves
+    /// both or neither, and the store writes once what both change. That matters where a
+    /// transaction writes whole pages: a node's block commit that also prunes the root it built
+    /// on (the usual "keep one root" loop, as [`prune`](Self::prune)'s rules allow) dirties
+    /// the pages of the deleted nodes beside those of the new ones, and an SQLite or LMDB
+    /// store writes each page once instead of in two transactions. An invalid `prune` root is
+    /// refused before anything is written; an error in either part writes nothing.
+    pub fn commit_and_prune(
+        &self,
+        changes: &[StateChange],
+        prune: &str,
+    ) -> Result<(String, Vec<String>), MerkleError> {
+        let raw = hex_to_raw(&parse_root(prune)?);
+        self.commit_pruning(changes, Some(&raw))
+    }
+
+    /// [`commit`](Self::commit), with `prune` pruned in its transaction after its writes.
+    fn commit_pruning(
+        &self,
+        changes: &[StateChange],
+        prune: Option<&RawHash>,
+    ) -> Result<(String, Vec<String>), MerkleError> {
         phase_span!(TRIE);
         let writer = || {
             phase_span!(STORAGE_WRITE);
@@ -201,6 +231,10 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
             .ok()
             .and_then(|mut last| last.take());
         let tables = &self.tables;
+        let prune_in = |w: &mut Traced<S::Writer<'s>>| match prune {
+            Some(root) => prune::prune_in(w, tables, root).map(|pruned| pruned.deleted),
+            None => Ok(Vec::new()),
+        };
         let attempt = write::persist(
             &mut w,
             tables,
@@ -208,7 +242,8 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
             &mut outcome,
             expected.as_ref(),
         )
-        .and_then(|persisted| Ok(w.commit().map(|()| persisted)?));
+        .and_then(|persisted| Ok((persisted, prune_in(&mut w)?)))
+        .and_then(|done| Ok(w.commit().map(|()| done)?));
         let persisted = match attempt {
             Ok(persisted) => persisted,
             Err(MerkleError::Storage(KvError::PreconditionFailed { .. })) if expected.is_some() => {
@@ -222,11 +257,13 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
                 }
                 let persisted =
                     write::persist(&mut w, tables, &self.root_hash, &mut outcome, None)?;
+                let deleted = prune_in(&mut w)?;
                 w.commit()?;
-                persisted
+                (persisted, deleted)
             }
             Err(e) => return Err(e),
         };
+        let (persisted, deleted) = persisted;
         if let Ok(mut last) = self.last_written.lock() {
             *last = persisted;
         }
@@ -238,10 +275,14 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
                     cache.insert(hash, encoding);
                 }
             }
+            // Last, as a prune after the commit would: a node the prune deleted is gone.
+            for hash in &deleted {
+                cache.remove(hash.as_bytes());
+            }
         }
         let root = hex_string(&outcome.root);
         update::recycle(outcome);
-        Ok(root)
+        Ok((root, deleted))
     }
 
     /// The root [`commit`](Self::commit) would return for `changes`, with nothing written.

@@ -4,6 +4,7 @@
 //! expected in between (a fork from the same root, a prune, a commit reaching a live root
 //! again): then the precondition fails, nothing of that attempt is applied, and the commit reads
 //! and writes again. The reference is the same script on a `BTreeStore`, which always reads.
+//! The same holds for commits that prune their parent in the same transaction.
 
 mod common;
 
@@ -72,16 +73,72 @@ fn script<S: Store>(store: &S) -> Vec<String> {
     roots
 }
 
+/// Commits on `view` that each prune the root they build on (`commit_and_prune`), following
+/// each new root; returns the root and what the prune deleted.
+fn step_pruning<S: Store>(
+    view: &mut MerkleTrie<'_, S>,
+    changes: &[StateChange],
+) -> (String, Vec<String>) {
+    let parent = view.root().to_string();
+    let done = view
+        .commit_and_prune(changes, &parent)
+        .expect("commit and prune");
+    view.set_root(&done.0).expect("set root");
+    done
+}
+
+/// The script again with each commit pruning its parent in the same transaction: a line, a
+/// fork by another view (the line's next commit finds its expectation broken and commits and
+/// prunes again in a second transaction), a commit changing nothing (its prune takes the
+/// reached-again count off), and a revert.
+fn pruning_script<S: Store>(store: &S) -> Vec<(String, Vec<String>)> {
+    let mut done = Vec::new();
+    let mut a = MerkleTrie::new(store).expect("view");
+    for i in 0..8 {
+        done.push(step_pruning(&mut a, &[set(i, &format!("v{i}"))]));
+    }
+    let mut b = MerkleTrie::at_root(store, a.root()).expect("second view");
+    done.push((step(&mut b, &[set(100, "fork")]), Vec::new()));
+    done.push(step_pruning(&mut a, &[set(8, "after the fork")]));
+    done.push(step_pruning(&mut a, &[set(9, "v9")]));
+    done.push(step_pruning(&mut a, &[]));
+    done.push(step_pruning(&mut a, &[set(10, "reverted next")]));
+    done.push(step_pruning(&mut a, &[delete(10)]));
+    done.push(step_pruning(&mut a, &[set(11, "twin"), set(12, "twin")]));
+    done
+}
+
+/// The stores' tables hold the same entries.
+fn same_contents<S: Store>(store: &S, reference: &BTreeStore, name: &str) {
+    let (got, want) = (contents(store), contents(reference));
+    for ((name_t, got), want) in TABLES.iter().zip(&got).zip(&want) {
+        assert_eq!(got.len(), want.len(), "{name}: entries of {name_t}");
+        assert!(got == want, "{name}: table {name_t} differs");
+    }
+}
+
 fn same_as_reading_commits<S: Store>(store: &S, name: &str) {
     let reference = BTreeStore::open(TABLES).expect("btree");
     let want = script(&reference);
     let got = script(store);
     assert_eq!(got, want, "{name}: the roots");
-    let (got, want) = (contents(store), contents(&reference));
-    for ((name_t, got), want) in TABLES.iter().zip(&got).zip(&want) {
-        assert_eq!(got.len(), want.len(), "{name}: entries of {name_t}");
-        assert!(got == want, "{name}: table {name_t} differs");
-    }
+    same_contents(store, &reference, name);
+}
+
+/// [`pruning_script`] on `store` (fresh) against the same on a fresh `BTreeStore`.
+fn same_as_reading_commits_pruning<S: Store>(store: &S, name: &str) {
+    let reference = BTreeStore::open(TABLES).expect("btree");
+    let want = pruning_script(&reference);
+    let got = pruning_script(store);
+    assert_eq!(got, want, "{name}: the roots and what was pruned");
+    assert!(
+        want.iter()
+            .filter(|(_, deleted)| !deleted.is_empty())
+            .count()
+            >= 8,
+        "the script prunes"
+    );
+    same_contents(store, &reference, name);
 }
 
 #[test]
@@ -89,6 +146,23 @@ fn postgres_store_ends_as_the_reading_commits_leave_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = PgStore::open(dir.path(), TABLES, PgOptions::default()).expect("open");
     same_as_reading_commits(&store, "postgres");
+}
+
+/// The same with each commit pruning its parent in its own transaction (`commit_and_prune`):
+/// the prune's reads see the attempt's pending writes, and a refused attempt's prune is
+/// applied with the commit's second attempt, not lost and not applied twice.
+#[test]
+fn commits_that_prune_end_as_the_reading_commits_leave_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = PgStore::open(dir.path(), TABLES, PgOptions::default()).expect("open");
+    same_as_reading_commits_pruning(&store, "postgres");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let options = RedisOptions {
+        net: Some(triebench_kv::net_hop::rtt_micros(0)),
+        ..RedisOptions::default()
+    };
+    let store = RedisStore::open_uncached(dir.path(), TABLES, options).expect("open");
+    same_as_reading_commits_pruning(&store, "redis-uncached");
 }
 
 /// `redis-uncached` through the delay proxy (at zero delay), where Redis prefers preconditions

@@ -7,6 +7,8 @@
 
 #[path = "codec_props.rs"]
 mod codec_props;
+#[path = "commit_and_prune.rs"]
+mod commit_and_prune;
 #[path = "corruption.rs"]
 mod corruption;
 #[path = "expected_commits.rs"]
