@@ -210,15 +210,15 @@ pub fn preload<S: Store>(
                 value: value(shape, &mut rng),
             })
             .collect();
+        let root = trie.commit(&batch)?;
         // Prune the replaced root (never the empty one, which is shared and kept), as a node
         // pruning old state roots would: without it, every batch's replaced interior nodes stay
-        // and a large preload writes mostly garbage. In the commit's own transaction, so that
-        // a page both dirty is written once.
-        let root = if loaded > 0 {
-            trie.commit_and_prune(&batch, trie.root())?.0
-        } else {
-            trie.commit(&batch)?
-        };
+        // and a large preload writes mostly garbage. In a transaction of its own: in the
+        // commit's, a fill to 10^6 was no faster and left LMDB more free pages
+        // (docs/findings/grow.md).
+        if loaded > 0 {
+            MerkleTrie::prune(store, trie.root())?;
+        }
         trie.set_root(&root)?;
         loaded += n;
         progress(loaded);
