@@ -359,7 +359,7 @@ fn fill_stretch<S: Store>(
         store.set_recording(floors.is_some());
         // The replaced root is pruned in a transaction of its own. In the commit's
         // (`MerkleTrie::commit_and_prune`) the fill to 10^6 on the disk was no faster
-        // (sqlite-wal-full 470 s against 462, lmdb 282 against 287), and lmdb's store ended
+        // (sqlite-wal-full 497 s against 488, lmdb 282 against 287), and lmdb's store ended
         // with 7.7 KB of free pages per leaf against 4.2: its prune's page copies could no
         // longer reuse the pages the commit had just freed (findings/grow.md).
         let commit = || {

@@ -90,6 +90,21 @@ impl<S: Store> TrieState<S> {
             .map_err(|e| unknown_root(e, root))
     }
 
+    /// [`commit`](Self::commit) on `root`, then [`prune`](Self::prune) of `prune`, in one
+    /// storage transaction (see [`MerkleTrie::commit_and_prune`]): the new root and the nodes
+    /// the prune deleted.
+    pub fn commit_and_prune(
+        &self,
+        root: &str,
+        changes: &[StateChange],
+        prune: &str,
+    ) -> Result<(String, Vec<String>), MerkleError> {
+        let hash = parse_root(root)?;
+        self.at(hash)
+            .commit_and_prune(changes, prune)
+            .map_err(|e| unknown_root(e, root))
+    }
+
     /// The root [`commit`](Self::commit) would return, with nothing written.
     pub fn compute(&self, root: &str, changes: &[StateChange]) -> Result<String, MerkleError> {
         let hash = parse_root(root)?;

@@ -222,3 +222,26 @@ fn an_error_in_either_part_writes_nothing() {
     );
     assert!(contents(&store) == before, "an invalid prune root wrote");
 }
+
+/// `TrieState`'s owned handle does the same as the view.
+#[test]
+fn the_owned_handle_commits_and_prunes_alike() {
+    let view_store = BTreeStore::open(TABLES).unwrap();
+    let mut trie = MerkleTrie::new(&view_store).unwrap();
+    let first = trie
+        .commit(&[set("ab00", b"1"), set("ab01", b"2")])
+        .unwrap();
+    trie.set_root(&first).unwrap();
+    let want = trie.commit_and_prune(&[set("ab00", b"3")], &first).unwrap();
+
+    let state = triebench_merkle::TrieState::new(BTreeStore::open(TABLES).unwrap()).unwrap();
+    let first_again = state
+        .commit(EMPTY_ROOT, &[set("ab00", b"1"), set("ab01", b"2")])
+        .unwrap();
+    assert_eq!(first_again, first);
+    let got = state
+        .commit_and_prune(&first, &[set("ab00", b"3")], &first)
+        .unwrap();
+    assert_eq!(got, want);
+    assert!(state.change_log(&first).unwrap().is_none());
+}
