@@ -3,7 +3,9 @@
 # commit; `grow`'s default is 50,000), one curve per call, nothing else running.
 # Usage, from the checkout's root after
 # `cargo build --release --features sqlite-db -p triebench-cli`:
-#   results/2026-11-29-vm-fill-batch/run.sh DISK_DIR PROFILE FILL_BATCH
+#   results/2026-11-29-vm-fill-batch/run.sh DISK_DIR PROFILE FILL_BATCH [floor]
+# (`floor` adds --fill-floor DIR --fill-floor-trie-order-only: each fill commit's writes replayed
+# straight onto one more store of the profile, in the trie's order, in the same transactions.)
 # And the small blocks of `keep_one_root` (commit then prune, against commit_and_prune), after
 # `cargo build --release -p triebench-merkle --example keep_one_root`:
 #   results/2026-11-29-vm-fill-batch/run.sh DISK_DIR keep-one-root
@@ -21,9 +23,14 @@ if [ "$profile" = keep-one-root ]; then
 fi
 batch=${3:?leaves per fill commit}
 name=$profile-batch-$batch
+extra=()
+if [ "${4:-}" = floor ]; then
+  extra=(--fill-floor "$work/floor" --fill-floor-trie-order-only)
+  name=$name-floor
+fi
 echo "== $name ($(date -u +%H:%M:%S)) in $work"
 "$target/release/triebench" grow --backend "$profile" --dir "$work/store" \
-  --max-leaves 1000000 --commits 50 --reads 200 --fill-batch "$batch" --out "$out/$name" \
+  --max-leaves 1000000 --commits 50 --reads 200 --fill-batch "$batch" --out "$out/$name" "${extra[@]}" \
   >"$out/$name.log" 2>&1 || rc=$?
 echo "== $name ended rc=${rc:-0} ($(date -u +%H:%M:%S))"
 exit "${rc:-0}"
