@@ -245,8 +245,8 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
         )
         .and_then(|persisted| Ok((persisted, prune_in(&mut w)?)))
         .and_then(|done| Ok(w.commit().map(|()| done)?));
-        let persisted = match attempt {
-            Ok(persisted) => persisted,
+        let (persisted, deleted) = match attempt {
+            Ok(done) => done,
             Err(MerkleError::Storage(KvError::PreconditionFailed { .. })) if expected.is_some() => {
                 let mut w = writer()?;
                 // This view wrote the parent's entry, and only a prune that released the parent
@@ -264,7 +264,6 @@ impl<'s, S: Store> MerkleTrie<'s, S> {
             }
             Err(e) => return Err(e),
         };
-        let (persisted, deleted) = persisted;
         if let Ok(mut last) = self.last_written.lock() {
             *last = persisted;
         }

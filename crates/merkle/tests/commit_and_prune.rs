@@ -7,11 +7,11 @@
 
 mod common;
 
-use common::{apply, batch, contents, del, set, Model};
+use common::{apply, batch, changes_to, contents, del, on_fresh_store, set, Model};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use triebench_kv::btree::BTreeStore;
-use triebench_kv::{FreshStores, Profile, Store, StoreVisitor};
+use triebench_kv::{Profile, Store, StoreVisitor};
 use triebench_merkle::{MerkleError, MerkleTrie, StateChange, EMPTY_ROOT, TABLES};
 
 /// One block of a history.
@@ -37,14 +37,7 @@ fn changes_of(block: &Block, heads: &[(String, Model)]) -> Vec<StateChange> {
         Block::Changes(changes) => changes.clone(),
         Block::Revert(i) => {
             let model = heads.last().map(|(_, m)| m.clone()).unwrap_or_default();
-            let target = &heads[i.index(heads.len())].1;
-            let mut changes: Vec<StateChange> = model
-                .keys()
-                .filter(|a| !target.contains_key(*a))
-                .map(|a| del(a))
-                .collect();
-            changes.extend(target.iter().map(|(a, v)| set(a, v)));
-            changes
+            changes_to(&model, &heads[i.index(heads.len())].1)
         }
     }
 }
@@ -166,12 +159,7 @@ proptest! {
             if !profile.is_enabled() {
                 continue;
             }
-            let parent = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
-            let stores = FreshStores::new(profile, parent.path())
-                .map_err(|e| TestCaseError::fail(format!("{profile}: {e}")))?;
-            stores
-                .try_run(TABLES, OnProfile { blocks: &blocks, lag })
-                .map_err(|e| TestCaseError::fail(format!("{profile}: {e}")))??;
+            on_fresh_store(profile, OnProfile { blocks: &blocks, lag })?;
         }
     }
 }

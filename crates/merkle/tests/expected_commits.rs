@@ -148,9 +148,9 @@ fn postgres_store_ends_as_the_reading_commits_leave_it() {
     same_as_reading_commits(&store, "postgres");
 }
 
-/// The same with each commit pruning its parent in its own transaction (`commit_and_prune`):
-/// the prune's reads see the attempt's pending writes, and a refused attempt's prune is
-/// applied with the commit's second attempt, not lost and not applied twice.
+/// The same with each commit pruning its parent in the commit's own transaction
+/// (`commit_and_prune`): the prune's reads see the attempt's pending writes, and a refused
+/// attempt's prune is applied with the commit's second attempt, not lost and not applied twice.
 #[test]
 fn commits_that_prune_end_as_the_reading_commits_leave_it() {
     let dir = tempfile::tempdir().expect("tempdir");

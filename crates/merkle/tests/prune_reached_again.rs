@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{apply, batch, del, set, Model};
+use common::{apply, batch, changes_to, del, on_fresh_store, set, Model};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use triebench_kv::btree::BTreeStore;
@@ -239,17 +239,7 @@ fn changes_of(block: &Block, heads: &[(String, Model)]) -> Vec<StateChange> {
         }
         // Addresses here are at most 8 hex characters (see `common::address`).
         Block::DeleteAbsent => vec![del("1234567890")],
-        Block::Revert(i) => {
-            let back = i.index(heads.len());
-            let target = &heads[back].1;
-            let mut changes: Vec<StateChange> = model
-                .keys()
-                .filter(|a| !target.contains_key(*a))
-                .map(|a| del(a))
-                .collect();
-            changes.extend(target.iter().map(|(a, v)| set(a, v)));
-            changes
-        }
+        Block::Revert(i) => changes_to(model, &heads[i.index(heads.len())].1),
     }
 }
 
@@ -326,12 +316,7 @@ impl StoreVisitor for Chain<'_> {
 }
 
 fn on_profile(profile: Profile, blocks: &[Block], lag: usize) -> Result<(), TestCaseError> {
-    let parent = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let stores = FreshStores::new(profile, parent.path())
-        .map_err(|e| TestCaseError::fail(format!("{profile}: {e}")))?;
-    stores
-        .try_run(TABLES, Chain { blocks, lag })
-        .map_err(|e| TestCaseError::fail(format!("{profile}: {e}")))?
+    on_fresh_store(profile, Chain { blocks, lag })
 }
 
 proptest! {

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use triebench_kv::{KeyRange, ReadTx, Store};
+use proptest::test_runner::TestCaseError;
+use triebench_kv::{FreshStores, KeyRange, Profile, ReadTx, Store, StoreVisitor};
 use triebench_merkle::{StateChange, TABLES};
 
 pub type Model = BTreeMap<String, Vec<u8>>;
@@ -75,6 +76,32 @@ pub fn apply(model: &Model, changes: &[StateChange]) -> Option<Model> {
         }
     }
     Some(next)
+}
+
+/// The batch that takes the state `model` to `target`: deletes of the addresses `target` lacks,
+/// then every value of `target` set (a revert to an earlier mapping).
+pub fn changes_to(model: &Model, target: &Model) -> Vec<StateChange> {
+    let mut changes: Vec<StateChange> = model
+        .keys()
+        .filter(|a| !target.contains_key(*a))
+        .map(|a| del(a))
+        .collect();
+    changes.extend(target.iter().map(|(a, v)| set(a, v)));
+    changes
+}
+
+/// Runs a proptest case's `visitor` on a fresh store of `profile` in a temporary directory; a
+/// store that cannot be made fails the case, naming the profile.
+pub fn on_fresh_store<V>(profile: Profile, visitor: V) -> Result<(), TestCaseError>
+where
+    V: StoreVisitor<Output = Result<(), TestCaseError>>,
+{
+    let parent = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let stores = FreshStores::new(profile, parent.path())
+        .map_err(|e| TestCaseError::fail(format!("{profile}: {e}")))?;
+    stores
+        .try_run(TABLES, visitor)
+        .map_err(|e| TestCaseError::fail(format!("{profile}: {e}")))?
 }
 
 /// Every table's entries, in key order: what a store holds, to compare two stores byte for
