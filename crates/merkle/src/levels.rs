@@ -13,6 +13,8 @@ use crate::scratch::reusable;
 pub(crate) struct Levels {
     /// Each node's depth.
     depth: Vec<u32>,
+    /// How many nodes each depth holds.
+    widths: Vec<usize>,
     /// Where each level starts in `order`, and where the last one ends.
     starts: Vec<usize>,
     /// Node indices, level by level.
@@ -22,9 +24,9 @@ pub(crate) struct Levels {
 impl Levels {
     /// Counts the arena's nodes per depth from each node's parent (`parents[i]`; node 0 is the
     /// root and its entry is ignored) and, if a level holds at least `wide` nodes, groups them
-    /// by depth and returns `true`; `false` leaves no level (the caller then needs none).
-    /// `None`, leaving no level, if a node's parent does not come before it (the arena opens
-    /// every node after its parent).
+    /// by depth and returns `true`; `false` leaves no level (the caller then needs none), but
+    /// [`depths`](Self::depths) and [`widths`](Self::widths) stay. `None`, leaving nothing, if
+    /// a node's parent does not come before it (the arena opens every node after its parent).
     pub(crate) fn sort(
         &mut self,
         parents: impl ExactSizeIterator<Item = u32>,
@@ -32,7 +34,7 @@ impl Levels {
     ) -> Option<bool> {
         self.depth.clear();
         self.depth.reserve(parents.len());
-        let mut counts = std::mem::take(&mut self.starts);
+        let mut counts = std::mem::take(&mut self.widths);
         counts.clear();
         for (i, parent) in parents.enumerate() {
             let depth = if i == 0 {
@@ -44,6 +46,8 @@ impl Levels {
                         self.depth.clear();
                         self.order.clear();
                         self.starts.clear();
+                        self.widths = counts;
+                        self.widths.clear();
                         return None;
                     }
                 }
@@ -55,22 +59,21 @@ impl Levels {
             }
             counts[d] += 1;
         }
-        if counts.iter().all(|&count| count < wide) {
-            counts.clear();
-            self.starts = counts;
-            self.order.clear();
+        self.widths = counts;
+        self.starts.clear();
+        self.order.clear();
+        if self.widths.iter().all(|&count| count < wide) {
             return Some(false);
         }
         // Counts to starts, then each node placed at its level's next free slot.
-        let mut next = Vec::with_capacity(counts.len());
+        let mut next = Vec::with_capacity(self.widths.len());
         let mut at = 0;
-        for count in &mut counts {
+        for &count in &self.widths {
             next.push(at);
-            at += *count;
-            *count = next[next.len() - 1];
+            self.starts.push(at);
+            at += count;
         }
-        counts.push(at);
-        self.starts = counts;
+        self.starts.push(at);
         self.order.clear();
         self.order.resize(at, 0);
         for (i, &depth) in self.depth.iter().enumerate() {
@@ -86,9 +89,20 @@ impl Levels {
     pub(crate) fn reusable(self) -> Levels {
         Levels {
             depth: reusable(self.depth),
+            widths: reusable(self.widths),
             starts: reusable(self.starts),
             order: reusable(self.order),
         }
+    }
+
+    /// Each node's depth, from the last [`sort`](Self::sort) that did not fail.
+    pub(crate) fn depths(&self) -> &[u32] {
+        &self.depth
+    }
+
+    /// How many nodes each depth holds (the root's, 1, first), from the same sort.
+    pub(crate) fn widths(&self) -> &[usize] {
+        &self.widths
     }
 
     /// Levels, the root's included.
@@ -120,6 +134,8 @@ mod tests {
             "no level of 4"
         );
         assert_eq!(levels.count(), 0);
+        assert_eq!(levels.depths(), &[0, 1, 1, 2, 2, 3, 2]);
+        assert_eq!(levels.widths(), &[1, 2, 3, 1]);
         assert_eq!(levels.sort(parents.into_iter(), 3), Some(true));
         assert_eq!(levels.count(), 4);
         assert_eq!(levels.level(0), &[0]);

@@ -11,6 +11,8 @@
 //! * `update`: applies a batch in memory: the new root, new encodings, added and replaced nodes.
 //! * `levels`: a batch's opened nodes by depth, for finishing a large batch a level at a time
 //!   (a wide level's nodes encoded and hashed on rayon's threads).
+//! * `subtrees`: a batch's changes in address order, and its opened nodes cut into runs of
+//!   whole subtrees, for finishing a batch of no wide level on rayon's threads side by side.
 //! * `write`: persists that outcome: new nodes, duplicate counts, change-log entries.
 //! * `prefix_sort`: sorts the new nodes' hash prefixes by their top bits first, for `write`.
 //! * `node_table`: the `main` table's keys, a node's raw 32-byte hash, converted from the hex
@@ -52,7 +54,9 @@
 //! The changes of a batch apply in order and a later change to the same address wins: a set
 //! then a delete of one address is a delete. Deleting an address that holds no value at that
 //! point of the batch is [`MerkleError::DeleteAbsent`], and then nothing of the batch is
-//! written. A batch that changes nothing returns the same root and writes no node (it is
+//! written. (The batch is applied in address order, changes to one address in the batch's
+//! order, which gives the same result; where several changes fail, the one reported is the
+//! first in address order.) A batch that changes nothing returns the same root and writes no node (it is
 //! counted as reaching that root again, see [`MerkleTrie::prune`]). Deleting a
 //! value keeps its node while it has children; a node left with no value and no children is
 //! removed from its parent, recursively. Values on interior nodes behave like any other
@@ -148,6 +152,7 @@ pub mod reference;
 mod scratch;
 mod state;
 pub mod store_layout;
+mod subtrees;
 mod tables;
 mod trie;
 mod update;

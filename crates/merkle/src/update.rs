@@ -1,19 +1,23 @@
 //! Applying a batch of changes to the trie in memory and computing the new root.
 //!
 //! The batch opens the nodes on the changed paths into an arena, each read once, and applies
-//! the changes in order. An opened node keeps its stored encoding and records only its edits
-//! (children replaced, added or removed, a new value). Finishing hashes every changed node once,
-//! children before parents, re-encoding each by copying its unchanged entries around the edits:
-//! nothing is decoded to strings and no hash is converted to or from hex on the way. A batch
-//! with a level of at least [`PARALLEL_LEVEL_MIN`] nodes is finished a level at a time, such a
-//! level on rayon's threads ([`finish_level`]); any other in one reverse sweep of the arena.
+//! the changes in address order (changes to one address in the batch's order), so that the
+//! arena holds the nodes in preorder. An opened node keeps its stored encoding and records only
+//! its edits (children replaced, added or removed, a new value). Finishing hashes every changed
+//! node once, children before parents, re-encoding each by copying its unchanged entries around
+//! the edits: nothing is decoded to strings and no hash is converted to or from hex on the way.
+//! A batch with a level of at least [`PARALLEL_LEVEL_MIN`] nodes is finished a level at a time,
+//! such a level on rayon's threads ([`finish_level`]); any other batch of more nodes than that,
+//! where there are several threads, a run of whole subtrees per thread ([`finish_subtrees`]);
+//! the rest in one reverse sweep of the arena. The outcome is the same whichever way, and
+//! however many threads did it.
 //!
 //! The stored encodings a batch reads are copied back to back into one buffer, and that buffer,
 //! the arena and the outcome's vectors are handed back to a per-thread pool when the commit is
 //! done, so a run of small commits allocates almost nothing of its own.
 
 use std::cell::RefCell;
-use std::ops::Range;
+use std::ops::{Index, IndexMut, Range};
 
 use smallvec::SmallVec;
 
@@ -26,6 +30,7 @@ use crate::levels::Levels;
 use crate::node::{write_entry, Layout};
 use crate::node_table::NodeTable;
 use crate::scratch::{reusable, StoreScratch};
+use crate::subtrees::{AddressOrder, Subtrees};
 use crate::{address, codec, MerkleError, StateChange, EMPTY_ROOT_HEX};
 
 /// A change to one child of an opened node: 12 bytes, so that a node's first edits sit in the
@@ -136,7 +141,10 @@ impl Work {
 
     /// Appends the node's encoding; `hashes` holds the hash of every child it points to (every
     /// opened child is finished before its parent).
-    fn encode(&self, src: Src<'_>, hashes: &[HexHash], out: &mut Vec<u8>) {
+    fn encode<H>(&self, src: Src<'_>, hashes: &H, out: &mut Vec<u8>)
+    where
+        H: Index<usize, Output = HexHash> + ?Sized,
+    {
         let (bytes, layout) = match self.base(src) {
             Some((bytes, layout)) => (bytes, Some(layout)),
             None => (&[][..], None),
@@ -456,12 +464,19 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         hashes.clear();
         hashes.resize(self.arena.len(), EMPTY_ROOT_HEX);
         let mut levels = std::mem::take(&mut self.spare.levels);
-        // A batch of fewer nodes than a wide level holds is not even grouped by depth.
-        let wide = self.arena.len() > PARALLEL_LEVEL_MIN
+        // A batch of fewer nodes than a wide level holds is not even grouped by depth, nor cut
+        // into subtrees: it is over in a millisecond or two, where handing tasks to another
+        // thread and waiting for them (tens of microseconds on a virtual machine) would be a
+        // tenth of the gain at best.
+        let large = self.arena.len() > PARALLEL_LEVEL_MIN;
+        let wide = large
             && levels
                 .sort(self.arena.iter().map(|w| w.parent), PARALLEL_LEVEL_MIN)
                 .ok_or_else(internal)?;
         let mut chunks = std::mem::take(&mut self.spare.chunks);
+        let mut subtrees = std::mem::take(&mut self.spare.subtrees);
+        let mut parts = std::mem::take(&mut self.spare.parts);
+        let threads = rayon::current_num_threads();
         if wide {
             // A level at a time, the deepest first: every child is finished before its parent.
             for level in (1..levels.count()).rev() {
@@ -484,6 +499,25 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                     }
                 }
             }
+        } else if large
+            && threads > 1
+            && subtrees.cut(
+                self.arena.iter().map(|w| w.parent),
+                levels.depths(),
+                levels.widths(),
+                self.arena.len() / (4 * threads),
+            )
+        {
+            finish_subtrees(
+                &mut self.arena,
+                src,
+                &mut hashes,
+                &subtrees,
+                &mut parts,
+                &mut out,
+                keep_encodings,
+                &mut tally,
+            )?;
         } else {
             // No level wide enough to share: one reverse sweep of the arena, each node encoded
             // straight into the outcome (children have higher indices than their parents).
@@ -529,6 +563,9 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             pool.bases = reusable(std::mem::take(&mut self.bases));
             pool.levels = levels.reusable();
             pool.chunks = reusable_chunks(chunks);
+            pool.order = std::mem::take(&mut self.spare.order).reusable();
+            pool.subtrees = subtrees.reusable();
+            pool.parts = reusable_parts(parts);
         });
         Ok(out)
     }
@@ -548,6 +585,11 @@ struct Pool {
     hashes: Vec<HexHash>,
     levels: Levels,
     chunks: Vec<Chunk>,
+    /// The order the changes are applied in.
+    order: AddressOrder,
+    subtrees: Subtrees,
+    /// The subtree tasks' outputs.
+    parts: Vec<Part>,
     scratch: Vec<u8>,
     store: StoreScratch,
 }
@@ -590,6 +632,47 @@ pub(crate) fn recycle(outcome: Outcome) {
 }
 
 impl Outcome {
+    /// An outcome with nothing in it, its vectors unallocated.
+    fn empty() -> Outcome {
+        Outcome {
+            root: EMPTY_ROOT_HEX,
+            additions: Vec::new(),
+            raw_additions: Vec::new(),
+            hashes: Vec::new(),
+            encodings: Vec::new(),
+            deletions: Vec::new(),
+            scratch: Vec::new(),
+            store: StoreScratch::default(),
+        }
+    }
+
+    /// Empties the vectors a sweep writes, keeping their memory.
+    fn clear(&mut self) {
+        self.additions.clear();
+        self.raw_additions.clear();
+        self.encodings.clear();
+        self.deletions.clear();
+    }
+
+    /// Appends what `part` recorded (its additions, their encodings, its deletions), as if it
+    /// had been recorded here.
+    fn append(&mut self, part: &Outcome, keep_encodings: bool) {
+        let shift = self.encodings.len();
+        self.encodings.extend_from_slice(&part.encodings);
+        self.additions
+            .extend(part.additions.iter().map(|a| Addition {
+                range: if keep_encodings {
+                    a.range.start + shift..a.range.end + shift
+                } else {
+                    0..0
+                },
+                node: a.node,
+                parent: a.parent,
+            }));
+        self.raw_additions.extend_from_slice(&part.raw_additions);
+        self.deletions.extend_from_slice(&part.deletions);
+    }
+
     /// Forgets the last addition and its encoding.
     fn drop_last(&mut self) {
         if let Some(addition) = self.additions.pop() {
@@ -731,6 +814,174 @@ fn finish_level(
     }
 }
 
+/// A run of a per-node vector (the arena, the hashes) that starts at arena node `first`,
+/// indexed by arena index: a subtree task's own part of the vector.
+struct Run<'a, T> {
+    first: usize,
+    items: &'a mut [T],
+}
+
+impl<T> Index<usize> for Run<'_, T> {
+    type Output = T;
+
+    fn index(&self, node: usize) -> &T {
+        &self.items[node - self.first]
+    }
+}
+
+impl<T> IndexMut<usize> for Run<'_, T> {
+    fn index_mut(&mut self, node: usize) -> &mut T {
+        &mut self.items[node - self.first]
+    }
+}
+
+/// What one subtree task finished: its nodes' outcome, in the order a reverse sweep gives, and
+/// for each of its subtrees' tops, whether its parent (above the cut, finished later) still
+/// points at it and whether what it points at changed.
+struct Part {
+    out: Outcome,
+    tops: Vec<(usize, bool, bool)>,
+}
+
+impl Default for Part {
+    fn default() -> Self {
+        Part {
+            out: Outcome::empty(),
+            tops: Vec::new(),
+        }
+    }
+}
+
+impl Part {
+    /// Finishes the nodes `first..first + arena.len()`, a run of whole subtrees, by a reverse
+    /// sweep into this part (emptied first).
+    fn sweep(
+        &mut self,
+        first: usize,
+        arena: &mut [Work],
+        hashes: &mut [HexHash],
+        src: Src<'_>,
+        keep_encodings: bool,
+    ) -> Result<(), MerkleError> {
+        self.out.clear();
+        self.tops.clear();
+        let end = first + arena.len();
+        let mut arena = Run {
+            first,
+            items: arena,
+        };
+        let mut hashes = Run {
+            first,
+            items: hashes,
+        };
+        let mut tally = Tally::default();
+        for node in (first..end).rev() {
+            let work = &arena[node];
+            let (present, changed) = finish_in_place(
+                work,
+                node,
+                src,
+                &mut hashes,
+                &mut self.out,
+                keep_encodings,
+                &mut tally,
+            );
+            if (work.parent as usize) < first {
+                self.tops.push((node, present, changed));
+            } else {
+                tell_parent(&mut arena, node, present, changed)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The parts a small batch needs, emptied, kept for the next batch (a large batch's are
+/// dropped, as [`reusable`] drops a large buffer).
+fn reusable_parts(mut parts: Vec<Part>) -> Vec<Part> {
+    parts.truncate(16);
+    for part in &mut parts {
+        let out = std::mem::replace(&mut part.out, Outcome::empty());
+        part.out.encodings = reusable(out.encodings);
+        part.out.additions = reusable(out.additions);
+        part.out.raw_additions = reusable(out.raw_additions);
+        part.out.deletions = reusable(out.deletions);
+        part.tops = reusable(std::mem::take(&mut part.tops));
+    }
+    parts
+}
+
+/// Finishes the batch's nodes below the root a subtree at a time: each of `cut`'s tasks on
+/// rayon's threads, into its own part, then, on this thread and in descending arena order, the
+/// nodes above the cut finished and the parts appended, so that `out` comes out as one
+/// reverse sweep of the arena would make it.
+#[allow(clippy::too_many_arguments)]
+fn finish_subtrees(
+    arena: &mut [Work],
+    src: Src<'_>,
+    hashes: &mut [HexHash],
+    cut: &Subtrees,
+    parts: &mut Vec<Part>,
+    out: &mut Outcome,
+    keep_encodings: bool,
+    tally: &mut Tally,
+) -> Result<(), MerkleError> {
+    use rayon::prelude::*;
+    let tasks = cut.tasks();
+    parts.resize_with(tasks.len().max(parts.len()), Part::default);
+    {
+        // Each task's own slices of the arena and the hashes.
+        let mut jobs = Vec::with_capacity(tasks.len());
+        let (mut arena_rest, mut hashes_rest, mut at) = (&mut arena[..], &mut hashes[..], 0);
+        for (task, part) in tasks.iter().zip(parts.iter_mut()) {
+            let skip = task.start.checked_sub(at).ok_or_else(internal)?;
+            let arena_task = arena_rest.get_mut(skip..).ok_or_else(internal)?;
+            let hashes_task = hashes_rest.get_mut(skip..).ok_or_else(internal)?;
+            if arena_task.len() < task.len() || hashes_task.len() < task.len() {
+                return Err(internal());
+            }
+            let (arena_task, arena_after) = arena_task.split_at_mut(task.len());
+            let (hashes_task, hashes_after) = hashes_task.split_at_mut(task.len());
+            jobs.push((task.start, arena_task, hashes_task, part));
+            (arena_rest, hashes_rest, at) = (arena_after, hashes_after, task.end);
+        }
+        // The wait for the workers is this thread's time in the subtrees: counted as hashing,
+        // encoding included.
+        phase_span!(HASH);
+        jobs.into_par_iter()
+            .try_for_each(|(first, arena, hashes, part)| {
+                part.sweep(first, arena, hashes, src, keep_encodings)
+            })?;
+    }
+    // Descending: a task's range lies above every top it hangs from, and below the next.
+    let tops = cut.tops();
+    let (mut t, mut k) = (tasks.len(), tops.len());
+    loop {
+        let task_start = t.checked_sub(1).map(|t| tasks[t].start);
+        let top = k.checked_sub(1).map(|k| tops[k]);
+        let task_next = match (task_start, top) {
+            (Some(start), Some(top)) => start > top,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return Ok(()),
+        };
+        if task_next {
+            t -= 1;
+            let part = &parts[t];
+            for &(node, present, changed) in &part.tops {
+                tell_parent(arena, node, present, changed)?;
+            }
+            out.append(&part.out, keep_encodings);
+        } else {
+            k -= 1;
+            let node = tops[k];
+            let (present, changed) =
+                finish_in_place(&arena[node], node, src, hashes, out, keep_encodings, tally);
+            tell_parent(arena, node, present, changed)?;
+        }
+    }
+}
+
 /// How a node comes out without being hashed: unchanged by the batch, or left with no value
 /// and no child; `None` when it must be encoded and hashed.
 fn unhashed(work: &Work, src: Src<'_>) -> Option<How> {
@@ -748,16 +999,19 @@ fn unhashed(work: &Work, src: Src<'_>) -> Option<How> {
 /// stored node as replaced) and says whether its parent still points at it and whether what
 /// it points at changed.
 #[allow(clippy::too_many_arguments)]
-fn settle(
+fn settle<H>(
     work: &Work,
     node: usize,
     src: Src<'_>,
     how: &How,
     encodings: &[u8],
-    hashes: &mut [HexHash],
+    hashes: &mut H,
     out: &mut Outcome,
     keep_encodings: bool,
-) -> (bool, bool) {
+) -> (bool, bool)
+where
+    H: IndexMut<usize, Output = HexHash> + ?Sized,
+{
     let orig = work.orig(src);
     match how {
         How::Unchanged => {
@@ -797,12 +1051,15 @@ fn settle(
 
 /// Tells `node`'s parent whether it still points at `node` (`present`) and whether what it
 /// points at changed.
-fn tell_parent(
-    arena: &mut [Work],
+fn tell_parent<A>(
+    arena: &mut A,
     node: usize,
     present: bool,
     changed: bool,
-) -> Result<(), MerkleError> {
+) -> Result<(), MerkleError>
+where
+    A: IndexMut<usize, Output = Work> + ?Sized,
+{
     let work = &arena[node];
     let (parent, token) = (work.parent as usize, work.token);
     let parent_work = &mut arena[parent];
@@ -823,15 +1080,18 @@ fn tell_parent(
 /// parent, an addition and its encoding when it differs from the stored node, the stored node
 /// as replaced. Says, as [`settle`] does, whether its parent still points at it and whether
 /// that changed.
-fn finish_in_place(
+fn finish_in_place<H>(
     work: &Work,
     node: usize,
     src: Src<'_>,
-    hashes: &mut [HexHash],
+    hashes: &mut H,
     out: &mut Outcome,
     keep_encodings: bool,
     tally: &mut Tally,
-) -> (bool, bool) {
+) -> (bool, bool)
+where
+    H: IndexMut<usize, Output = HexHash> + ?Sized,
+{
     if let Some(how) = unhashed(work, src) {
         return settle(work, node, src, &how, &[], hashes, out, keep_encodings);
     }
@@ -848,15 +1108,18 @@ fn finish_in_place(
 }
 
 /// Encodes a finished node, hashes it and records it as an addition.
-fn hash_node(
+fn hash_node<H>(
     work: &Work,
     src: Src<'_>,
-    hashes: &[HexHash],
+    hashes: &H,
     node: usize,
     out: &mut Outcome,
     keep: bool,
     tally: &mut Tally,
-) -> HexHash {
+) -> HexHash
+where
+    H: Index<usize, Output = HexHash> + ?Sized,
+{
     let is_root = node == 0;
     let start = if keep { out.encodings.len() } else { 0 };
     out.encodings.truncate(start);
@@ -927,6 +1190,7 @@ pub(crate) fn apply<R: ReadTx>(
     let mut spare = take_pool();
     let mut arena = std::mem::take(&mut spare.arena);
     arena.reserve(arena_estimate(changes));
+    let mut order = std::mem::take(&mut spare.order);
     let mut batch = Batch {
         rx,
         main,
@@ -938,8 +1202,9 @@ pub(crate) fn apply<R: ReadTx>(
         fetched,
     };
     batch.open_stored(*root, 0, 0)?;
-    for index in 0..changes.len() {
+    for index in order.sort(changes) {
         batch.apply(index)?;
     }
+    batch.spare.order = order;
     batch.finish(keep_encodings)
 }
