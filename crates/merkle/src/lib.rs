@@ -56,8 +56,8 @@
 //! point of the batch is [`MerkleError::DeleteAbsent`], and then nothing of the batch is
 //! written. (The batch is applied in address order, changes to one address in the batch's
 //! order, which gives the same result; where several changes fail, the one reported is the
-//! first in address order.) A batch that changes nothing returns the same root and writes no node (it is
-//! counted as reaching that root again, see [`MerkleTrie::prune`]). Deleting a
+//! first in address order.) A batch that changes nothing returns the same root and writes no
+//! node (it is counted as reaching that root again, see [`MerkleTrie::prune`]). Deleting a
 //! value keeps its node while it has children; a node left with no value and no children is
 //! removed from its parent, recursively. Values on interior nodes behave like any other
 //! (Transact loses them in several cases; this crate does not).
