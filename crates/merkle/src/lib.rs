@@ -9,10 +9,8 @@
 //! * [`hash`]: node hashes (truncated SHA-512), the root midstate cache, work counters.
 //! * `fast_map`: hash maps keyed by node hashes, hashed fast.
 //! * `update`: applies a batch in memory: the new root, new encodings, added and replaced nodes.
-//! * `levels`: a batch's opened nodes by depth, for finishing a large batch a level at a time
-//!   (a wide level's nodes encoded and hashed on rayon's threads).
 //! * `subtrees`: a batch's changes in address order, and its opened nodes cut into runs of
-//!   whole subtrees, for finishing a batch of no wide level on rayon's threads side by side.
+//!   whole subtrees, for finishing a large batch on rayon's threads side by side.
 //! * `write`: persists that outcome: new nodes, duplicate counts, change-log entries.
 //! * `prefix_sort`: sorts the new nodes' hash prefixes by their top bits first, for `write`.
 //! * `node_table`: the `main` table's keys, a node's raw 32-byte hash, converted from the hex
@@ -82,14 +80,14 @@
 //! A batch reads each node on its paths once, keeps stored encodings as they are and re-encodes
 //! a changed node by copying its unchanged child entries, hashes each changed node once, and
 //! checks storage for an existing copy of a new node only until one is found absent (all new
-//! nodes above it are then absent too). A batch with a level of thousands of changed nodes (a
-//! growth fill's) is finished a level at a time, deepest first, each such level encoded and
-//! hashed on rayon's threads (its global pool, or the pool the caller commits in;
-//! `RAYON_NUM_THREADS=1` keeps it on the calling thread); others in one sweep, children before
-//! parents. Which way is the batch's, not the machine's: what a commit stores is byte for byte
-//! the same whatever the number of threads. Root encodings are hashed through a
-//! per-thread SHA-512 midstate cache ([`hash::MIDSTATE_MIN_LEN`]), so a commit that changes a large root halfway
-//! through hashes only its second half. [`hash::stats`] counts the hashing done. The example
+//! nodes above it are then absent too). A batch of thousands of nodes (a 1,000-key commit's, a
+//! growth fill's) is applied in address order, cut into runs of whole subtrees, and those are
+//! encoded and hashed side by side on rayon's threads (its global pool, or the pool the caller
+//! commits in; `RAYON_NUM_THREADS=1` keeps it on the calling thread), the nodes above them
+//! after; others in one sweep, children before parents. What a commit stores is byte for byte
+//! the same whatever the number of threads. Root encodings are hashed through a per-thread
+//! SHA-512 midstate cache ([`hash::MIDSTATE_MIN_LEN`]), so a commit that changes a large root
+//! halfway through hashes only its second half. [`hash::stats`] counts the hashing done. The example
 //! `hotpath` times the `update` workload against the SHA-512 floor.
 //!
 //! # Example
@@ -141,7 +139,6 @@ mod fast_map;
 mod fetch;
 pub mod hash;
 mod leaves;
-mod levels;
 mod node;
 mod node_table;
 mod prefix_sort;

@@ -7,8 +7,10 @@
 //! tasks. A task's nodes need nothing from outside its range, so `update` finishes each task on
 //! its own thread, then the nodes above the cut (the "tops") on the calling thread, merging
 //! the tasks' output in so that the outcome is the one a reverse sweep of the whole arena
-//! gives. One fork and one join per batch: a 1,000-key commit has no level wide enough to be
-//! worth a hand-over per level (see `levels`), but its subtrees are.
+//! gives. One fork and one join per batch: finishing a level at a time on every thread, as
+//! this crate did before, paid a hand-over per level (35 for 70-digit addresses), which a
+//! 1,000-key commit's levels of ~1,000 nodes could not repay, and waited at each level for its
+//! slowest chunk.
 
 use std::ops::Range;
 
@@ -72,7 +74,11 @@ fn first_bytes(address: &[u8]) -> u64 {
 /// Kept in the per-thread pool between batches.
 #[derive(Default)]
 pub(crate) struct Subtrees {
-    /// The path from the root to the node last seen, while cutting.
+    /// Each node's depth.
+    depth: Vec<u32>,
+    /// How many nodes each depth holds.
+    widths: Vec<usize>,
+    /// The path from the root to the node last seen, while reading the arena.
     path: Vec<u32>,
     tasks: Vec<Range<usize>>,
     tops: Vec<usize>,
@@ -80,53 +86,25 @@ pub(crate) struct Subtrees {
 
 impl Subtrees {
     /// Cuts the arena whose node `i` has parent `parents[i]` (node 0 is the root; its entry is
-    /// ignored), depth `depths[i]`, and `widths[d]` nodes at depth `d`, into tasks of about
-    /// `task_nodes` nodes (at least [`TASK_MIN_NODES`]). `false`, leaving no task, when the
-    /// arena is not in preorder (each node's parent on the path to the node before it), no
-    /// depth holds [`CUTS_MIN`] nodes, or fewer than two tasks come of it: the caller then
-    /// finishes the batch in one sweep.
-    pub(crate) fn cut(
-        &mut self,
-        parents: impl Iterator<Item = u32>,
-        depths: &[u32],
-        widths: &[usize],
-        task_nodes: usize,
-    ) -> bool {
+    /// ignored) into tasks of about `task_nodes` nodes (at least [`TASK_MIN_NODES`]). `false`,
+    /// leaving no task, when the arena is not in preorder (each node's parent on the path from
+    /// the root to the node before it), no depth holds [`CUTS_MIN`] nodes, or fewer than two
+    /// tasks come of it: the caller then finishes the batch in one sweep.
+    pub(crate) fn cut(&mut self, parents: impl Iterator<Item = u32>, task_nodes: usize) -> bool {
         self.tasks.clear();
         self.tops.clear();
-        let cut_depth = (1..widths.len()).find(|&d| widths[d] >= CUTS_MIN);
-        if !cut_depth.is_some_and(|d| self.cut_at(parents, depths, d, task_nodes)) {
-            self.tasks.clear();
-            self.tops.clear();
+        if !self.read(parents) {
             return false;
         }
-        true
-    }
-
-    /// [`cut`](Self::cut) at depth `cut_depth`.
-    fn cut_at(
-        &mut self,
-        parents: impl Iterator<Item = u32>,
-        depths: &[u32],
-        cut_depth: usize,
-        task_nodes: usize,
-    ) -> bool {
+        let Some(cut_depth) = (1..self.widths.len()).find(|&d| self.widths[d] >= CUTS_MIN) else {
+            return false;
+        };
         let task_nodes = task_nodes.max(TASK_MIN_NODES);
-        self.path.clear();
-        self.path.push(0);
+        let n = self.depth.len();
         // The open task's first node.
         let mut open: Option<usize> = None;
-        let mut n = 1;
-        for (i, parent) in parents.enumerate().skip(1) {
-            let Some(depth) = depths.get(i).map(|&d| d as usize) else {
-                return false;
-            };
-            // Preorder: the parent is on the path to the node before this one, one up.
-            if depth == 0 || self.path.get(depth - 1) != Some(&parent) {
-                return false;
-            }
-            self.path.truncate(depth);
-            self.path.push(i as u32);
+        for (i, &depth) in self.depth.iter().enumerate().skip(1) {
+            let depth = depth as usize;
             if depth < cut_depth {
                 self.tasks.extend(open.take().map(|start| start..i));
                 self.tops.push(i);
@@ -140,13 +118,46 @@ impl Subtrees {
                     None => open = Some(i),
                 }
             }
-            n = i + 1;
-        }
-        if n != depths.len() {
-            return false;
         }
         self.tasks.extend(open.map(|start| start..n));
-        self.tasks.len() >= 2
+        if self.tasks.len() < 2 {
+            self.tasks.clear();
+            self.tops.clear();
+            return false;
+        }
+        true
+    }
+
+    /// Reads each node's depth and the nodes per depth, checking the preorder on the way: each
+    /// node's parent must lie on the path from the root to the node before it (a node's
+    /// subtree is then the run of indices that starts at it). `false` where it does not.
+    fn read(&mut self, parents: impl Iterator<Item = u32>) -> bool {
+        self.depth.clear();
+        self.widths.clear();
+        self.path.clear();
+        for (i, parent) in parents.enumerate() {
+            let Ok(node) = u32::try_from(i) else {
+                return false;
+            };
+            if i > 0 {
+                // Up the path to the parent; every node leaves the path once, so this is
+                // linear in all.
+                while self.path.last().is_some_and(|&top| top != parent) {
+                    self.path.pop();
+                }
+                if self.path.is_empty() {
+                    return false;
+                }
+            }
+            let depth = self.path.len();
+            self.path.push(node);
+            self.depth.push(depth as u32);
+            if self.widths.len() <= depth {
+                self.widths.resize(depth + 1, 0);
+            }
+            self.widths[depth] += 1;
+        }
+        true
     }
 
     /// The tasks, ascending: runs of adjacent whole subtrees, each at the cut's depth.
@@ -163,6 +174,8 @@ impl Subtrees {
     /// The same vectors emptied, or dropped where one huge batch made them too large to keep.
     pub(crate) fn reusable(self) -> Subtrees {
         Subtrees {
+            depth: reusable(self.depth),
+            widths: reusable(self.widths),
             path: reusable(self.path),
             tasks: reusable(self.tasks),
             tops: reusable(self.tops),
@@ -211,20 +224,8 @@ mod tests {
             .collect()
     }
 
-    /// Cuts the arena of `parents` (each after its parent) as `update` does, its depths and
-    /// widths counted first.
     fn cut(subtrees: &mut Subtrees, parents: &[u32], task_nodes: usize) -> bool {
-        let mut depths = vec![0u32];
-        let mut widths = vec![1usize];
-        for &parent in &parents[1..] {
-            let depth = depths[parent as usize] + 1;
-            depths.push(depth);
-            if widths.len() <= depth as usize {
-                widths.push(0);
-            }
-            widths[depth as usize] += 1;
-        }
-        subtrees.cut(parents.iter().copied(), &depths, &widths, task_nodes)
+        subtrees.cut(parents.iter().copied(), task_nodes)
     }
 
     #[test]
@@ -253,9 +254,18 @@ mod tests {
             .collect();
         assert!(!cut(&mut subtrees, &level_order, 512));
         assert!(subtrees.tasks().is_empty() && subtrees.tops().is_empty());
-        // Depths that do not match the parents.
-        let parents = chains(16, 100);
-        let depths = vec![1u32; parents.len()];
-        assert!(!subtrees.cut(parents.into_iter(), &depths, &[1, 16, 16], 512));
+    }
+
+    #[test]
+    fn depths_are_read_in_preorder_only() {
+        let mut subtrees = Subtrees::default();
+        // 1 under 0, 2 under 1, 3 under 2, then 4 under 1 and 5 under 4.
+        assert!(subtrees.read([0, 0, 1, 2, 1, 4].into_iter()));
+        assert_eq!(subtrees.depth, [0, 1, 2, 3, 2, 3]);
+        assert_eq!(subtrees.widths, [1, 1, 2, 2]);
+        // 5 under 3: 3 left the path when 4 came.
+        assert!(!subtrees.read([0, 0, 1, 2, 1, 3].into_iter()));
+        // A parent after its child.
+        assert!(!subtrees.read([0, 2, 0].into_iter()));
     }
 }

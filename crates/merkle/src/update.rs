@@ -6,11 +6,9 @@
 //! its edits (children replaced, added or removed, a new value). Finishing hashes every changed
 //! node once, children before parents, re-encoding each by copying its unchanged entries around
 //! the edits: nothing is decoded to strings and no hash is converted to or from hex on the way.
-//! A batch with a level of at least [`PARALLEL_LEVEL_MIN`] nodes is finished a level at a time,
-//! such a level on rayon's threads ([`finish_level`]); any other batch of more nodes than that,
-//! where there are several threads, a run of whole subtrees per thread ([`finish_subtrees`]);
-//! the rest in one reverse sweep of the arena. The outcome is the same whichever way, and
-//! however many threads did it.
+//! A batch of at least [`PARALLEL_MIN`] nodes, where rayon has several threads, is finished a
+//! run of whole subtrees per task on them ([`finish_subtrees`]); any other in one reverse sweep
+//! of the arena. The outcome is the same either way, and however many threads did it.
 //!
 //! The stored encodings a batch reads are copied back to back into one buffer, and that buffer,
 //! the arena and the outcome's vectors are handed back to a per-thread pool when the commit is
@@ -26,7 +24,6 @@ use triebench_kv::{phase_span, ContentCache, ReadTx};
 
 use crate::fetch::{self, Fetched};
 use crate::hash::{hex_string, root_hash, to_hex, HexHash, RawHash, Tally};
-use crate::levels::Levels;
 use crate::node::{write_entry, Layout};
 use crate::node_table::NodeTable;
 use crate::scratch::{reusable, StoreScratch};
@@ -463,48 +460,13 @@ impl<R: ReadTx> Batch<'_, '_, R> {
         let mut hashes = std::mem::take(&mut self.spare.hashes);
         hashes.clear();
         hashes.resize(self.arena.len(), EMPTY_ROOT_HEX);
-        let mut levels = std::mem::take(&mut self.spare.levels);
-        // A batch of fewer nodes than a wide level holds is not even grouped by depth, nor cut
-        // into subtrees: it is over in a millisecond or two, where handing tasks to another
-        // thread and waiting for them (tens of microseconds on a virtual machine) would be a
-        // tenth of the gain at best.
-        let large = self.arena.len() > PARALLEL_LEVEL_MIN;
-        let wide = large
-            && levels
-                .sort(self.arena.iter().map(|w| w.parent), PARALLEL_LEVEL_MIN)
-                .ok_or_else(internal)?;
-        let mut chunks = std::mem::take(&mut self.spare.chunks);
         let mut subtrees = std::mem::take(&mut self.spare.subtrees);
         let mut parts = std::mem::take(&mut self.spare.parts);
         let threads = rayon::current_num_threads();
-        if wide {
-            // A level at a time, the deepest first: every child is finished before its parent.
-            for level in (1..levels.count()).rev() {
-                let nodes = levels.level(level);
-                finish_level(&self.arena, src, &hashes, nodes, &mut chunks, &mut tally);
-                for chunk in &chunks {
-                    for done in &chunk.done {
-                        let node = done.node as usize;
-                        let (present, changed) = settle(
-                            &self.arena[node],
-                            node,
-                            src,
-                            &done.how,
-                            &chunk.encodings,
-                            &mut hashes,
-                            &mut out,
-                            keep_encodings,
-                        );
-                        tell_parent(&mut self.arena, node, present, changed)?;
-                    }
-                }
-            }
-        } else if large
+        if self.arena.len() >= PARALLEL_MIN
             && threads > 1
             && subtrees.cut(
                 self.arena.iter().map(|w| w.parent),
-                levels.depths(),
-                levels.widths(),
                 self.arena.len() / (4 * threads),
             )
         {
@@ -519,8 +481,8 @@ impl<R: ReadTx> Batch<'_, '_, R> {
                 &mut tally,
             )?;
         } else {
-            // No level wide enough to share: one reverse sweep of the arena, each node encoded
-            // straight into the outcome (children have higher indices than their parents).
+            // One reverse sweep of the arena, each node encoded straight into the outcome
+            // (children have higher indices than their parents).
             for node in (1..self.arena.len()).rev() {
                 let (present, changed) = finish_in_place(
                     &self.arena[node],
@@ -561,8 +523,6 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             pool.arena = reusable(std::mem::take(&mut self.arena));
             pool.loaded = reusable(std::mem::take(&mut self.loaded));
             pool.bases = reusable(std::mem::take(&mut self.bases));
-            pool.levels = levels.reusable();
-            pool.chunks = reusable_chunks(chunks);
             pool.order = std::mem::take(&mut self.spare.order).reusable();
             pool.subtrees = subtrees.reusable();
             pool.parts = reusable_parts(parts);
@@ -583,8 +543,6 @@ struct Pool {
     deletions: Vec<HexHash>,
     /// The finished nodes' hashes.
     hashes: Vec<HexHash>,
-    levels: Levels,
-    chunks: Vec<Chunk>,
     /// The order the changes are applied in.
     order: AddressOrder,
     subtrees: Subtrees,
@@ -682,137 +640,11 @@ impl Outcome {
     }
 }
 
-/// Nodes per task when a level is finished in parallel: each takes a few hundred microseconds,
-/// enough to outweigh handing it to another thread.
-const CHUNK_NODES: usize = 512;
-
-/// The fewest nodes a level needs to be finished in parallel. Handing a level to rayon's
-/// threads and waiting for them costs tens of microseconds or more on a virtual machine (each
-/// wake-up an inter-processor interrupt), once per level: on the project's 2-vCPU VM, levels of
-/// ~1,000 nodes (a 1,000-key commit's) finished on two threads made that commit 1.3-1.5x
-/// slower, while a growth fill's levels hold tens of thousands.
-const PARALLEL_LEVEL_MIN: usize = 8 * CHUNK_NODES;
-
-/// How one node of a level came out of [`Chunk::finish`].
-enum How {
-    /// Not changed by the batch: its stored hash stands.
-    Unchanged,
-    /// Left with no value and no child: its parent drops it.
-    Removed,
-    /// Encoded (at `at` in its chunk's buffer) and hashed.
-    Hashed {
-        raw: RawHash,
-        hex: HexHash,
-        at: Range<usize>,
-    },
-}
-
-/// A node finished by a chunk.
-struct Done {
-    node: u32,
-    how: How,
-}
-
-/// The nodes of one task of a level, finished: what each came to, and the encodings made.
-#[derive(Default)]
-struct Chunk {
-    done: Vec<Done>,
-    encodings: Vec<u8>,
-}
-
-impl Chunk {
-    /// Finishes `node`, whose children are all finished (their hashes in `hashes`). `spans`:
-    /// whether to open a phase span per step, as the thread that runs the batch does (a
-    /// worker's spans would be nobody's: phases are timed per thread).
-    fn finish(
-        &mut self,
-        arena: &[Work],
-        src: Src<'_>,
-        hashes: &[HexHash],
-        node: u32,
-        tally: &mut Tally,
-        spans: bool,
-    ) {
-        let work = &arena[node as usize];
-        let how = if let Some(how) = unhashed(work, src) {
-            how
-        } else {
-            let start = self.encodings.len();
-            if spans {
-                phase_span!(ENCODE);
-                work.encode(src, hashes, &mut self.encodings);
-            } else {
-                work.encode(src, hashes, &mut self.encodings);
-            }
-            let encoding = &self.encodings[start..];
-            let raw = if spans {
-                phase_span!(HASH);
-                tally.node_hash(encoding)
-            } else {
-                tally.node_hash(encoding)
-            };
-            How::Hashed {
-                raw,
-                hex: to_hex(&raw),
-                at: start..self.encodings.len(),
-            }
-        };
-        self.done.push(Done { node, how });
-    }
-}
-
-/// The chunks a small batch needs, emptied, kept for the next batch (a large batch's many
-/// are dropped, as [`reusable`] drops a large buffer).
-fn reusable_chunks(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
-    chunks.truncate(2);
-    for chunk in &mut chunks {
-        chunk.done = reusable(std::mem::take(&mut chunk.done));
-        chunk.encodings = reusable(std::mem::take(&mut chunk.encodings));
-    }
-    chunks
-}
-
-/// Finishes the nodes of one level into `chunks`, one per [`CHUNK_NODES`] nodes, in order. A
-/// level of at least [`PARALLEL_LEVEL_MIN`] nodes is finished on rayon's threads when there
-/// are several (a large batch's deep levels hold tens of thousands); the chunks come out the
-/// same either way.
-fn finish_level(
-    arena: &[Work],
-    src: Src<'_>,
-    hashes: &[HexHash],
-    nodes: &[u32],
-    chunks: &mut Vec<Chunk>,
-    tally: &mut Tally,
-) {
-    let parts = nodes.len().div_ceil(CHUNK_NODES);
-    chunks.truncate(parts);
-    chunks.resize_with(parts, Chunk::default);
-    for chunk in chunks.iter_mut() {
-        chunk.done.clear();
-        chunk.encodings.clear();
-    }
-    if nodes.len() >= PARALLEL_LEVEL_MIN && rayon::current_num_threads() > 1 {
-        use rayon::prelude::*;
-        // The wait for the workers is this thread's time in the level: counted as hashing,
-        // encoding included.
-        phase_span!(HASH);
-        chunks
-            .par_iter_mut()
-            .zip(nodes.par_chunks(CHUNK_NODES))
-            .for_each(|(chunk, nodes)| {
-                let mut tally = Tally::default();
-                for &node in nodes {
-                    chunk.finish(arena, src, hashes, node, &mut tally, false);
-                }
-            });
-    } else {
-        for (chunk, nodes) in chunks.iter_mut().zip(nodes.chunks(CHUNK_NODES)) {
-            for &node in nodes {
-                chunk.finish(arena, src, hashes, node, tally, true);
-            }
-        }
-    }
-}
+/// The fewest nodes a batch needs to be finished on several threads. A 1,000-key commit opens
+/// ~31,000; one of 100 keys, ~3,300, is over in a millisecond or two, where handing tasks to
+/// other threads and waiting for them (tens of microseconds on a virtual machine, each wake-up
+/// an inter-processor interrupt) would eat much of the gain.
+const PARALLEL_MIN: usize = 4096;
 
 /// A run of a per-node vector (the arena, the hashes) that starts at arena node `first`,
 /// indexed by arena index: a subtree task's own part of the vector.
@@ -982,6 +814,14 @@ fn finish_subtrees(
     }
 }
 
+/// How a node comes out without being hashed (see [`unhashed`]).
+enum How {
+    /// Not changed by the batch: its stored hash stands.
+    Unchanged,
+    /// Left with no value and no child: its parent drops it.
+    Removed,
+}
+
 /// How a node comes out without being hashed: unchanged by the batch, or left with no value
 /// and no child; `None` when it must be encoded and hashed.
 fn unhashed(work: &Work, src: Src<'_>) -> Option<How> {
@@ -994,20 +834,16 @@ fn unhashed(work: &Work, src: Src<'_>) -> Option<How> {
     }
 }
 
-/// Records a finished node in the outcome (its hash for its parent; an addition and its
-/// encoding copied from `encodings`, its chunk's, when it differs from the stored node; the
-/// stored node as replaced) and says whether its parent still points at it and whether what
-/// it points at changed.
-#[allow(clippy::too_many_arguments)]
+/// Records a node that needs no hashing (its stored hash for its parent, or its stored node as
+/// removed) and says whether its parent still points at it and whether what it points at
+/// changed.
 fn settle<H>(
     work: &Work,
     node: usize,
     src: Src<'_>,
-    how: &How,
-    encodings: &[u8],
+    how: How,
     hashes: &mut H,
     out: &mut Outcome,
-    keep_encodings: bool,
 ) -> (bool, bool)
 where
     H: IndexMut<usize, Output = HexHash> + ?Sized,
@@ -1023,28 +859,6 @@ where
         How::Removed => {
             out.deletions.extend(orig);
             (false, orig.is_some())
-        }
-        How::Hashed { raw, hex, at } => {
-            hashes[node] = *hex;
-            if orig == Some(hex) {
-                // Same content as before: not an addition after all.
-                return (true, false);
-            }
-            out.deletions.extend(orig);
-            let range = if keep_encodings {
-                let start = out.encodings.len();
-                out.encodings.extend_from_slice(&encodings[at.clone()]);
-                start..out.encodings.len()
-            } else {
-                0..0
-            };
-            out.raw_additions.push(*raw);
-            out.additions.push(Addition {
-                range,
-                node: node as u32,
-                parent: work.parent,
-            });
-            (true, true)
         }
     }
 }
@@ -1093,7 +907,7 @@ where
     H: IndexMut<usize, Output = HexHash> + ?Sized,
 {
     if let Some(how) = unhashed(work, src) {
-        return settle(work, node, src, &how, &[], hashes, out, keep_encodings);
+        return settle(work, node, src, how, hashes, out);
     }
     let orig = work.orig(src);
     let hash = hash_node(work, src, hashes, node, out, keep_encodings, tally);

@@ -15,8 +15,8 @@ mod corruption;
 mod expected_commits;
 #[path = "node_cache.rs"]
 mod node_cache;
-#[path = "parallel_levels.rs"]
-mod parallel_levels;
+#[path = "parallel_finish.rs"]
+mod parallel_finish;
 #[path = "proof_vectors.rs"]
 mod proof_vectors;
 #[path = "proofs.rs"]

@@ -1,6 +1,6 @@
-//! A large batch is finished on rayon's threads, a wide level at a time or, with no wide level,
-//! a run of whole subtrees per task: the roots, and every byte the commits store, are the same
-//! whatever the number of threads, and the roots are the reference model's.
+//! A large batch is finished on rayon's threads, a run of whole subtrees per task: the roots,
+//! and every byte the commits store, are the same whatever the number of threads, and the roots
+//! are the reference model's.
 
 mod common;
 
@@ -15,8 +15,8 @@ fn address(i: u32) -> String {
     hex::encode(&Sha512::digest(i.to_be_bytes())[..35])
 }
 
-/// Three commits: 5,000 sets (levels of 5,000 nodes, finished in parallel); 2,000 updates, 1,000 deletes and 1,000 new addresses; the
-/// earlier root again (a commit of no change).
+/// Three commits: 5,000 sets (levels of 5,000 nodes: a growth fill's shape); 2,000 updates,
+/// 1,000 deletes and 1,000 new addresses; the earlier root again (a commit of no change).
 fn batches() -> Vec<Vec<StateChange>> {
     let set = |i: u32, v: &str| StateChange::Set {
         address: address(i),
@@ -80,8 +80,8 @@ fn a_large_batch_reaches_the_reference_models_root_on_four_threads() {
     }
 }
 
-/// Batches of a few hundred addresses: no level wide enough to share, so each is finished a
-/// run of subtrees per task. The addresses share `prefix` (a family's namespace, so the cut
+/// Batches of a few hundred addresses, a few thousand nodes: each is finished a run of
+/// subtrees per task. The addresses share `prefix` (a family's namespace, so the cut
 /// lies below it and nodes above the cut are finished after the tasks), every tenth is also
 /// set one token short (an interior value); the second batch updates, re-sets the same value,
 /// deletes and adds, and the third deletes everything left (every node removed).
