@@ -11,6 +11,8 @@
 //! to the page cache, where they stay dirty until the commit's sync). The figures below were
 //! measured with `grow` on the VM (release build, `docs/findings/grow.md`, section "A memory
 //! bound"): peak anonymous memory of the cgroup over the fill, divided by the batch's leaves.
+//! Each per-batch-leaf figure then gained `SUBTREE_PARTS_PER_LEAF`: since a batch's subtrees
+//! are hashed side by side, their output is held twice while it is merged.
 
 use triebench_kv::Profile;
 
@@ -42,6 +44,14 @@ pub struct Footprint {
     pub basis: &'static str,
 }
 
+/// What a batch's subtrees hashed side by side add per batch leaf: the parts' copy of the
+/// trie's output (~30 encodings, additions and hashes per leaf) while a wave of them is merged,
+/// and the parts kept for the next batch (`merkle`'s `update`). Measured as peak RSS of
+/// unbounded `grow` runs to 12,000 leaves, release builds before and after: +2.3-2.8 MiB at
+/// 300-leaf batches, +7.5-8.7 MiB at 1,200 (btree, sqlite-wal), +9.5-11 MiB at 5,000; a wave
+/// bounds it for larger batches (+20 MiB at 50,000).
+const SUBTREE_PARTS_PER_LEAF: u64 = 8 << 10;
+
 /// The run's own bookkeeping per leaf: a value length (4 bytes) and, at each checkpoint, the
 /// what-if's copy of every address (35 bytes in a 24-byte vector, allocated) and its length.
 const BOOKKEEPING_PER_LEAF: u64 = 96;
@@ -51,17 +61,17 @@ const BOOKKEEPING_PER_LEAF: u64 = 96;
 /// measured, with hex keys), ~30 pages of 4 KiB held in the heap until the commit (`lmdb`;
 /// `lmdb-async` dirties them in its map), up to the size of the whole store. Measured: peak anonymous memory 29, 47 and 74 MiB
 /// for fill batches of 150, 300 and 600 leaves to 12,000 leaves, ~120 KiB per batch leaf.
-const BATCH_LEAF_LMDB: u64 = 128 << 10;
+const BATCH_LEAF_LMDB: u64 = (128 << 10) + SUBTREE_PARTS_PER_LEAF;
 
 /// A fill batch leaf in flight on a store that writes through a page cache of its own or a
 /// server (sqlite, postgres, redis): the trie's outcome and the statements' buffers. Measured
 /// on `sqlite-wal`: 10 and 26 MiB for batches of 300 and 1,200 leaves, ~18 KiB per leaf.
-const BATCH_LEAF_OTHER: u64 = 24 << 10;
+const BATCH_LEAF_OTHER: u64 = (24 << 10) + SUBTREE_PARTS_PER_LEAF;
 
 /// A fill batch leaf in flight on btree: the trie's outcome (the nodes then move into the
 /// maps, counted per state leaf). Measured: 118 and 125 MiB for batches of 300 and 1,200
 /// leaves to 12,000 leaves, ~8 KiB per leaf.
-const BATCH_LEAF_BTREE: u64 = 12 << 10;
+const BATCH_LEAF_BTREE: u64 = (12 << 10) + SUBTREE_PARTS_PER_LEAF;
 
 /// A leaf of state held in memory by btree (nodes and keys in B-tree maps) or redis. Measured
 /// on btree: 118 and 225 MiB at 12,000 and 24,000 leaves, ~9.1 KiB per leaf.

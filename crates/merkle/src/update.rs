@@ -467,7 +467,7 @@ impl<R: ReadTx> Batch<'_, '_, R> {
             && threads > 1
             && subtrees.cut(
                 self.arena.iter().map(|w| w.parent),
-                self.arena.len() / (4 * threads),
+                (self.arena.len() / (4 * threads)).min(TASK_MAX_NODES),
             )
         {
             finish_subtrees(
@@ -604,6 +604,14 @@ impl Outcome {
         }
     }
 
+    /// The bytes the vectors a sweep writes have allocated.
+    fn capacity_bytes(&self) -> usize {
+        self.encodings.capacity()
+            + self.additions.capacity() * std::mem::size_of::<Addition>()
+            + self.raw_additions.capacity() * std::mem::size_of::<RawHash>()
+            + self.deletions.capacity() * std::mem::size_of::<HexHash>()
+    }
+
     /// Empties the vectors a sweep writes, keeping their memory.
     fn clear(&mut self) {
         self.additions.clear();
@@ -728,10 +736,30 @@ impl Part {
     }
 }
 
-/// The parts a small batch needs, emptied, kept for the next batch (a large batch's are
-/// dropped, as [`reusable`] drops a large buffer).
+/// The most nodes in one task: a huge batch (a growth fill's ~1.5 million nodes) is cut into
+/// many tasks rather than a few large ones, so that a wave's output is small beside the batch's.
+const TASK_MAX_NODES: usize = 16_384;
+
+/// Tasks per wave (see [`finish_subtrees`]): enough for rayon to even out two to four threads'
+/// load; a 1,000-key commit's ~31,000 nodes make one wave of eight tasks on two threads.
+const WAVE_TASKS: usize = 16;
+
+/// The most bytes of the parts' buffers kept for the next batch: a 1,000-key commit's (~4 MiB)
+/// are, so that a run of such commits does not map and fault in fresh pages for each.
+const PARTS_KEPT_MAX_BYTES: usize = 8 << 20;
+
+/// The parts a batch used, emptied, kept for the next batch up to [`PARTS_KEPT_MAX_BYTES`] in
+/// all (each buffer as [`reusable`] keeps it).
 fn reusable_parts(mut parts: Vec<Part>) -> Vec<Part> {
-    parts.truncate(16);
+    let mut kept = 0;
+    let keep = parts
+        .iter()
+        .take_while(|part| {
+            kept += part.out.capacity_bytes();
+            kept <= PARTS_KEPT_MAX_BYTES
+        })
+        .count();
+    parts.truncate(keep);
     for part in &mut parts {
         let out = std::mem::replace(&mut part.out, Outcome::empty());
         part.out.encodings = reusable(out.encodings);
@@ -743,10 +771,12 @@ fn reusable_parts(mut parts: Vec<Part>) -> Vec<Part> {
     parts
 }
 
-/// Finishes the batch's nodes below the root a subtree at a time: each of `cut`'s tasks on
-/// rayon's threads, into its own part, then, on this thread and in descending arena order, the
-/// nodes above the cut finished and the parts appended, so that `out` comes out as one
-/// reverse sweep of the arena would make it.
+/// Finishes the batch's nodes below the root a subtree at a time, in waves of [`WAVE_TASKS`]
+/// of `cut`'s tasks, the highest first: each wave's tasks on rayon's threads, each into its own
+/// part, then, on this thread and in descending arena order, the parts appended to `out` and the
+/// nodes above the cut finished as their turn comes, so that `out` comes out as one reverse
+/// sweep of the arena would make it. A wave's output is held twice (in its parts and in `out`)
+/// only while it is merged: a huge batch's is not held twice whole.
 #[allow(clippy::too_many_arguments)]
 fn finish_subtrees(
     arena: &mut [Work],
@@ -760,58 +790,96 @@ fn finish_subtrees(
 ) -> Result<(), MerkleError> {
     use rayon::prelude::*;
     let tasks = cut.tasks();
-    parts.resize_with(tasks.len().max(parts.len()), Part::default);
-    {
-        // Each task's own slices of the arena and the hashes.
-        let mut jobs = Vec::with_capacity(tasks.len());
-        let (mut arena_rest, mut hashes_rest, mut at) = (&mut arena[..], &mut hashes[..], 0);
-        for (task, part) in tasks.iter().zip(parts.iter_mut()) {
-            let skip = task.start.checked_sub(at).ok_or_else(internal)?;
-            let arena_task = arena_rest.get_mut(skip..).ok_or_else(internal)?;
-            let hashes_task = hashes_rest.get_mut(skip..).ok_or_else(internal)?;
-            if arena_task.len() < task.len() || hashes_task.len() < task.len() {
-                return Err(internal());
-            }
-            let (arena_task, arena_after) = arena_task.split_at_mut(task.len());
-            let (hashes_task, hashes_after) = hashes_task.split_at_mut(task.len());
-            jobs.push((task.start, arena_task, hashes_task, part));
-            (arena_rest, hashes_rest, at) = (arena_after, hashes_after, task.end);
-        }
-        // The wait for the workers is this thread's time in the subtrees: counted as hashing,
-        // encoding included.
-        phase_span!(HASH);
-        jobs.into_par_iter()
-            .try_for_each(|(first, arena, hashes, part)| {
-                part.sweep(first, arena, hashes, src, keep_encodings)
-            })?;
-    }
-    // Descending: a task's range lies above every top it hangs from, and below the next.
     let tops = cut.tops();
-    let (mut t, mut k) = (tasks.len(), tops.len());
-    loop {
-        let task_start = t.checked_sub(1).map(|t| tasks[t].start);
-        let top = k.checked_sub(1).map(|k| tops[k]);
-        let task_next = match (task_start, top) {
-            (Some(start), Some(top)) => start > top,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => return Ok(()),
-        };
-        if task_next {
-            t -= 1;
-            let part = &parts[t];
+    let wave_tasks = WAVE_TASKS.min(tasks.len());
+    parts.resize_with(wave_tasks.max(parts.len()), Part::default);
+    // Tops above `k` are finished; tasks from `end` on are merged.
+    let (mut k, mut end) = (tops.len(), tasks.len());
+    while end > 0 {
+        let start = end.saturating_sub(wave_tasks);
+        let wave = &tasks[start..end];
+        {
+            // Each task's own slices of the arena and the hashes.
+            let mut jobs = Vec::with_capacity(wave.len());
+            let (mut arena_rest, mut hashes_rest, mut at) = (&mut arena[..], &mut hashes[..], 0);
+            for (task, part) in wave.iter().zip(parts.iter_mut()) {
+                let skip = task.start.checked_sub(at).ok_or_else(internal)?;
+                let arena_task = arena_rest.get_mut(skip..).ok_or_else(internal)?;
+                let hashes_task = hashes_rest.get_mut(skip..).ok_or_else(internal)?;
+                if arena_task.len() < task.len() || hashes_task.len() < task.len() {
+                    return Err(internal());
+                }
+                let (arena_task, arena_after) = arena_task.split_at_mut(task.len());
+                let (hashes_task, hashes_after) = hashes_task.split_at_mut(task.len());
+                jobs.push((task.start, arena_task, hashes_task, part));
+                (arena_rest, hashes_rest, at) = (arena_after, hashes_after, task.end);
+            }
+            // The wait for the workers is this thread's time in the subtrees: counted as
+            // hashing, encoding included.
+            phase_span!(HASH);
+            jobs.into_par_iter()
+                .try_for_each(|(first, arena, hashes, part)| {
+                    part.sweep(first, arena, hashes, src, keep_encodings)
+                })?;
+        }
+        // Descending: the tops above a task's range come before it, each after every task
+        // below it.
+        for (task, part) in wave.iter().zip(parts.iter()).rev() {
+            k = finish_tops(
+                arena,
+                src,
+                hashes,
+                &tops[..k],
+                task.start,
+                out,
+                keep_encodings,
+                tally,
+            )?;
             for &(node, present, changed) in &part.tops {
                 tell_parent(arena, node, present, changed)?;
             }
             out.append(&part.out, keep_encodings);
-        } else {
-            k -= 1;
-            let node = tops[k];
-            let (present, changed) =
-                finish_in_place(&arena[node], node, src, hashes, out, keep_encodings, tally);
-            tell_parent(arena, node, present, changed)?;
         }
+        end = start;
     }
+    finish_tops(
+        arena,
+        src,
+        hashes,
+        &tops[..k],
+        0,
+        out,
+        keep_encodings,
+        tally,
+    )?;
+    Ok(())
+}
+
+/// Finishes, in descending order, the nodes of `tops` (ascending) above `after`, and returns
+/// how many of `tops` are left.
+#[allow(clippy::too_many_arguments)]
+fn finish_tops(
+    arena: &mut [Work],
+    src: Src<'_>,
+    hashes: &mut [HexHash],
+    tops: &[usize],
+    after: usize,
+    out: &mut Outcome,
+    keep_encodings: bool,
+    tally: &mut Tally,
+) -> Result<usize, MerkleError> {
+    let mut k = tops.len();
+    while let Some(&node) = k
+        .checked_sub(1)
+        .and_then(|i| tops.get(i))
+        .filter(|&&n| n > after)
+    {
+        k -= 1;
+        let (present, changed) =
+            finish_in_place(&arena[node], node, src, hashes, out, keep_encodings, tally);
+        tell_parent(arena, node, present, changed)?;
+    }
+    Ok(k)
 }
 
 /// How a node comes out without being hashed (see [`unhashed`]).

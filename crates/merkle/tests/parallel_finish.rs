@@ -81,8 +81,9 @@ fn a_large_batch_reaches_the_reference_models_root_on_four_threads() {
 }
 
 /// Batches of a few hundred addresses, a few thousand nodes: each is finished a run of
-/// subtrees per task. The addresses share `prefix` (a family's namespace, so the cut
-/// lies below it and nodes above the cut are finished after the tasks), every tenth is also
+/// subtrees per task. Every other address lies under `prefix`, the rest under the same with
+/// its first token `ee` (two families' namespaces: the cut lies below them, and the nodes
+/// above it are finished between the tasks and after them), every tenth is also
 /// set one token short (an interior value); the second batch updates, re-sets the same value,
 /// deletes and adds, and the third deletes everything left (every node removed).
 fn subtree_batches(prefix: &str, seed: u64, count: u32) -> Vec<Vec<StateChange>> {
@@ -93,12 +94,16 @@ fn subtree_batches(prefix: &str, seed: u64, count: u32) -> Vec<Vec<StateChange>>
         h.update([salt]);
         h.finalize()
     };
-    let mut addresses: Vec<String> = (0..count)
-        .map(|i| {
-            let full = format!("{prefix}{}", hex::encode(&hash(i, 0)[..35]));
-            full[..70].to_string()
-        })
-        .collect();
+    let sibling = if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("ee{}", &prefix[2..])
+    };
+    let address = |i: u32| {
+        let namespace = if i % 2 == 0 { prefix } else { sibling.as_str() };
+        format!("{namespace}{}", hex::encode(&hash(i, 0)[..35]))[..70].to_string()
+    };
+    let mut addresses: Vec<String> = (0..count).map(address).collect();
     let interior: Vec<String> = addresses
         .iter()
         .step_by(10)
@@ -128,9 +133,7 @@ fn subtree_batches(prefix: &str, seed: u64, count: u32) -> Vec<Vec<StateChange>>
             }),
         }
     }
-    let added: Vec<String> = (count..count + count / 4)
-        .map(|i| format!("{prefix}{}", hex::encode(&hash(i, 0)[..35]))[..70].to_string())
-        .collect();
+    let added: Vec<String> = (count..count + count / 4).map(address).collect();
     second.extend(added.iter().map(|a| set(a, b"new")));
     left.extend(&added);
     let third = left
@@ -162,5 +165,22 @@ proptest! {
             prop_assert_eq!(&reference::root_of(&mapping).expect("reference root"), root);
         }
         prop_assert!(mapping.is_empty(), "the last batch deletes everything");
+    }
+}
+
+/// Batches of ~9,000 addresses under two namespaces, with interior values and removals:
+/// 300,000 nodes and more, cut into more tasks than one wave takes, so that the waves' merging
+/// (the nodes above the cut finished between them) is what one thread's sweep stores too.
+#[test]
+fn several_waves_of_subtrees_store_what_one_thread_does() {
+    let batches = subtree_batches("abcd", 51, 8_500);
+    let (one, one_store) = commit_with(1, &batches);
+    let (two, two_store) = commit_with(2, &batches);
+    assert_eq!(one, two, "the roots");
+    assert!(contents(&one_store) == contents(&two_store), "the stored bytes");
+    let mut mapping = Model::new();
+    for (batch, root) in batches.iter().zip(&two) {
+        mapping = apply(&mapping, batch).expect("every delete hits a stored address");
+        assert_eq!(&reference::root_of(&mapping).expect("reference root"), root);
     }
 }
