@@ -100,7 +100,7 @@ fn subtree_batches(prefix: &str, seed: u64, count: u32) -> Vec<Vec<StateChange>>
         format!("ee{}", &prefix[2..])
     };
     let address = |i: u32| {
-        let namespace = if i % 2 == 0 { prefix } else { sibling.as_str() };
+        let namespace = if i.is_multiple_of(2) { prefix } else { sibling.as_str() };
         format!("{namespace}{}", hex::encode(&hash(i, 0)[..35]))[..70].to_string()
     };
     let mut addresses: Vec<String> = (0..count).map(address).collect();
