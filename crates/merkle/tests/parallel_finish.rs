@@ -100,7 +100,11 @@ fn subtree_batches(prefix: &str, seed: u64, count: u32) -> Vec<Vec<StateChange>>
         format!("ee{}", &prefix[2..])
     };
     let address = |i: u32| {
-        let namespace = if i.is_multiple_of(2) { prefix } else { sibling.as_str() };
+        let namespace = if i.is_multiple_of(2) {
+            prefix
+        } else {
+            sibling.as_str()
+        };
         format!("{namespace}{}", hex::encode(&hash(i, 0)[..35]))[..70].to_string()
     };
     let mut addresses: Vec<String> = (0..count).map(address).collect();
@@ -177,7 +181,10 @@ fn several_waves_of_subtrees_store_what_one_thread_does() {
     let (one, one_store) = commit_with(1, &batches);
     let (two, two_store) = commit_with(2, &batches);
     assert_eq!(one, two, "the roots");
-    assert!(contents(&one_store) == contents(&two_store), "the stored bytes");
+    assert!(
+        contents(&one_store) == contents(&two_store),
+        "the stored bytes"
+    );
     let mut mapping = Model::new();
     for (batch, root) in batches.iter().zip(&two) {
         mapping = apply(&mapping, batch).expect("every delete hits a stored address");
