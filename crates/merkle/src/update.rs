@@ -676,18 +676,18 @@ impl<T> IndexMut<usize> for Run<'_, T> {
 }
 
 /// What one subtree task finished: its nodes' outcome, in the order a reverse sweep gives, and
-/// for each of its subtrees' tops, whether its parent (above the cut, finished later) still
-/// points at it and whether what it points at changed.
+/// for each of its subtrees' roots (the cut's nodes), whether its parent (above the cut,
+/// finished later) still points at it and whether what it points at changed.
 struct Part {
     out: Outcome,
-    tops: Vec<(usize, bool, bool)>,
+    roots: Vec<(usize, bool, bool)>,
 }
 
 impl Default for Part {
     fn default() -> Self {
         Part {
             out: Outcome::empty(),
-            tops: Vec::new(),
+            roots: Vec::new(),
         }
     }
 }
@@ -704,7 +704,7 @@ impl Part {
         keep_encodings: bool,
     ) -> Result<(), MerkleError> {
         self.out.clear();
-        self.tops.clear();
+        self.roots.clear();
         let end = first + arena.len();
         let mut arena = Run {
             first,
@@ -727,7 +727,7 @@ impl Part {
                 &mut tally,
             );
             if (work.parent as usize) < first {
-                self.tops.push((node, present, changed));
+                self.roots.push((node, present, changed));
             } else {
                 tell_parent(&mut arena, node, present, changed)?;
             }
@@ -766,7 +766,7 @@ fn reusable_parts(mut parts: Vec<Part>) -> Vec<Part> {
         part.out.additions = reusable(out.additions);
         part.out.raw_additions = reusable(out.raw_additions);
         part.out.deletions = reusable(out.deletions);
-        part.tops = reusable(std::mem::take(&mut part.tops));
+        part.roots = reusable(std::mem::take(&mut part.roots));
     }
     parts
 }
@@ -835,7 +835,7 @@ fn finish_subtrees(
                 keep_encodings,
                 tally,
             )?;
-            for &(node, present, changed) in &part.tops {
+            for &(node, present, changed) in &part.roots {
                 tell_parent(arena, node, present, changed)?;
             }
             out.append(&part.out, keep_encodings);
