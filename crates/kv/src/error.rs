@@ -127,6 +127,23 @@ pub enum KvError {
         detail: String,
     },
 
+    /// The database files are this backend's but laid out by another triebench version (say,
+    /// SQLite tables from before rows were keyed by their key's first 8 bytes): refused, left
+    /// as they are.
+    #[error(
+        "{backend} store at {} is laid out otherwise than this build reads: {detail}; re-create \
+         it (a store is a benchmark's output: run the fill again)",
+        path.display()
+    )]
+    OtherLayout {
+        /// Backend name.
+        backend: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// What was found and what this build reads.
+        detail: String,
+    },
+
     /// `redis-server` is needed (no `REDIS_URL` given) but not on PATH.
     #[error(
         "redis-server not found on PATH: install the Debian/Ubuntu package `redis-server` \

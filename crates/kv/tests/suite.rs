@@ -70,6 +70,8 @@ mod security_store_dir;
 mod server_outlives_thread;
 #[path = "space.rs"]
 mod space;
+#[path = "sqlite_rows.rs"]
+mod sqlite_rows;
 #[path = "spec.rs"]
 mod spec;
 #[path = "standby_postgres.rs"]

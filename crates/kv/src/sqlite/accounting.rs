@@ -1,13 +1,14 @@
 //! Where a SQLite store's bytes go ([`Store::space`](crate::Store::space)), from SQLite's own
-//! `dbstat` table (compiled into the bundled library): each table's b-tree pages (its leaf
-//! pages hold the rows, interior pages find them, overflow pages hold a row's tail that did
-//! not fit), the index SQLite keeps for the `key` primary key (`sqlite_autoindex_<table>_1`:
-//! a second copy of every key, as the tables have rowids), the freelist, and the rest of the
-//! file and its WAL or journal.
+//! `dbstat` table (compiled into the bundled library): each declared table's b-trees (the rows,
+//! keyed by id: leaf pages hold the rows, interior pages find them, overflow pages hold a row's
+//! tail that did not fit; and its spill table with that table's key index,
+//! `sqlite_autoindex_<table>:spill_1`), the freelist, and the rest of the file and its WAL or
+//! journal.
 
 use rusqlite::Connection;
 use triebench_record::space::{StoreSpace, TableSpace};
 
+use super::schema::spill_table;
 use super::SqliteStore;
 use crate::error::KvResult;
 
@@ -67,11 +68,16 @@ impl SqliteStore {
         let mut tables = Vec::with_capacity(self.names.len());
         for name in &self.names {
             // `name` passed validate_tables: double-quoted, it cannot break out of the quotes.
+            // A row's key is its id's 8 bytes and its rest.
             let (entries, key_bytes, value_bytes) = conn
                 .query_row(
                     &format!(
-                        "SELECT count(*), coalesce(sum(length(key)), 0), \
-                         coalesce(sum(length(value)), 0) FROM \"{name}\""
+                        "SELECT (SELECT count(*) FROM \"{name}\") + (SELECT count(*) FROM {s}), \
+                         (SELECT coalesce(sum(8 + length(rest)), 0) FROM \"{name}\") \
+                         + (SELECT coalesce(sum(length(key)), 0) FROM {s}), \
+                         (SELECT coalesce(sum(length(value)), 0) FROM \"{name}\") \
+                         + (SELECT coalesce(sum(length(value)), 0) FROM {s})",
+                        s = spill_table(name)
                     ),
                     [],
                     |row| {
@@ -84,7 +90,9 @@ impl SqliteStore {
                 )
                 .map_err(err)?;
             let own = btrees.get(name.as_str()).unwrap_or(&NONE);
-            let index_prefix = format!("sqlite_autoindex_{name}_");
+            let spill_name = format!("{name}:spill");
+            let spill = btrees.get(spill_name.as_str()).unwrap_or(&NONE);
+            let index_prefix = format!("sqlite_autoindex_{spill_name}_");
             let (index_bytes, index_unused) = btrees
                 .iter()
                 .filter(|(n, _)| n.starts_with(&index_prefix))
@@ -94,10 +102,10 @@ impl SqliteStore {
                 entries,
                 key_bytes,
                 value_bytes,
-                stored_bytes: own.bytes + index_bytes,
-                unused_bytes: own.unused + index_unused,
-                index_bytes: own.interior + index_bytes,
-                overflow_bytes: own.overflow,
+                stored_bytes: own.bytes + spill.bytes + index_bytes,
+                unused_bytes: own.unused + spill.unused + index_unused,
+                index_bytes: own.interior + spill.interior + index_bytes,
+                overflow_bytes: own.overflow + spill.overflow,
             });
         }
         let in_tables: u64 = tables.iter().map(|t| t.stored_bytes).sum();

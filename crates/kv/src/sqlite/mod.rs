@@ -67,6 +67,7 @@ mod mode;
 mod pooled;
 mod query;
 mod reader;
+mod row_key;
 mod schema;
 mod store;
 mod writer;

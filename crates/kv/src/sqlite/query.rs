@@ -5,9 +5,10 @@
 use std::ops::ControlFlow;
 
 use rusqlite::types::ValueRef;
-use rusqlite::Connection;
+use rusqlite::{params, Connection};
 
 use super::error::BACKEND;
+use super::row_key::{self, RowKey};
 use super::store::SqliteStore;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
@@ -34,7 +35,68 @@ fn bytes<'a>(store: &SqliteStore, table: Table, value: ValueRef<'a>) -> KvResult
     }
 }
 
-pub(super) fn get_with_on<R, F>(
+/// The key's row, if its id has one: the row's rest (to compare with the key's) handed to
+/// `f` with its value.
+fn row_with<R, F>(
+    store: &SqliteStore,
+    conn: &Connection,
+    table: Table,
+    row: RowKey<'_>,
+    f: F,
+) -> KvResult<Option<R>>
+where
+    F: FnOnce(&[u8], &[u8]) -> R,
+{
+    let sql = store.table_sql(table)?;
+    let mut stmt = conn.prepare_cached(&sql.get).map_err(|e| store.err(e))?;
+    let mut rows = stmt.query(params![row.id]).map_err(|e| store.err(e))?;
+    match rows.next().map_err(|e| store.err(e))? {
+        None => Ok(None),
+        Some(found) => {
+            let rest = bytes(store, table, found.get_ref(0).map_err(|e| store.err(e))?)?;
+            let value = bytes(store, table, found.get_ref(1).map_err(|e| store.err(e))?)?;
+            Ok(Some(f(rest, value)))
+        }
+    }
+}
+
+/// Where a key is: in its row, in the spill table (its id another key's, or too short for
+/// one), or nowhere (its id has no row: a key is spilled only while another holds its id).
+pub(super) enum Place {
+    /// In the row of its id.
+    Row,
+    /// Maybe in the spill table.
+    Spill,
+    /// Absent.
+    Absent,
+}
+
+/// Whether `row`'s id has a row, and if so whether it is this key's, reading only the row's
+/// rest (never a large value's overflow pages).
+pub(super) fn place_of(
+    store: &SqliteStore,
+    conn: &Connection,
+    table: Table,
+    row: RowKey<'_>,
+) -> KvResult<Place> {
+    let sql = store.table_sql(table)?;
+    let mut stmt = conn.prepare_cached(&sql.rest).map_err(|e| store.err(e))?;
+    let mut rows = stmt.query(params![row.id]).map_err(|e| store.err(e))?;
+    match rows.next().map_err(|e| store.err(e))? {
+        None => Ok(Place::Absent),
+        Some(found) => {
+            let rest = bytes(store, table, found.get_ref(0).map_err(|e| store.err(e))?)?;
+            Ok(if rest == row.rest {
+                Place::Row
+            } else {
+                Place::Spill
+            })
+        }
+    }
+}
+
+/// A spilled key's value handed to `f`.
+fn spill_get_with<R, F>(
     store: &SqliteStore,
     conn: &Connection,
     table: Table,
@@ -45,7 +107,7 @@ where
     F: FnOnce(&[u8]) -> R,
 {
     let sql = store.table_sql(table)?;
-    let mut stmt = conn.prepare_cached(&sql.get).map_err(|e| store.err(e))?;
+    let mut stmt = conn.prepare_cached(&sql.spill_get).map_err(|e| store.err(e))?;
     let mut rows = stmt.query([key]).map_err(|e| store.err(e))?;
     match rows.next().map_err(|e| store.err(e))? {
         None => Ok(None),
@@ -56,14 +118,49 @@ where
     }
 }
 
+pub(super) fn get_with_on<R, F>(
+    store: &SqliteStore,
+    conn: &Connection,
+    table: Table,
+    key: &[u8],
+    f: F,
+) -> KvResult<Option<R>>
+where
+    F: FnOnce(&[u8]) -> R,
+{
+    let Some(row) = RowKey::split(key) else {
+        return spill_get_with(store, conn, table, key, f);
+    };
+    // `f` is called at most once: in the row's closure if the row is this key's, else on
+    // the spilled value.
+    let mut f = Some(f);
+    let in_row = row_with(store, conn, table, row, |rest, value| {
+        (rest == row.rest).then(|| f.take().map(|f| f(value)))
+    })?;
+    match (in_row, f) {
+        (Some(Some(found)), _) => Ok(found),
+        (Some(None), Some(f)) => spill_get_with(store, conn, table, key, f),
+        _ => Ok(None),
+    }
+}
+
 pub(super) fn contains_on(
     store: &SqliteStore,
     conn: &Connection,
     table: Table,
     key: &[u8],
 ) -> KvResult<bool> {
+    if let Some(row) = RowKey::split(key) {
+        match place_of(store, conn, table, row)? {
+            Place::Row => return Ok(true),
+            Place::Absent => return Ok(false),
+            Place::Spill => {}
+        }
+    }
     let sql = store.table_sql(table)?;
-    let mut stmt = conn.prepare_cached(&sql.exists).map_err(|e| store.err(e))?;
+    let mut stmt = conn
+        .prepare_cached(&sql.spill_exists)
+        .map_err(|e| store.err(e))?;
     let mut rows = stmt.query([key]).map_err(|e| store.err(e))?;
     Ok(rows.next().map_err(|e| store.err(e))?.is_some())
 }
@@ -78,6 +175,8 @@ pub(super) fn count_on(store: &SqliteStore, conn: &Connection, table: Table) -> 
     Ok(count.unsigned_abs())
 }
 
+/// Visits the entries of `range` in key order: the rows (in id order, which is their keys'
+/// order) merged with the spill table's keys.
 pub(super) fn scan_on<F>(
     store: &SqliteStore,
     conn: &Connection,
@@ -89,23 +188,80 @@ where
     F: FnMut(&[u8], &[u8]) -> ControlFlow<()>,
 {
     let sql = store.table_sql(table)?;
-    let text = match range.end {
-        None => &sql.scan_from,
-        Some(_) => &sql.scan_between,
-    };
-    let mut stmt = conn.prepare_cached(text).map_err(|e| store.err(e))?;
+    let err = |e| store.err(e);
     let start = range.start.as_slice();
-    let rows = match &range.end {
-        None => stmt.query([start]),
-        Some(end) => stmt.query([start, end.as_slice()]),
-    };
-    let mut rows = rows.map_err(|e| store.err(e))?;
-    while let Some(row) = rows.next().map_err(|e| store.err(e))? {
-        let key = bytes(store, table, row.get_ref(0).map_err(|e| store.err(e))?)?;
-        let value = bytes(store, table, row.get_ref(1).map_err(|e| store.err(e))?)?;
-        if visit(key, value).is_break() {
-            break;
+    let end = range.end.as_deref();
+    let mut row_stmt = conn.prepare_cached(&sql.scan_from).map_err(err)?;
+    let mut rows = row_stmt
+        .query(params![row_key::first_id_from(start)])
+        .map_err(err)?;
+    let mut spill_stmt = match end {
+        None => conn.prepare_cached(&sql.spill_scan_from),
+        Some(_) => conn.prepare_cached(&sql.spill_scan_between),
+    }
+    .map_err(err)?;
+    let mut spilled = match end {
+        None => spill_stmt.query([start]),
+        Some(end) => spill_stmt.query([start, end]),
+    }
+    .map_err(err)?;
+    // The next entry of each side (rows before `start` skipped), its key in a buffer of its own.
+    let mut row_key = Vec::new();
+    let mut row_next = next_row(store, table, &mut rows, start, &mut row_key)?;
+    let mut spill_next = spilled.next().map_err(err)?;
+    loop {
+        let spill_key = match spill_next {
+            Some(found) => Some(bytes(store, table, found.get_ref(0).map_err(err)?)?),
+            None => None,
+        };
+        let take_row = match (&row_next, spill_key) {
+            (None, None) => return Ok(()),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            // Never equal: a key is in its row or spilled, not both.
+            (Some(_), Some(spill_key)) => row_key.as_slice() < spill_key,
+        };
+        if take_row {
+            let Some(value) = row_next.take() else {
+                return Ok(());
+            };
+            if end.is_some_and(|end| row_key.as_slice() >= end) {
+                // Rows come in key order: none after this is in the range either.
+                row_next = None;
+                continue;
+            }
+            if visit(&row_key, &value).is_break() {
+                return Ok(());
+            }
+            row_next = next_row(store, table, &mut rows, start, &mut row_key)?;
+        } else if let (Some(found), Some(key)) = (spill_next, spill_key) {
+            let value = bytes(store, table, found.get_ref(1).map_err(err)?)?;
+            if visit(key, value).is_break() {
+                return Ok(());
+            }
+            spill_next = spilled.next().map_err(err)?;
         }
     }
-    Ok(())
+}
+
+/// The next row at or after `start`: its key joined into `key`, its value returned (copied: the
+/// row is only borrowed until the next step of `rows`, which the merge takes while it waits).
+fn next_row(
+    store: &SqliteStore,
+    table: Table,
+    rows: &mut rusqlite::Rows<'_>,
+    start: &[u8],
+    key: &mut Vec<u8>,
+) -> KvResult<Option<Vec<u8>>> {
+    let err = |e| store.err(e);
+    while let Some(found) = rows.next().map_err(err)? {
+        let id: i64 = found.get(0).map_err(err)?;
+        let rest = bytes(store, table, found.get_ref(1).map_err(err)?)?;
+        row_key::join_into(id, rest, key);
+        if key.as_slice() >= start {
+            let value = bytes(store, table, found.get_ref(2).map_err(err)?)?;
+            return Ok(Some(value.to_vec()));
+        }
+    }
+    Ok(None)
 }

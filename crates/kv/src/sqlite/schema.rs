@@ -7,22 +7,55 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{KvError, KvResult};
 
 /// Prepared statements each table uses (see [`TableSql`]).
-pub(super) const STATEMENTS_PER_TABLE: usize = 8;
+pub(super) const STATEMENTS_PER_TABLE: usize = 15;
+
+/// The layout this build reads and writes, recorded as the database's `user_version`: 1, each
+/// declared table a rowid table keyed by its keys' first 8 bytes beside a spill table (the
+/// module docs of `sqlite`). 0, SQLite's default, is every earlier triebench's: tables with a
+/// `key BLOB PRIMARY KEY`.
+pub(super) const LAYOUT_VERSION: i64 = 1;
 
 /// The SQL text of every statement on one table, built once at open so the per-operation path
 /// only looks the prepared statement up in the connection's cache.
+///
+/// A declared table is two SQLite tables: the rows, keyed by an integer id (a key's first 8
+/// bytes, [`RowKey`](super::row_key::RowKey)) holding the rest of the key beside the value, and
+/// the spill table, `key BLOB PRIMARY KEY`, for keys shorter than 8 bytes and for keys whose id
+/// another key's row already has.
 #[derive(Debug)]
 pub(super) struct TableSql {
+    /// The row with an id: its key's rest and its value.
     pub(super) get: String,
-    /// Existence only: answered from the key's b-tree cell, without reading a large value's
-    /// overflow pages.
-    pub(super) exists: String,
+    /// The row with an id, its key's rest only: answered from the row's b-tree cell without
+    /// reading a large value's overflow pages.
+    pub(super) rest: String,
+    /// Adds a row unless its id is taken (then changes nothing).
     pub(super) insert: String,
+    /// Adds a row, or replaces the value of the row with the same id *and* rest; changes nothing
+    /// if the id is another key's.
     pub(super) put: String,
+    /// Removes the row with an id and rest.
     pub(super) delete: String,
-    pub(super) count: String,
+    /// Rows from an id on, in id order.
     pub(super) scan_from: String,
-    pub(super) scan_between: String,
+    /// Entries in the rows and the spill table together.
+    pub(super) count: String,
+    /// A spilled key's value.
+    pub(super) spill_get: String,
+    /// Whether a key is spilled.
+    pub(super) spill_exists: String,
+    /// Spills a key; an existing one is a constraint failure.
+    pub(super) spill_insert: String,
+    /// Spills a key, replacing its value if present.
+    pub(super) spill_put: String,
+    /// Removes a spilled key.
+    pub(super) spill_delete: String,
+    /// The first spilled key at or after a key (the one a freed id goes to).
+    pub(super) spill_first_from: String,
+    /// Spilled keys from a key on, in key order.
+    pub(super) spill_scan_from: String,
+    /// Spilled keys in a half-open range, in key order.
+    pub(super) spill_scan_between: String,
 }
 
 impl TableSql {
@@ -30,22 +63,43 @@ impl TableSql {
     /// makes a valid identifier that cannot break out of the quotes.
     pub(super) fn new(name: &str) -> Self {
         let t = format!("\"{name}\"");
+        let s = spill_table(name);
         TableSql {
-            get: format!("SELECT value FROM {t} WHERE key = ?1"),
-            exists: format!("SELECT 1 FROM {t} WHERE key = ?1"),
-            insert: format!("INSERT INTO {t} (key, value) VALUES (?1, ?2)"),
+            get: format!("SELECT rest, value FROM {t} WHERE id = ?1"),
+            rest: format!("SELECT rest FROM {t} WHERE id = ?1"),
+            insert: format!(
+                "INSERT INTO {t} (id, rest, value) VALUES (?1, ?2, ?3) ON CONFLICT (id) DO NOTHING"
+            ),
             put: format!(
-                "INSERT INTO {t} (key, value) VALUES (?1, ?2) \
+                "INSERT INTO {t} (id, rest, value) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (id) DO UPDATE SET value = excluded.value WHERE rest = excluded.rest"
+            ),
+            delete: format!("DELETE FROM {t} WHERE id = ?1 AND rest = ?2"),
+            scan_from: format!("SELECT id, rest, value FROM {t} WHERE id >= ?1 ORDER BY id"),
+            count: format!("SELECT (SELECT count(*) FROM {t}) + (SELECT count(*) FROM {s})"),
+            spill_get: format!("SELECT value FROM {s} WHERE key = ?1"),
+            spill_exists: format!("SELECT 1 FROM {s} WHERE key = ?1"),
+            spill_insert: format!("INSERT INTO {s} (key, value) VALUES (?1, ?2)"),
+            spill_put: format!(
+                "INSERT INTO {s} (key, value) VALUES (?1, ?2) \
                  ON CONFLICT (key) DO UPDATE SET value = excluded.value"
             ),
-            delete: format!("DELETE FROM {t} WHERE key = ?1"),
-            count: format!("SELECT count(*) FROM {t}"),
-            scan_from: format!("SELECT key, value FROM {t} WHERE key >= ?1 ORDER BY key"),
-            scan_between: format!(
-                "SELECT key, value FROM {t} WHERE key >= ?1 AND key < ?2 ORDER BY key"
+            spill_delete: format!("DELETE FROM {s} WHERE key = ?1"),
+            spill_first_from: format!(
+                "SELECT key, value FROM {s} WHERE key >= ?1 ORDER BY key LIMIT 1"
+            ),
+            spill_scan_from: format!("SELECT key, value FROM {s} WHERE key >= ?1 ORDER BY key"),
+            spill_scan_between: format!(
+                "SELECT key, value FROM {s} WHERE key >= ?1 AND key < ?2 ORDER BY key"
             ),
         }
     }
+}
+
+/// The spill table of declared table `name`, quoted: `name:spill`, a name no declared table can
+/// have (`:` is not allowed in one).
+pub(super) fn spill_table(name: &str) -> String {
+    format!("\"{name}:spill\"")
 }
 
 /// SQLite matches identifiers case-insensitively and reserves names starting with `sqlite_`;
@@ -70,15 +124,71 @@ pub(super) fn check_sql_names(names: &[String]) -> KvResult<()> {
     Ok(())
 }
 
-/// Creates the declared tables that do not exist yet, in one transaction: rowid tables, so large
-/// values stay out of the key index (see the module docs of `sqlite`).
-pub(super) fn create_tables(conn: &mut Connection, names: &[String]) -> rusqlite::Result<()> {
+/// Creates the declared tables that do not exist yet, in one transaction, after checking the
+/// database's layout: a fresh database is given [`LAYOUT_VERSION`]; one recording it gains any
+/// table it lacks; anything else (an earlier triebench's tables, another program's database, a
+/// newer layout) is refused, as [`LayoutRefused`], with nothing written.
+pub(super) fn create_tables(
+    conn: &mut Connection,
+    names: &[String],
+) -> rusqlite::Result<Result<(), LayoutRefused>> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if version != LAYOUT_VERSION {
+        let tables: i64 = tx.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |row| row.get(0),
+        )?;
+        if version != 0 || tables > 0 {
+            // Dropping the transaction rolls it back: nothing was written.
+            return Ok(Err(LayoutRefused { version, tables }));
+        }
+        tx.execute_batch(&format!("PRAGMA user_version = {LAYOUT_VERSION}"))?;
+    }
     for name in names {
+        // Rows keep the key's rest before the value, so reading the rest (a lookup's check)
+        // never reaches a large value's overflow pages.
         tx.execute_batch(&format!(
             "CREATE TABLE IF NOT EXISTS \"{name}\" \
-             (key BLOB PRIMARY KEY, value BLOB NOT NULL)"
+             (id INTEGER PRIMARY KEY, rest BLOB NOT NULL, value BLOB NOT NULL); \
+             CREATE TABLE IF NOT EXISTS {} (key BLOB PRIMARY KEY, value BLOB NOT NULL)",
+            spill_table(name)
         ))?;
     }
-    tx.commit()
+    tx.commit().map(Ok)
+}
+
+/// A database whose layout this build does not read (see [`create_tables`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct LayoutRefused {
+    /// Its `user_version`.
+    pub(super) version: i64,
+    /// How many tables it holds.
+    pub(super) tables: i64,
+}
+
+impl std::fmt::Display for LayoutRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.version {
+            0 => write!(
+                f,
+                "it holds {} tables but no layout version (user_version 0), as stores written \
+                 by triebench before 2026-11-29 (one `key BLOB PRIMARY KEY` table per declared \
+                 table) or other programs' databases do; this build reads layout \
+                 {LAYOUT_VERSION} (rows keyed by a key's first 8 bytes)",
+                self.tables
+            ),
+            v if v > LAYOUT_VERSION => write!(
+                f,
+                "it records layout {v} (user_version), newer than this build reads \
+                 ({LAYOUT_VERSION}); use a newer triebench"
+            ),
+            v => write!(
+                f,
+                "it records layout {v} (user_version), which no triebench writes; this build \
+                 reads layout {LAYOUT_VERSION}"
+            ),
+        }
+    }
 }

@@ -19,7 +19,7 @@ use std::sync::{Mutex, PoisonError};
 use rusqlite::Connection;
 
 use super::connect::connect;
-use super::error::sql_err;
+use super::error::{sql_err, BACKEND};
 use super::mode::SqliteMode;
 use super::schema::{check_sql_names, create_tables, TableSql, STATEMENTS_PER_TABLE};
 use crate::error::{KvError, KvResult};
@@ -79,7 +79,13 @@ impl SqliteStore {
         let sql: Vec<TableSql> = names.iter().map(|n| TableSql::new(n)).collect();
         let cache_capacity = sql.len() * STATEMENTS_PER_TABLE + CONTROL_STATEMENTS;
         let mut writer = connect(&path, mode, cache_capacity)?;
-        create_tables(&mut writer, &names).map_err(|e| sql_err(&path, e))?;
+        if let Err(refused) = create_tables(&mut writer, &names).map_err(|e| sql_err(&path, e))? {
+            return Err(KvError::OtherLayout {
+                backend: BACKEND,
+                path,
+                detail: refused.to_string(),
+            });
+        }
         if !existed {
             // SQLite syncs the directory of a journal it creates, never the database file's
             // own new name: without this a power cut may lose the file (crash-test --model

@@ -6,11 +6,12 @@
 use std::ops::ControlFlow;
 use std::sync::{MutexGuard, PoisonError};
 
-use rusqlite::{ffi, Connection};
+use rusqlite::{ffi, params, Connection};
 
 use super::checkpoint;
 use super::pooled::Pooled;
-use super::query::{contains_on, control, count_on, get_with_on, scan_on};
+use super::query::{contains_on, control, count_on, get_with_on, place_of, scan_on, Place};
+use super::row_key::{self, RowKey};
 use super::store::SqliteStore;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
@@ -77,12 +78,22 @@ impl ReadTx for SqliteWriter<'_> {
     }
 }
 
-impl WriteTx for SqliteWriter<'_> {
-    fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
-        let sql = self.pooled.store.table_sql(table)?;
+impl SqliteWriter<'_> {
+    /// Runs a cached statement on the writer's connection; the rows it changed.
+    fn run<P: rusqlite::Params>(&self, sql: &str, params: P) -> KvResult<usize> {
+        self.conn()?
+            .prepare_cached(sql)
+            .and_then(|mut stmt| stmt.execute(params))
+            .map_err(|e| self.pooled.store.err(e))
+    }
+
+    /// Spills `key`: a duplicate if already spilled.
+    fn spill_insert(&self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        let store = self.pooled.store;
+        let sql = store.table_sql(table)?;
         let result = self
             .conn()?
-            .prepare_cached(&sql.insert)
+            .prepare_cached(&sql.spill_insert)
             .and_then(|mut stmt| stmt.execute([key, value]));
         match result {
             Ok(_) => Ok(()),
@@ -90,31 +101,86 @@ impl WriteTx for SqliteWriter<'_> {
             Err(rusqlite::Error::SqliteFailure(failure, _))
                 if failure.extended_code == ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
             {
-                Err(KvError::duplicate(
-                    &self.pooled.store.names[table.index()],
-                    key,
-                ))
+                Err(KvError::duplicate(&store.names[table.index()], key))
             }
-            Err(e) => Err(self.pooled.store.err(e)),
+            Err(e) => Err(store.err(e)),
+        }
+    }
+
+    /// After `id`'s row was removed: the first spilled key with that id, if any, takes the row,
+    /// so that a key is spilled only while another key holds its id (a lookup finding no row
+    /// then knows the key is absent).
+    fn refill(&self, table: Table, id: i64) -> KvResult<()> {
+        let store = self.pooled.store;
+        let sql = store.table_sql(table)?;
+        let head = row_key::head_of(id);
+        let first = {
+            let conn = self.conn()?;
+            let mut stmt = conn
+                .prepare_cached(&sql.spill_first_from)
+                .map_err(|e| store.err(e))?;
+            let mut rows = stmt.query([&head[..]]).map_err(|e| store.err(e))?;
+            match rows.next().map_err(|e| store.err(e))? {
+                None => None,
+                Some(row) => {
+                    let key: Vec<u8> = row.get(0).map_err(|e| store.err(e))?;
+                    let value: Vec<u8> = row.get(1).map_err(|e| store.err(e))?;
+                    Some((key, value))
+                }
+            }
+        };
+        let Some((key, value)) = first else {
+            return Ok(());
+        };
+        match RowKey::split(&key) {
+            Some(row) if row.id == id => {
+                self.run(&sql.insert, params![row.id, row.rest, value])?;
+                self.run(&sql.spill_delete, [&key])?;
+                Ok(())
+            }
+            // The first spilled key from here has another id: none has this one.
+            _ => Ok(()),
+        }
+    }
+}
+
+impl WriteTx for SqliteWriter<'_> {
+    fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
+        let Some(row) = RowKey::split(key) else {
+            return self.spill_insert(table, key, value);
+        };
+        let store = self.pooled.store;
+        let sql = store.table_sql(table)?;
+        if self.run(&sql.insert, params![row.id, row.rest, value])? == 1 {
+            return Ok(());
+        }
+        // The id has a row: this key's (a duplicate) or another's (spill this one).
+        match place_of(store, self.conn()?, table, row)? {
+            Place::Row => Err(KvError::duplicate(&store.names[table.index()], key)),
+            Place::Spill | Place::Absent => self.spill_insert(table, key, value),
         }
     }
 
     fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         let sql = self.pooled.store.table_sql(table)?;
-        self.conn()?
-            .prepare_cached(&sql.put)
-            .and_then(|mut stmt| stmt.execute([key, value]))
-            .map(drop)
-            .map_err(|e| self.pooled.store.err(e))
+        if let Some(row) = RowKey::split(key) {
+            // Inserts the row, or replaces this key's value in it; changes nothing when the
+            // id is another key's, and then the key is spilled.
+            if self.run(&sql.put, params![row.id, row.rest, value])? == 1 {
+                return Ok(());
+            }
+        }
+        self.run(&sql.spill_put, [key, value]).map(drop)
     }
 
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
         let sql = self.pooled.store.table_sql(table)?;
-        self.conn()?
-            .prepare_cached(&sql.delete)
-            .and_then(|mut stmt| stmt.execute([key]))
-            .map(drop)
-            .map_err(|e| self.pooled.store.err(e))
+        if let Some(row) = RowKey::split(key) {
+            if self.run(&sql.delete, params![row.id, row.rest])? == 1 {
+                return self.refill(table, row.id);
+            }
+        }
+        self.run(&sql.spill_delete, [key]).map(drop)
     }
 
     fn commit(self) -> KvResult<()> {
