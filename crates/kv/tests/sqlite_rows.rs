@@ -1,8 +1,8 @@
-//! The SQLite layout that keys a row by its key's first 8 bytes, checked where it can go wrong:
-//! keys sharing those bytes (one holds the row, the others are spilled), keys too short to have
-//! them, a row freed while keys with its id are spilled. A property test runs random
-//! operations on a store and on a `BTreeMap` and compares every answer; and a store laid out by
-//! an earlier triebench is refused and left as it was.
+//! The SQLite layout that indexes a key's first 8 bytes (its head), checked where it can go
+//! wrong: keys sharing a head (one holds the row, the others are spilled), keys too short to
+//! have one, a row freed while keys with its head are spilled, scans merging rows and spilled
+//! keys. A property test runs random operations on a store and on a `BTreeMap` and compares
+//! every answer; and a store laid out by an earlier triebench is refused and left as it was.
 
 #![cfg(feature = "sqlite-db")]
 
@@ -15,7 +15,7 @@ use triebench_kv::{KeyRange, KvError, ReadTx, Store, WriteTx};
 use triebench_kv_conformance::TABLES;
 
 /// Keys drawn so that many share their first 8 bytes: one of three heads and a short tail, or a
-/// key under 8 bytes (which has no id), or exactly 8.
+/// key under 8 bytes, or exactly 8.
 fn key() -> impl Strategy<Value = Vec<u8>> {
     let heads: [[u8; 8]; 3] = [*b"aaaaaaaa", *b"aaaaaaab", [0xff; 8]];
     prop_oneof![
@@ -60,7 +60,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]
-    fn rows_and_spill_answer_as_a_map(ops in prop::collection::vec(op(), 1..120)) {
+    fn the_store_answers_as_a_map_does(ops in prop::collection::vec(op(), 1..120)) {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = SqliteStore::open(dir.path(), TABLES, SqliteMode::Wal).expect("open");
         let table = store.table("main").expect("main");

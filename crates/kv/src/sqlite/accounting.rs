@@ -1,14 +1,13 @@
 //! Where a SQLite store's bytes go ([`Store::space`](crate::Store::space)), from SQLite's own
-//! `dbstat` table (compiled into the bundled library): each declared table's b-trees (the rows,
-//! keyed by id: leaf pages hold the rows, interior pages find them, overflow pages hold a row's
-//! tail that did not fit; and its spill table with that table's key index,
-//! `sqlite_autoindex_<table>:spill_1`), the freelist, and the rest of the file and its WAL or
-//! journal.
+//! `dbstat` table (compiled into the bundled library): each declared table's b-tree (its leaf
+//! pages hold the rows, interior pages find them, overflow pages hold a row's tail that did not
+//! fit), its head index (`<table>:head`, each key's first 8 bytes) and its spill table with that
+//! table's key index, the freelist, and the rest of the file and its WAL or journal.
 
 use rusqlite::Connection;
 use triebench_record::space::{StoreSpace, TableSpace};
 
-use super::schema::spill_table;
+use super::schema::{head_index, spill_name};
 use super::SqliteStore;
 use crate::error::KvResult;
 
@@ -68,16 +67,15 @@ impl SqliteStore {
         let mut tables = Vec::with_capacity(self.names.len());
         for name in &self.names {
             // `name` passed validate_tables: double-quoted, it cannot break out of the quotes.
-            // A row's key is its id's 8 bytes and its rest.
+            let spill = spill_name(name);
             let (entries, key_bytes, value_bytes) = conn
                 .query_row(
                     &format!(
-                        "SELECT (SELECT count(*) FROM \"{name}\") + (SELECT count(*) FROM {s}), \
-                         (SELECT coalesce(sum(8 + length(rest)), 0) FROM \"{name}\") \
-                         + (SELECT coalesce(sum(length(key)), 0) FROM {s}), \
+                        "SELECT (SELECT count(*) FROM \"{name}\") + (SELECT count(*) FROM \"{spill}\"), \
+                         (SELECT coalesce(sum(length(key)), 0) FROM \"{name}\") \
+                         + (SELECT coalesce(sum(length(key)), 0) FROM \"{spill}\"), \
                          (SELECT coalesce(sum(length(value)), 0) FROM \"{name}\") \
-                         + (SELECT coalesce(sum(length(value)), 0) FROM {s})",
-                        s = spill_table(name)
+                         + (SELECT coalesce(sum(length(value)), 0) FROM \"{spill}\")"
                     ),
                     [],
                     |row| {
@@ -89,23 +87,23 @@ impl SqliteStore {
                     },
                 )
                 .map_err(err)?;
-            let own = btrees.get(name.as_str()).unwrap_or(&NONE);
-            let spill_name = format!("{name}:spill");
-            let spill = btrees.get(spill_name.as_str()).unwrap_or(&NONE);
-            let index_prefix = format!("sqlite_autoindex_{spill_name}_");
+            let rows = btrees.get(name.as_str()).unwrap_or(&NONE);
+            let spilled = btrees.get(spill.as_str()).unwrap_or(&NONE);
+            // The head index and the spill table's key index.
+            let spill_index = format!("sqlite_autoindex_{spill}_");
             let (index_bytes, index_unused) = btrees
                 .iter()
-                .filter(|(n, _)| n.starts_with(&index_prefix))
+                .filter(|(n, _)| **n == head_index(name) || n.starts_with(&spill_index))
                 .fold((0, 0), |(b, u), (_, t)| (b + t.bytes, u + t.unused));
             tables.push(TableSpace {
                 table: name.clone(),
                 entries,
                 key_bytes,
                 value_bytes,
-                stored_bytes: own.bytes + spill.bytes + index_bytes,
-                unused_bytes: own.unused + spill.unused + index_unused,
-                index_bytes: own.interior + spill.interior + index_bytes,
-                overflow_bytes: own.overflow + spill.overflow,
+                stored_bytes: rows.bytes + spilled.bytes + index_bytes,
+                unused_bytes: rows.unused + spilled.unused + index_unused,
+                index_bytes: rows.interior + spilled.interior + index_bytes,
+                overflow_bytes: rows.overflow + spilled.overflow,
             });
         }
         let in_tables: u64 = tables.iter().map(|t| t.stored_bytes).sum();

@@ -1,15 +1,34 @@
-//! The SQLite profiles: one database file, `triebench.sqlite3`, in the store's directory, with one
-//! table `(key BLOB PRIMARY KEY, value BLOB NOT NULL)` per declared table. BLOB keys compare with
-//! `memcmp` and then by length, which is the trait's byte order.
+//! The SQLite profiles: one database file, `triebench.sqlite3`, in the store's directory.
 //!
-//! The tables are ordinary rowid tables, whose primary key is a separate index of the keys. Trie
-//! nodes run from ~100 bytes to ~13 KB (a root with 256 children), and SQLite advises `WITHOUT
-//! ROWID` only for rows well under a twentieth of a page: in a `WITHOUT ROWID` table a row that
-//! spills onto overflow pages is read whole (value included) each time a key search compares
-//! against it, which made every lookup near a large node reread its overflow chain (stores made
-//! by earlier versions with `WITHOUT ROWID` tables still open and behave the same, only slower).
-//! With a rowid table a lookup compares keys in the small index rows and reads a value's
-//! overflow pages only when the value itself is asked for; `contains` never reads the value.
+//! **Layout** (1, recorded as the database's `user_version`). Each declared table is a rowid
+//! table `(key BLOB, value BLOB)`, its rows appended in the order they are written, with a
+//! unique index of each key's *head*, its first 8 bytes (`"<table>:head"`, an index on
+//! `substr(key, 1, 8)`). A lookup finds the row with the key's head through that index and
+//! compares the whole key in the row; an insert's uniqueness check is the index's own. Trie keys
+//! are 32-byte hashes, whose heads tell them apart.
+//!
+//! Two keys with one head cannot both have a row: the second, and every key shorter than 8
+//! bytes, goes to the table's *spill table* `"<table>:spill"`, `(key BLOB PRIMARY KEY, value
+//! BLOB)`. A key is spilled only while another key holds its head: when a row is deleted, the
+//! first spilled key with its head takes the row. So a lookup whose head has no row knows the
+//! key is absent without asking the spill table; one whose head is another key's asks it. A
+//! scan merges the rows (in head order, which is key order) with the spill table's keys. For
+//! hash keys the spill table stays empty: two of 30 million keys share a head with odds of
+//! about 1 in 40,000.
+//!
+//! Why this layout: the store holds each key once in full. Earlier triebench stores had a `key
+//! BLOB PRIMARY KEY`, whose index held every key a second time, whole: 40% of the data
+//! (docs/findings/space.md). Those stores (`user_version` 0) are refused with
+//! [`KvError::OtherLayout`](crate::KvError::OtherLayout), their tables left as they were; so
+//! are newer layouts. Three other layouts that keep one copy of each key were tried and left.
+//! A `WITHOUT ROWID` table reads a row that spills onto overflow pages (a node of many
+//! children, up to ~13 KB) whole each time a key search compares against it. A rowid table
+//! whose integer key is the head puts each new row at a random place in the table, so a large
+//! commit dirties far more pages than appending rows does: the fill to 10^6 leaves ran 1.5x
+//! slower. A head index that is not unique needs a search of its own before each insert to keep
+//! keys unique: the fill's writes took twice as long. Here rows are appended, the index is a
+//! quarter of a full key index, a value's overflow pages are read only when the value is asked
+//! for, and `contains` reads only the key.
 //!
 //! | mode | pragmas | a commit survives | readers see |
 //! |---|---|---|---|
@@ -53,7 +72,7 @@
 //! **Layout**, each module using only those before it: `mode` (the pragmas and busy timeout
 //! per profile), `error` (rusqlite errors as [`KvError`](crate::KvError)), `checkpoint` (the
 //! WAL hook), `connect` (opening a connection with its pragmas checked), `schema` (table
-//! names, `CREATE TABLE`, per-table statements), `store` ([`SqliteStore`]: the file, the
+//! names, the layout check, `CREATE TABLE` and the head index, per-table statements), `store` ([`SqliteStore`]: the file, the
 //! tables, the writer lock, the one pool of connections), `query` (transaction control and the
 //! reads both transactions share), `pooled` (a connection taken from the pool for one
 //! transaction and handed back, rolled back, when it drops), then `reader` and `writer`; this
@@ -67,7 +86,6 @@ mod mode;
 mod pooled;
 mod query;
 mod reader;
-mod row_key;
 mod schema;
 mod store;
 mod writer;
@@ -193,6 +211,43 @@ mod tests {
         assert_eq!(reader.get(table, b"k").expect("get"), Some(b"v".to_vec()));
     }
 
+    /// Every statement that looks a row up finds it through the head index, never by reading
+    /// the whole table (which the SQL alone would also answer, only slowly: a test of the
+    /// answers cannot see it).
+    #[test]
+    fn lookups_use_the_head_index() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = SqliteStore::open(dir.path(), &["main"], SqliteMode::Wal).expect("open");
+        let table = store.table("main").expect("table");
+        let sql = store.table_sql(table).expect("sql");
+        let reader = store.reader().expect("reader");
+        let conn = reader.conn().expect("conn");
+        for text in [
+            &sql.get,
+            &sql.key_of,
+            &sql.update,
+            &sql.delete,
+            &sql.scan_from,
+        ] {
+            let mut stmt = conn
+                .prepare(&format!("EXPLAIN QUERY PLAN {text}"))
+                .expect("plan");
+            let values: [&[u8]; 2] = [b"01234567", b"9"];
+            let params = rusqlite::params_from_iter(&values[..stmt.parameter_count()]);
+            let plan: Vec<String> = stmt
+                .query_map(params, |row| row.get::<_, String>(3))
+                .expect("plan rows")
+                .collect::<Result<_, _>>()
+                .expect("plan rows");
+            let searches: Vec<&String> = plan.iter().filter(|l| l.contains("main")).collect();
+            assert!(
+                !searches.is_empty()
+                    && searches.iter().all(|l| l.contains("USING INDEX main:head")),
+                "{text}: {plan:?}"
+            );
+        }
+    }
+
     /// Whether this process maps `file` (a line of `/proc/self/maps` ends with its path).
     #[cfg(target_os = "linux")]
     fn mapped(file: &std::path::Path) -> bool {
@@ -219,14 +274,18 @@ mod tests {
             let mut writer = store.writer().expect("writer");
             writer.put(table, b"k", &[5u8; 20_000]).expect("put");
             writer.commit().expect("commit");
+            // The writer reads too (a put looks for the key's row first): a store opened
+            // afresh, whose connections have read nothing yet.
+            drop(store);
             let db = std::fs::canonicalize(dir.path().join(DB_FILE)).expect("db path");
-            // Before the first read nothing of the file is mapped; a checkpoint moves the
-            // commit from the WAL into the file, where the reader finds it.
-            assert!(!mapped(&db), "{mode:?}: mapped before any read");
+            // A checkpoint moves the commit from the WAL into the file, where the reader finds
+            // it.
             Connection::open(&db)
                 .expect("open")
                 .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
                 .expect("checkpoint");
+            let store = SqliteStore::open(dir.path(), &["main"], mode).expect("reopen");
+            assert!(!mapped(&db), "{mode:?}: mapped before any read");
             let reader = store.reader().expect("reader");
             let read = reader.get_with(table, b"k", |v| v.len()).expect("get");
             assert_eq!(read, Some(20_000));

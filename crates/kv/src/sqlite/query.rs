@@ -5,10 +5,10 @@
 use std::ops::ControlFlow;
 
 use rusqlite::types::ValueRef;
-use rusqlite::{params, Connection};
+use rusqlite::Connection;
 
 use super::error::BACKEND;
-use super::row_key::{self, RowKey};
+use super::schema::head;
 use super::store::SqliteStore;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
@@ -35,13 +35,13 @@ fn bytes<'a>(store: &SqliteStore, table: Table, value: ValueRef<'a>) -> KvResult
     }
 }
 
-/// The key's row, if its id has one: the row's rest (to compare with the key's) handed to
-/// `f` with its value.
+/// The row with `key`'s head, if there is one: its key (to compare with `key`) handed to `f`
+/// with its value.
 fn row_with<R, F>(
     store: &SqliteStore,
     conn: &Connection,
     table: Table,
-    row: RowKey<'_>,
+    head: &[u8],
     f: F,
 ) -> KvResult<Option<R>>
 where
@@ -49,21 +49,22 @@ where
 {
     let sql = store.table_sql(table)?;
     let mut stmt = conn.prepare_cached(&sql.get).map_err(|e| store.err(e))?;
-    let mut rows = stmt.query(params![row.id]).map_err(|e| store.err(e))?;
+    let mut rows = stmt.query([head]).map_err(|e| store.err(e))?;
     match rows.next().map_err(|e| store.err(e))? {
         None => Ok(None),
         Some(found) => {
-            let rest = bytes(store, table, found.get_ref(0).map_err(|e| store.err(e))?)?;
+            let key = bytes(store, table, found.get_ref(0).map_err(|e| store.err(e))?)?;
             let value = bytes(store, table, found.get_ref(1).map_err(|e| store.err(e))?)?;
-            Ok(Some(f(rest, value)))
+            Ok(Some(f(key, value)))
         }
     }
 }
 
-/// Where a key is: in its row, in the spill table (its id another key's, or too short for
-/// one), or nowhere (its id has no row: a key is spilled only while another holds its id).
+/// Where a key of [`HEAD_BYTES`](super::schema::HEAD_BYTES) bytes or more is: in the row of its
+/// head, maybe in the spill table (its head is another key's), or nowhere (its head has no row:
+/// a key is spilled only while another holds its head).
 pub(super) enum Place {
-    /// In the row of its id.
+    /// In the row of its head.
     Row,
     /// Maybe in the spill table.
     Spill,
@@ -71,22 +72,23 @@ pub(super) enum Place {
     Absent,
 }
 
-/// Whether `row`'s id has a row, and if so whether it is this key's, reading only the row's
-/// rest (never a large value's overflow pages).
+/// Where `key` (whose head is `head`) is, reading only the key of the head's row (never a
+/// large value's overflow pages).
 pub(super) fn place_of(
     store: &SqliteStore,
     conn: &Connection,
     table: Table,
-    row: RowKey<'_>,
+    key: &[u8],
+    head: &[u8],
 ) -> KvResult<Place> {
     let sql = store.table_sql(table)?;
-    let mut stmt = conn.prepare_cached(&sql.rest).map_err(|e| store.err(e))?;
-    let mut rows = stmt.query(params![row.id]).map_err(|e| store.err(e))?;
+    let mut stmt = conn.prepare_cached(&sql.key_of).map_err(|e| store.err(e))?;
+    let mut rows = stmt.query([head]).map_err(|e| store.err(e))?;
     match rows.next().map_err(|e| store.err(e))? {
         None => Ok(Place::Absent),
         Some(found) => {
-            let rest = bytes(store, table, found.get_ref(0).map_err(|e| store.err(e))?)?;
-            Ok(if rest == row.rest {
+            let in_row = bytes(store, table, found.get_ref(0).map_err(|e| store.err(e))?)?;
+            Ok(if in_row == key {
                 Place::Row
             } else {
                 Place::Spill
@@ -128,14 +130,14 @@ pub(super) fn get_with_on<R, F>(
 where
     F: FnOnce(&[u8]) -> R,
 {
-    let Some(row) = RowKey::split(key) else {
+    let Some(head) = head(key) else {
         return spill_get_with(store, conn, table, key, f);
     };
     // `f` is called at most once: in the row's closure if the row is this key's, else on
     // the spilled value.
     let mut f = Some(f);
-    let in_row = row_with(store, conn, table, row, |rest, value| {
-        (rest == row.rest).then(|| f.take().map(|f| f(value)))
+    let in_row = row_with(store, conn, table, head, |in_row, value| {
+        (in_row == key).then(|| f.take().map(|f| f(value)))
     })?;
     match (in_row, f) {
         (Some(Some(found)), _) => Ok(found),
@@ -150,8 +152,8 @@ pub(super) fn contains_on(
     table: Table,
     key: &[u8],
 ) -> KvResult<bool> {
-    if let Some(row) = RowKey::split(key) {
-        match place_of(store, conn, table, row)? {
+    if let Some(head) = head(key) {
+        match place_of(store, conn, table, key, head)? {
             Place::Row => return Ok(true),
             Place::Absent => return Ok(false),
             Place::Spill => {}
@@ -175,8 +177,8 @@ pub(super) fn count_on(store: &SqliteStore, conn: &Connection, table: Table) -> 
     Ok(count.unsigned_abs())
 }
 
-/// Visits the entries of `range` in key order: the rows (in id order, which is their keys'
-/// order) merged with the spill table's keys.
+/// Visits the entries of `range` in key order: the rows (in head order, which is their keys'
+/// order: one row per head) merged with the spill table's keys.
 pub(super) fn scan_on<F>(
     store: &SqliteStore,
     conn: &Connection,
@@ -192,9 +194,10 @@ where
     let start = range.start.as_slice();
     let end = range.end.as_deref();
     let mut row_stmt = conn.prepare_cached(&sql.scan_from).map_err(err)?;
-    let mut rows = row_stmt
-        .query(params![row_key::first_id_from(start)])
-        .map_err(err)?;
+    // Every row at or after `start` has a head at or after `start`'s first 8 bytes (a shorter
+    // start is a prefix of every key it is below); rows before `start` are skipped below.
+    let head_from = &start[..start.len().min(super::schema::HEAD_BYTES)];
+    let mut rows = row_stmt.query([head_from]).map_err(err)?;
     let mut spill_stmt = match end {
         None => conn.prepare_cached(&sql.spill_scan_from),
         Some(_) => conn.prepare_cached(&sql.spill_scan_between),
@@ -205,9 +208,7 @@ where
         Some(end) => spill_stmt.query([start, end]),
     }
     .map_err(err)?;
-    // The next entry of each side (rows before `start` skipped), its key in a buffer of its own.
-    let mut row_key = Vec::new();
-    let mut row_next = next_row(store, table, &mut rows, start, &mut row_key)?;
+    let mut row_next = next_row(store, table, &mut rows, start)?;
     let mut spill_next = spilled.next().map_err(err)?;
     loop {
         let spill_key = match spill_next {
@@ -219,21 +220,20 @@ where
             (Some(_), None) => true,
             (None, Some(_)) => false,
             // Never equal: a key is in its row or spilled, not both.
-            (Some(_), Some(spill_key)) => row_key.as_slice() < spill_key,
+            (Some((row_key, _)), Some(spill_key)) => row_key.as_slice() < spill_key,
         };
         if take_row {
-            let Some(value) = row_next.take() else {
+            let Some((key, value)) = row_next.take() else {
                 return Ok(());
             };
-            if end.is_some_and(|end| row_key.as_slice() >= end) {
+            if range.is_past_end(&key) {
                 // Rows come in key order: none after this is in the range either.
-                row_next = None;
                 continue;
             }
-            if visit(&row_key, &value).is_break() {
+            if visit(&key, &value).is_break() {
                 return Ok(());
             }
-            row_next = next_row(store, table, &mut rows, start, &mut row_key)?;
+            row_next = next_row(store, table, &mut rows, start)?;
         } else if let (Some(found), Some(key)) = (spill_next, spill_key) {
             let value = bytes(store, table, found.get_ref(1).map_err(err)?)?;
             if visit(key, value).is_break() {
@@ -244,23 +244,20 @@ where
     }
 }
 
-/// The next row at or after `start`: its key joined into `key`, its value returned (copied: the
-/// row is only borrowed until the next step of `rows`, which the merge takes while it waits).
+/// The next row at or after `start`, copied: the row is only borrowed until the next step of
+/// `rows`, which the merge takes while it waits. Scans are a tool's step, not the trie's path.
 fn next_row(
     store: &SqliteStore,
     table: Table,
     rows: &mut rusqlite::Rows<'_>,
     start: &[u8],
-    key: &mut Vec<u8>,
-) -> KvResult<Option<Vec<u8>>> {
+) -> KvResult<Option<(Vec<u8>, Vec<u8>)>> {
     let err = |e| store.err(e);
     while let Some(found) = rows.next().map_err(err)? {
-        let id: i64 = found.get(0).map_err(err)?;
-        let rest = bytes(store, table, found.get_ref(1).map_err(err)?)?;
-        row_key::join_into(id, rest, key);
-        if key.as_slice() >= start {
-            let value = bytes(store, table, found.get_ref(2).map_err(err)?)?;
-            return Ok(Some(value.to_vec()));
+        let key = bytes(store, table, found.get_ref(0).map_err(err)?)?;
+        if key >= start {
+            let value = bytes(store, table, found.get_ref(1).map_err(err)?)?;
+            return Ok(Some((key.to_vec(), value.to_vec())));
         }
     }
     Ok(None)

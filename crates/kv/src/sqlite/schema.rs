@@ -10,33 +10,39 @@ use crate::error::{KvError, KvResult};
 pub(super) const STATEMENTS_PER_TABLE: usize = 15;
 
 /// The layout this build reads and writes, recorded as the database's `user_version`: 1, each
-/// declared table a rowid table keyed by its keys' first 8 bytes beside a spill table (the
-/// module docs of `sqlite`). 0, SQLite's default, is every earlier triebench's: tables with a
-/// `key BLOB PRIMARY KEY`.
+/// declared table a rowid table `(key, value)` with a unique index of its keys' first 8 bytes,
+/// beside a spill table (the module docs of `sqlite`). 0, SQLite's default, is every earlier
+/// triebench's: tables with a `key BLOB PRIMARY KEY`, whose index holds every key whole.
 pub(super) const LAYOUT_VERSION: i64 = 1;
+
+/// The bytes of a key that its table's head index holds.
+pub(super) const HEAD_BYTES: usize = 8;
+
+/// The key's row among the rows: its head through the head index (the term the planner matches
+/// to it, written exactly as the index's expression), then the whole key in the row.
+const ROW_OF_KEY: &str = "substr(key, 1, 8) = substr(?1, 1, 8) AND key = ?1";
 
 /// The SQL text of every statement on one table, built once at open so the per-operation path
 /// only looks the prepared statement up in the connection's cache.
 ///
-/// A declared table is two SQLite tables: the rows, keyed by an integer id (a key's first 8
-/// bytes, [`RowKey`](super::row_key::RowKey)) holding the rest of the key beside the value, and
-/// the spill table, `key BLOB PRIMARY KEY`, for keys shorter than 8 bytes and for keys whose id
-/// another key's row already has.
+/// A declared table is two SQLite tables. The rows `(key, value)`, appended as they are
+/// written, with a unique index of each key's head, its first [`HEAD_BYTES`] bytes: one row per
+/// head. And the spill table, `key BLOB PRIMARY KEY`, for keys shorter than that and keys whose
+/// head another key's row already has. Statements named `spill_*` are the spill table's.
 #[derive(Debug)]
 pub(super) struct TableSql {
-    /// The row with an id: its key's rest and its value.
+    /// The row with head `?1`: its key and value.
     pub(super) get: String,
-    /// The row with an id, its key's rest only: answered from the row's b-tree cell without
-    /// reading a large value's overflow pages.
-    pub(super) rest: String,
-    /// Adds a row unless its id is taken (then changes nothing).
+    /// The key of the row with head `?1`: read from the row's first column, without reading a
+    /// large value's overflow pages.
+    pub(super) key_of: String,
+    /// Adds row `(?1, ?2)` unless its head has a row (then changes nothing).
     pub(super) insert: String,
-    /// Adds a row, or replaces the value of the row with the same id *and* rest; changes nothing
-    /// if the id is another key's.
-    pub(super) put: String,
-    /// Removes the row with an id and rest.
+    /// Replaces the value of key `?1`'s row with `?2`.
+    pub(super) update: String,
+    /// Removes key `?1`'s row.
     pub(super) delete: String,
-    /// Rows from an id on, in id order.
+    /// Rows from head `?1` on, in head order (which is key order).
     pub(super) scan_from: String,
     /// Entries in the rows and the spill table together.
     pub(super) count: String,
@@ -50,7 +56,7 @@ pub(super) struct TableSql {
     pub(super) spill_put: String,
     /// Removes a spilled key.
     pub(super) spill_delete: String,
-    /// The first spilled key at or after a key (the one a freed id goes to).
+    /// The first spilled key at or after a key (the one a freed head goes to).
     pub(super) spill_first_from: String,
     /// Spilled keys from a key on, in key order.
     pub(super) spill_scan_from: String,
@@ -65,17 +71,17 @@ impl TableSql {
         let t = format!("\"{name}\"");
         let s = spill_table(name);
         TableSql {
-            get: format!("SELECT rest, value FROM {t} WHERE id = ?1"),
-            rest: format!("SELECT rest FROM {t} WHERE id = ?1"),
-            insert: format!(
-                "INSERT INTO {t} (id, rest, value) VALUES (?1, ?2, ?3) ON CONFLICT (id) DO NOTHING"
+            get: format!("SELECT key, value FROM {t} WHERE substr(key, 1, 8) = ?1"),
+            key_of: format!("SELECT key FROM {t} WHERE substr(key, 1, 8) = ?1"),
+            // OR IGNORE: the head index's uniqueness is the only constraint a row can break
+            // (the columns are never bound NULL).
+            insert: format!("INSERT OR IGNORE INTO {t} (key, value) VALUES (?1, ?2)"),
+            update: format!("UPDATE {t} SET value = ?2 WHERE {ROW_OF_KEY}"),
+            delete: format!("DELETE FROM {t} WHERE {ROW_OF_KEY}"),
+            scan_from: format!(
+                "SELECT key, value FROM {t} WHERE substr(key, 1, 8) >= ?1 \
+                 ORDER BY substr(key, 1, 8)"
             ),
-            put: format!(
-                "INSERT INTO {t} (id, rest, value) VALUES (?1, ?2, ?3) \
-                 ON CONFLICT (id) DO UPDATE SET value = excluded.value WHERE rest = excluded.rest"
-            ),
-            delete: format!("DELETE FROM {t} WHERE id = ?1 AND rest = ?2"),
-            scan_from: format!("SELECT id, rest, value FROM {t} WHERE id >= ?1 ORDER BY id"),
             count: format!("SELECT (SELECT count(*) FROM {t}) + (SELECT count(*) FROM {s})"),
             spill_get: format!("SELECT value FROM {s} WHERE key = ?1"),
             spill_exists: format!("SELECT 1 FROM {s} WHERE key = ?1"),
@@ -96,10 +102,26 @@ impl TableSql {
     }
 }
 
-/// The spill table of declared table `name`, quoted: `name:spill`, a name no declared table can
-/// have (`:` is not allowed in one).
-pub(super) fn spill_table(name: &str) -> String {
-    format!("\"{name}:spill\"")
+/// The head of `key`, its first [`HEAD_BYTES`] bytes; `None` for a shorter key, which lives in
+/// the spill table.
+pub(super) fn head(key: &[u8]) -> Option<&[u8]> {
+    key.get(..HEAD_BYTES)
+}
+
+/// The head index of declared table `name`, unquoted: `name:head`, a name no declared table
+/// can have (`:` is not allowed in one).
+pub(super) fn head_index(name: &str) -> String {
+    format!("{name}:head")
+}
+
+/// The spill table of declared table `name`, unquoted: `name:spill`.
+pub(super) fn spill_name(name: &str) -> String {
+    format!("{name}:spill")
+}
+
+/// The spill table of declared table `name`, quoted for SQL.
+fn spill_table(name: &str) -> String {
+    format!("\"{}\"", spill_name(name))
 }
 
 /// SQLite matches identifiers case-insensitively and reserves names starting with `sqlite_`;
@@ -124,10 +146,11 @@ pub(super) fn check_sql_names(names: &[String]) -> KvResult<()> {
     Ok(())
 }
 
-/// Creates the declared tables that do not exist yet, in one transaction, after checking the
-/// database's layout: a fresh database is given [`LAYOUT_VERSION`]; one recording it gains any
-/// table it lacks; anything else (an earlier triebench's tables, another program's database, a
-/// newer layout) is refused, as [`LayoutRefused`], with nothing written.
+/// Creates the declared tables that do not exist yet, with their head indexes and spill tables,
+/// in one transaction, after checking the database's layout: a fresh database is given
+/// [`LAYOUT_VERSION`]; one recording it gains any table it lacks; anything else (an earlier
+/// triebench's tables, another program's database, a newer layout) is refused, as
+/// [`LayoutRefused`], with nothing written.
 pub(super) fn create_tables(
     conn: &mut Connection,
     names: &[String],
@@ -147,13 +170,14 @@ pub(super) fn create_tables(
         tx.execute_batch(&format!("PRAGMA user_version = {LAYOUT_VERSION}"))?;
     }
     for name in names {
-        // Rows keep the key's rest before the value, so reading the rest (a lookup's check)
-        // never reaches a large value's overflow pages.
+        // The key before the value: reading it (a lookup's check) never reaches a large
+        // value's overflow pages. The head index is the rows' one constraint.
         tx.execute_batch(&format!(
-            "CREATE TABLE IF NOT EXISTS \"{name}\" \
-             (id INTEGER PRIMARY KEY, rest BLOB NOT NULL, value BLOB NOT NULL); \
-             CREATE TABLE IF NOT EXISTS {} (key BLOB PRIMARY KEY, value BLOB NOT NULL)",
-            spill_table(name)
+            "CREATE TABLE IF NOT EXISTS \"{name}\" (key BLOB NOT NULL, value BLOB NOT NULL); \
+             CREATE UNIQUE INDEX IF NOT EXISTS \"{index}\" ON \"{name}\" (substr(key, 1, 8)); \
+             CREATE TABLE IF NOT EXISTS {spill} (key BLOB PRIMARY KEY, value BLOB NOT NULL)",
+            index = head_index(name),
+            spill = spill_table(name)
         ))?;
     }
     tx.commit().map(Ok)
@@ -173,11 +197,12 @@ impl std::fmt::Display for LayoutRefused {
         match self.version {
             0 => write!(
                 f,
-                "it holds {} tables but no layout version (user_version 0), as stores written \
-                 by triebench before 2026-11-29 (one `key BLOB PRIMARY KEY` table per declared \
-                 table) or other programs' databases do; this build reads layout \
-                 {LAYOUT_VERSION} (rows keyed by a key's first 8 bytes)",
-                self.tables
+                "it holds {} table{} but no layout version (user_version 0), as stores \
+                 written by triebench before 2026-11-29 (one `key BLOB PRIMARY KEY` table per \
+                 declared table) and other programs' databases do; this build reads layout \
+                 {LAYOUT_VERSION} (an index of each key's first 8 bytes)",
+                self.tables,
+                if self.tables == 1 { "" } else { "s" }
             ),
             v if v > LAYOUT_VERSION => write!(
                 f,

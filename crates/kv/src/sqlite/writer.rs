@@ -6,12 +6,12 @@
 use std::ops::ControlFlow;
 use std::sync::{MutexGuard, PoisonError};
 
-use rusqlite::{ffi, params, Connection};
+use rusqlite::{ffi, Connection};
 
 use super::checkpoint;
 use super::pooled::Pooled;
 use super::query::{contains_on, control, count_on, get_with_on, place_of, scan_on, Place};
-use super::row_key::{self, RowKey};
+use super::schema::head;
 use super::store::SqliteStore;
 use crate::error::{KvError, KvResult};
 use crate::range::KeyRange;
@@ -107,19 +107,18 @@ impl SqliteWriter<'_> {
         }
     }
 
-    /// After `id`'s row was removed: the first spilled key with that id, if any, takes the row,
-    /// so that a key is spilled only while another key holds its id (a lookup finding no row
-    /// then knows the key is absent).
-    fn refill(&self, table: Table, id: i64) -> KvResult<()> {
+    /// After the row of `head` was removed: the first spilled key with that head, if any,
+    /// takes the row, so that a key is spilled only while another key holds its head (a lookup
+    /// finding no row for a head then knows the key is absent).
+    fn refill(&self, table: Table, head: &[u8]) -> KvResult<()> {
         let store = self.pooled.store;
         let sql = store.table_sql(table)?;
-        let head = row_key::head_of(id);
         let first = {
             let conn = self.conn()?;
             let mut stmt = conn
                 .prepare_cached(&sql.spill_first_from)
                 .map_err(|e| store.err(e))?;
-            let mut rows = stmt.query([&head[..]]).map_err(|e| store.err(e))?;
+            let mut rows = stmt.query([head]).map_err(|e| store.err(e))?;
             match rows.next().map_err(|e| store.err(e))? {
                 None => None,
                 Some(row) => {
@@ -129,33 +128,32 @@ impl SqliteWriter<'_> {
                 }
             }
         };
-        let Some((key, value)) = first else {
-            return Ok(());
-        };
-        match RowKey::split(&key) {
-            Some(row) if row.id == id => {
-                self.run(&sql.insert, params![row.id, row.rest, value])?;
+        match first {
+            // The first spilled key from `head` on, if it has that head.
+            Some((key, value)) if key.starts_with(head) => {
+                self.run(&sql.insert, [&key, &value])?;
                 self.run(&sql.spill_delete, [&key])?;
                 Ok(())
             }
-            // The first spilled key from here has another id: none has this one.
             _ => Ok(()),
         }
     }
 }
 
+/// The rows' one constraint is their head index: the writer keeps each key in one place, its
+/// head's row or (that row another key's) the spill table.
 impl WriteTx for SqliteWriter<'_> {
     fn insert(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
-        let Some(row) = RowKey::split(key) else {
+        let Some(head) = head(key) else {
             return self.spill_insert(table, key, value);
         };
         let store = self.pooled.store;
         let sql = store.table_sql(table)?;
-        if self.run(&sql.insert, params![row.id, row.rest, value])? == 1 {
+        if self.run(&sql.insert, [key, value])? == 1 {
             return Ok(());
         }
-        // The id has a row: this key's (a duplicate) or another's (spill this one).
-        match place_of(store, self.conn()?, table, row)? {
+        // The head has a row: this key's (a duplicate) or another's (spill this one).
+        match place_of(store, self.conn()?, table, key, head)? {
             Place::Row => Err(KvError::duplicate(&store.names[table.index()], key)),
             Place::Spill | Place::Absent => self.spill_insert(table, key, value),
         }
@@ -163,21 +161,22 @@ impl WriteTx for SqliteWriter<'_> {
 
     fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         let sql = self.pooled.store.table_sql(table)?;
-        if let Some(row) = RowKey::split(key) {
-            // Inserts the row, or replaces this key's value in it; changes nothing when the
-            // id is another key's, and then the key is spilled.
-            if self.run(&sql.put, params![row.id, row.rest, value])? == 1 {
-                return Ok(());
-            }
+        // A new key whose head is free (nearly every put of a new trie node) is one statement.
+        if head(key).is_some()
+            && (self.run(&sql.insert, [key, value])? == 1
+                || self.run(&sql.update, [key, value])? == 1)
+        {
+            return Ok(());
         }
+        // Too short for a head, or its head is another key's.
         self.run(&sql.spill_put, [key, value]).map(drop)
     }
 
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
         let sql = self.pooled.store.table_sql(table)?;
-        if let Some(row) = RowKey::split(key) {
-            if self.run(&sql.delete, params![row.id, row.rest])? == 1 {
-                return self.refill(table, row.id);
+        if let Some(head) = head(key) {
+            if self.run(&sql.delete, [key])? == 1 {
+                return self.refill(table, head);
             }
         }
         self.run(&sql.spill_delete, [key]).map(drop)
