@@ -52,7 +52,11 @@ fn op() -> impl Strategy<Value = Op> {
 /// A value that tells which operation wrote it, long enough now and then to spill onto overflow
 /// pages.
 fn value(tag: u8) -> Vec<u8> {
-    let len = if tag % 16 == 0 { 5_000 } else { 1 + usize::from(tag % 5) };
+    let len = if tag % 16 == 0 {
+        5_000
+    } else {
+        1 + usize::from(tag % 5)
+    };
     vec![tag; len]
 }
 
@@ -126,7 +130,13 @@ fn a_scan_across_rows_and_spill_stops_when_told() {
     let store = SqliteStore::open(dir.path(), TABLES, SqliteMode::Wal).expect("open");
     let table = store.table("main").expect("main");
     let mut writer = store.writer().expect("writer");
-    for key in [&b"aaaaaaaa1"[..], b"aaaaaaaa0", b"aaaaaaaa2", b"ab", b"zzzzzzzz"] {
+    for key in [
+        &b"aaaaaaaa1"[..],
+        b"aaaaaaaa0",
+        b"aaaaaaaa2",
+        b"ab",
+        b"zzzzzzzz",
+    ] {
         writer.put(table, key, b"v").expect("put");
     }
     let mut seen = Vec::new();
@@ -142,7 +152,11 @@ fn a_scan_across_rows_and_spill_stops_when_told() {
         .expect("scan");
     assert_eq!(
         seen,
-        vec![b"aaaaaaaa0".to_vec(), b"aaaaaaaa1".to_vec(), b"aaaaaaaa2".to_vec()]
+        vec![
+            b"aaaaaaaa0".to_vec(),
+            b"aaaaaaaa1".to_vec(),
+            b"aaaaaaaa2".to_vec()
+        ]
     );
 }
 
@@ -167,7 +181,9 @@ fn an_earlier_layout_is_refused_and_left_alone() {
         let mut out: Vec<(String, Vec<u8>)> = conn
             .prepare("SELECT name, coalesce(sql, '') FROM sqlite_master ORDER BY name")
             .expect("schema")
-            .query_map([], |row| Ok((row.get(0)?, row.get::<_, String>(1)?.into_bytes())))
+            .query_map([], |row| {
+                Ok((row.get(0)?, row.get::<_, String>(1)?.into_bytes()))
+            })
             .expect("schema")
             .collect::<Result<_, _>>()
             .expect("schema");
@@ -198,7 +214,8 @@ fn an_earlier_layout_is_refused_and_left_alone() {
     // A newer layout version is refused too.
     let newer = tempfile::tempdir().expect("temp dir");
     let conn = rusqlite::Connection::open(newer.path().join(DB_FILE)).expect("create");
-    conn.execute_batch("PRAGMA user_version = 9").expect("version");
+    conn.execute_batch("PRAGMA user_version = 9")
+        .expect("version");
     drop(conn);
     match SqliteStore::open(newer.path(), TABLES, SqliteMode::Wal) {
         Err(err @ KvError::OtherLayout { .. }) => {
@@ -227,6 +244,9 @@ fn this_layout_reopens_and_gains_tables() {
     let main = store.table("main").expect("main");
     let more = store.table("more").expect("more");
     let reader = store.reader().expect("reader");
-    assert_eq!(reader.get(main, b"0123456789").expect("get"), Some(b"v".to_vec()));
+    assert_eq!(
+        reader.get(main, b"0123456789").expect("get"),
+        Some(b"v".to_vec())
+    );
     assert_eq!(reader.count(more).expect("count"), 0);
 }

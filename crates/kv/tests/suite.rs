@@ -70,10 +70,10 @@ mod security_store_dir;
 mod server_outlives_thread;
 #[path = "space.rs"]
 mod space;
-#[path = "sqlite_rows.rs"]
-mod sqlite_rows;
 #[path = "spec.rs"]
 mod spec;
+#[path = "sqlite_rows.rs"]
+mod sqlite_rows;
 #[path = "standby_postgres.rs"]
 mod standby_postgres;
 #[path = "standby_promote.rs"]

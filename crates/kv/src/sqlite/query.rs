@@ -109,7 +109,9 @@ where
     F: FnOnce(&[u8]) -> R,
 {
     let sql = store.table_sql(table)?;
-    let mut stmt = conn.prepare_cached(&sql.spill_get).map_err(|e| store.err(e))?;
+    let mut stmt = conn
+        .prepare_cached(&sql.spill_get)
+        .map_err(|e| store.err(e))?;
     let mut rows = stmt.query([key]).map_err(|e| store.err(e))?;
     match rows.next().map_err(|e| store.err(e))? {
         None => Ok(None),
