@@ -6,6 +6,7 @@
 
 #![cfg(feature = "sqlite-db")]
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
@@ -52,7 +53,7 @@ fn op() -> impl Strategy<Value = Op> {
 /// A value that tells which operation wrote it, long enough now and then to spill onto overflow
 /// pages.
 fn value(tag: u8) -> Vec<u8> {
-    let len = if tag % 16 == 0 {
+    let len = if tag.is_multiple_of(16) {
         5_000
     } else {
         1 + usize::from(tag % 5)
@@ -75,14 +76,16 @@ proptest! {
             match op {
                 Op::Insert(k, tag) => {
                     let outcome = writer.insert(table, &k, &value(tag));
-                    if model.contains_key(&k) {
-                        prop_assert!(
+                    match model.entry(k) {
+                        Entry::Occupied(present) => prop_assert!(
                             matches!(outcome, Err(KvError::DuplicateEntry { .. })),
-                            "insert of present {k:?}: {outcome:?}"
-                        );
-                    } else {
-                        outcome.expect("insert");
-                        model.insert(k, value(tag));
+                            "insert of present {:?}: {outcome:?}",
+                            present.key()
+                        ),
+                        Entry::Vacant(absent) => {
+                            outcome.expect("insert");
+                            absent.insert(value(tag));
+                        }
                     }
                 }
                 Op::Put(k, tag) => {

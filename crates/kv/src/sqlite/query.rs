@@ -122,6 +122,8 @@ where
     }
 }
 
+/// `key`'s value handed to `f`: from the row of its head if that row is the key's, else from
+/// the spill table (a short key, or its head another key's); absent if its head has no row.
 pub(super) fn get_with_on<R, F>(
     store: &SqliteStore,
     conn: &Connection,
@@ -148,6 +150,7 @@ where
     }
 }
 
+/// Whether `key` is stored, reading keys only (never a value's overflow pages).
 pub(super) fn contains_on(
     store: &SqliteStore,
     conn: &Connection,
