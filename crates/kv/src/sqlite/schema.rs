@@ -18,9 +18,11 @@ pub(super) const LAYOUT_VERSION: i64 = 1;
 /// The bytes of a key that its table's head index holds.
 pub(super) const HEAD_BYTES: usize = 8;
 
-/// The key's row among the rows: its head through the head index (the term the planner matches
-/// to it, written exactly as the index's expression), then the whole key in the row.
-const ROW_OF_KEY: &str = "substr(key, 1, 8) = substr(?1, 1, 8) AND key = ?1";
+/// A row's head in SQL: the head index's expression, which every statement that finds a row
+/// by its head writes exactly so, for the planner to match it to the index.
+fn head_sql() -> String {
+    format!("substr(key, 1, {HEAD_BYTES})")
+}
 
 /// The SQL text of every statement on one table, built once at open so the per-operation path
 /// only looks the prepared statement up in the connection's cache.
@@ -70,18 +72,18 @@ impl TableSql {
     pub(super) fn new(name: &str) -> Self {
         let t = format!("\"{name}\"");
         let s = spill_table(name);
+        let head = head_sql();
+        // Key `?1`'s row: its head through the index, then the whole key in the row.
+        let row_of_key = format!("{head} = substr(?1, 1, {HEAD_BYTES}) AND key = ?1");
         TableSql {
-            get: format!("SELECT key, value FROM {t} WHERE substr(key, 1, 8) = ?1"),
-            key_of: format!("SELECT key FROM {t} WHERE substr(key, 1, 8) = ?1"),
+            get: format!("SELECT key, value FROM {t} WHERE {head} = ?1"),
+            key_of: format!("SELECT key FROM {t} WHERE {head} = ?1"),
             // OR IGNORE: the head index's uniqueness is the only constraint a row can break
             // (the columns are never bound NULL).
             insert: format!("INSERT OR IGNORE INTO {t} (key, value) VALUES (?1, ?2)"),
-            update: format!("UPDATE {t} SET value = ?2 WHERE {ROW_OF_KEY}"),
-            delete: format!("DELETE FROM {t} WHERE {ROW_OF_KEY}"),
-            scan_from: format!(
-                "SELECT key, value FROM {t} WHERE substr(key, 1, 8) >= ?1 \
-                 ORDER BY substr(key, 1, 8)"
-            ),
+            update: format!("UPDATE {t} SET value = ?2 WHERE {row_of_key}"),
+            delete: format!("DELETE FROM {t} WHERE {row_of_key}"),
+            scan_from: format!("SELECT key, value FROM {t} WHERE {head} >= ?1 ORDER BY {head}"),
             count: format!("SELECT (SELECT count(*) FROM {t}) + (SELECT count(*) FROM {s})"),
             spill_get: format!("SELECT value FROM {s} WHERE key = ?1"),
             spill_exists: format!("SELECT 1 FROM {s} WHERE key = ?1"),
@@ -174,9 +176,10 @@ pub(super) fn create_tables(
         // value's overflow pages. The head index is the rows' one constraint.
         tx.execute_batch(&format!(
             "CREATE TABLE IF NOT EXISTS \"{name}\" (key BLOB NOT NULL, value BLOB NOT NULL); \
-             CREATE UNIQUE INDEX IF NOT EXISTS \"{index}\" ON \"{name}\" (substr(key, 1, 8)); \
+             CREATE UNIQUE INDEX IF NOT EXISTS \"{index}\" ON \"{name}\" ({head}); \
              CREATE TABLE IF NOT EXISTS {spill} (key BLOB PRIMARY KEY, value BLOB NOT NULL)",
             index = head_index(name),
+            head = head_sql(),
             spill = spill_table(name)
         ))?;
     }
