@@ -126,6 +126,39 @@ proptest! {
     }
 }
 
+/// A key spilled in the transaction that then frees its head moves into the row, whether it was
+/// spilled by `put` or `insert`, and after a delete in the same transaction found nothing
+/// spilled for its own head (a writer that remembered that answer would lose the key).
+#[test]
+fn a_key_spilled_after_the_writer_saw_none_takes_the_freed_row() {
+    for by_put in [true, false] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = SqliteStore::open(dir.path(), TABLES, SqliteMode::Wal).expect("open");
+        let table = store.table("main").expect("main");
+        let mut writer = store.writer().expect("writer");
+        writer.put(table, b"zzzzzzzz", b"z").expect("put");
+        // Finds nothing spilled for its head.
+        writer.delete(table, b"zzzzzzzz").expect("delete");
+        writer.put(table, b"aaaaaaaa1", b"row").expect("put");
+        if by_put {
+            writer.put(table, b"aaaaaaaa2", b"spilled").expect("put");
+        } else {
+            writer
+                .insert(table, b"aaaaaaaa2", b"spilled")
+                .expect("insert");
+        }
+        writer.delete(table, b"aaaaaaaa1").expect("delete");
+        writer.commit().expect("commit");
+        let reader = store.reader().expect("reader");
+        assert_eq!(
+            reader.get(table, b"aaaaaaaa2").expect("get"),
+            Some(b"spilled".to_vec()),
+            "spilled by {}",
+            if by_put { "put" } else { "insert" }
+        );
+    }
+}
+
 /// A scan that stops early stops: the visitor is not called again after it breaks.
 #[test]
 fn a_scan_across_rows_and_spill_stops_when_told() {
