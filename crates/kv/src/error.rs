@@ -128,8 +128,8 @@ pub enum KvError {
     },
 
     /// The database files are this backend's but laid out by another triebench version (say,
-    /// SQLite tables from before rows were keyed by their key's first 8 bytes): refused, left
-    /// as they are.
+    /// SQLite tables from before their key index held only each key's first 8 bytes): refused,
+    /// left as they are.
     #[error(
         "{backend} store at {} is laid out otherwise than this build reads: {detail}; re-create \
          it (a store is a benchmark's output: run the fill again)",

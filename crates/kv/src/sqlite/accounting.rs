@@ -90,10 +90,11 @@ impl SqliteStore {
             let rows = btrees.get(name.as_str()).unwrap_or(&NONE);
             let spilled = btrees.get(spill.as_str()).unwrap_or(&NONE);
             // The head index and the spill table's key index.
+            let head = head_index(name);
             let spill_index = format!("sqlite_autoindex_{spill}_");
             let (index_bytes, index_unused) = btrees
                 .iter()
-                .filter(|(n, _)| **n == head_index(name) || n.starts_with(&spill_index))
+                .filter(|(n, _)| **n == head || n.starts_with(&spill_index))
                 .fold((0, 0), |(b, u), (_, t)| (b + t.bytes, u + t.unused));
             tables.push(TableSpace {
                 table: name.clone(),

@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 
 use rusqlite::types::ValueRef;
-use rusqlite::Connection;
+use rusqlite::{Connection, Row};
 
 use super::error::BACKEND;
 use super::schema::head;
@@ -19,9 +19,14 @@ pub(super) fn control(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.execute([]).map(drop)
 }
 
-/// The bytes of a stored key or value.
-fn bytes<'a>(store: &SqliteStore, table: Table, value: ValueRef<'a>) -> KvResult<&'a [u8]> {
-    match value {
+/// Column `i` of `row`, a stored key or value, as bytes.
+pub(super) fn column<'r>(
+    store: &SqliteStore,
+    table: Table,
+    row: &'r Row<'_>,
+    i: usize,
+) -> KvResult<&'r [u8]> {
+    match row.get_ref(i).map_err(|e| store.err(e))? {
         ValueRef::Blob(b) | ValueRef::Text(b) => Ok(b),
         other => Err(KvError::Corrupt {
             backend: BACKEND,
@@ -35,28 +40,20 @@ fn bytes<'a>(store: &SqliteStore, table: Table, value: ValueRef<'a>) -> KvResult
     }
 }
 
-/// The row with `key`'s head, if there is one: its key (to compare with `key`) handed to `f`
-/// with its value.
-fn row_with<R, F>(
+/// Runs the cached statement `sql` with its one parameter, `param`, and hands its first row to
+/// `f`; `None` if it returns no row. Every lookup of one row (by head or by spilled key) is one.
+pub(super) fn first_row<R>(
     store: &SqliteStore,
     conn: &Connection,
-    table: Table,
-    head: &[u8],
-    f: F,
-) -> KvResult<Option<R>>
-where
-    F: FnOnce(&[u8], &[u8]) -> R,
-{
-    let sql = store.table_sql(table)?;
-    let mut stmt = conn.prepare_cached(&sql.get).map_err(|e| store.err(e))?;
-    let mut rows = stmt.query([head]).map_err(|e| store.err(e))?;
+    sql: &str,
+    param: &[u8],
+    f: impl FnOnce(&Row<'_>) -> KvResult<R>,
+) -> KvResult<Option<R>> {
+    let mut stmt = conn.prepare_cached(sql).map_err(|e| store.err(e))?;
+    let mut rows = stmt.query([param]).map_err(|e| store.err(e))?;
     match rows.next().map_err(|e| store.err(e))? {
         None => Ok(None),
-        Some(found) => {
-            let key = bytes(store, table, found.get_ref(0).map_err(|e| store.err(e))?)?;
-            let value = bytes(store, table, found.get_ref(1).map_err(|e| store.err(e))?)?;
-            Ok(Some(f(key, value)))
-        }
+        Some(row) => f(row).map(Some),
     }
 }
 
@@ -82,44 +79,14 @@ pub(super) fn place_of(
     head: &[u8],
 ) -> KvResult<Place> {
     let sql = store.table_sql(table)?;
-    let mut stmt = conn.prepare_cached(&sql.key_of).map_err(|e| store.err(e))?;
-    let mut rows = stmt.query([head]).map_err(|e| store.err(e))?;
-    match rows.next().map_err(|e| store.err(e))? {
-        None => Ok(Place::Absent),
-        Some(found) => {
-            let in_row = bytes(store, table, found.get_ref(0).map_err(|e| store.err(e))?)?;
-            Ok(if in_row == key {
-                Place::Row
-            } else {
-                Place::Spill
-            })
-        }
-    }
-}
-
-/// A spilled key's value handed to `f`.
-fn spill_get_with<R, F>(
-    store: &SqliteStore,
-    conn: &Connection,
-    table: Table,
-    key: &[u8],
-    f: F,
-) -> KvResult<Option<R>>
-where
-    F: FnOnce(&[u8]) -> R,
-{
-    let sql = store.table_sql(table)?;
-    let mut stmt = conn
-        .prepare_cached(&sql.spill_get)
-        .map_err(|e| store.err(e))?;
-    let mut rows = stmt.query([key]).map_err(|e| store.err(e))?;
-    match rows.next().map_err(|e| store.err(e))? {
-        None => Ok(None),
-        Some(row) => {
-            let value = row.get_ref(0).map_err(|e| store.err(e))?;
-            Ok(Some(f(bytes(store, table, value)?)))
-        }
-    }
+    let in_row = first_row(store, conn, &sql.key_of, head, |row| {
+        Ok(column(store, table, row, 0)? == key)
+    })?;
+    Ok(match in_row {
+        None => Place::Absent,
+        Some(true) => Place::Row,
+        Some(false) => Place::Spill,
+    })
 }
 
 /// `key`'s value handed to `f`: from the row of its head if that row is the key's, else from
@@ -134,18 +101,29 @@ pub(super) fn get_with_on<R, F>(
 where
     F: FnOnce(&[u8]) -> R,
 {
-    let Some(head) = head(key) else {
-        return spill_get_with(store, conn, table, key, f);
+    let sql = store.table_sql(table)?;
+    let spilled = |f: F| {
+        first_row(store, conn, &sql.spill_get, key, |row| {
+            Ok(f(column(store, table, row, 0)?))
+        })
     };
-    // `f` is called at most once: in the row's closure if the row is this key's, else on
-    // the spilled value.
+    let Some(head) = head(key) else {
+        return spilled(f);
+    };
+    // `f` is called at most once: on the row's value if the row is this key's, else on the
+    // spilled value.
     let mut f = Some(f);
-    let in_row = row_with(store, conn, table, head, |in_row, value| {
-        (in_row == key).then(|| f.take().map(|f| f(value)))
+    let in_row = first_row(store, conn, &sql.get, head, |row| {
+        if column(store, table, row, 0)? != key {
+            return Ok(None);
+        }
+        let value = column(store, table, row, 1)?;
+        Ok(f.take().map(|f| f(value)))
     })?;
     match (in_row, f) {
-        (Some(Some(found)), _) => Ok(found),
-        (Some(None), Some(f)) => spill_get_with(store, conn, table, key, f),
+        (Some(Some(found)), _) => Ok(Some(found)),
+        // The head's row is another key's.
+        (Some(None), Some(f)) => spilled(f),
         _ => Ok(None),
     }
 }
@@ -165,11 +143,7 @@ pub(super) fn contains_on(
         }
     }
     let sql = store.table_sql(table)?;
-    let mut stmt = conn
-        .prepare_cached(&sql.spill_exists)
-        .map_err(|e| store.err(e))?;
-    let mut rows = stmt.query([key]).map_err(|e| store.err(e))?;
-    Ok(rows.next().map_err(|e| store.err(e))?.is_some())
+    Ok(first_row(store, conn, &sql.spill_exists, key, |_| Ok(()))?.is_some())
 }
 
 pub(super) fn count_on(store: &SqliteStore, conn: &Connection, table: Table) -> KvResult<u64> {
@@ -217,7 +191,7 @@ where
     let mut spill_next = spilled.next().map_err(err)?;
     loop {
         let spill_key = match spill_next {
-            Some(found) => Some(bytes(store, table, found.get_ref(0).map_err(err)?)?),
+            Some(found) => Some(column(store, table, found, 0)?),
             None => None,
         };
         let take_row = match (&row_next, spill_key) {
@@ -240,7 +214,7 @@ where
             }
             row_next = next_row(store, table, &mut rows, start)?;
         } else if let (Some(found), Some(key)) = (spill_next, spill_key) {
-            let value = bytes(store, table, found.get_ref(1).map_err(err)?)?;
+            let value = column(store, table, found, 1)?;
             if visit(key, value).is_break() {
                 return Ok(());
             }
@@ -259,9 +233,9 @@ fn next_row(
 ) -> KvResult<Option<(Vec<u8>, Vec<u8>)>> {
     let err = |e| store.err(e);
     while let Some(found) = rows.next().map_err(err)? {
-        let key = bytes(store, table, found.get_ref(0).map_err(err)?)?;
+        let key = column(store, table, found, 0)?;
         if key >= start {
-            let value = bytes(store, table, found.get_ref(1).map_err(err)?)?;
+            let value = column(store, table, found, 1)?;
             return Ok(Some((key.to_vec(), value.to_vec())));
         }
     }

@@ -10,7 +10,9 @@ use rusqlite::{ffi, Connection};
 
 use super::checkpoint;
 use super::pooled::Pooled;
-use super::query::{contains_on, control, count_on, get_with_on, place_of, scan_on, Place};
+use super::query::{
+    column, contains_on, control, count_on, first_row, get_with_on, place_of, scan_on, Place,
+};
 use super::schema::head;
 use super::store::SqliteStore;
 use crate::error::{KvError, KvResult};
@@ -113,30 +115,20 @@ impl SqliteWriter<'_> {
     fn refill(&self, table: Table, head: &[u8]) -> KvResult<()> {
         let store = self.pooled.store;
         let sql = store.table_sql(table)?;
-        let first = {
-            let conn = self.conn()?;
-            let mut stmt = conn
-                .prepare_cached(&sql.spill_first_from)
-                .map_err(|e| store.err(e))?;
-            let mut rows = stmt.query([head]).map_err(|e| store.err(e))?;
-            match rows.next().map_err(|e| store.err(e))? {
-                None => None,
-                Some(row) => {
-                    let key: Vec<u8> = row.get(0).map_err(|e| store.err(e))?;
-                    let value: Vec<u8> = row.get(1).map_err(|e| store.err(e))?;
-                    Some((key, value))
-                }
+        // The first spilled key from `head` on, if it has that head.
+        let first = first_row(store, self.conn()?, &sql.spill_first_from, head, |row| {
+            let key = column(store, table, row, 0)?;
+            if !key.starts_with(head) {
+                return Ok(None);
             }
-        };
-        match first {
-            // The first spilled key from `head` on, if it has that head.
-            Some((key, value)) if key.starts_with(head) => {
-                self.run(&sql.insert, [&key, &value])?;
-                self.run(&sql.spill_delete, [&key])?;
-                Ok(())
-            }
-            _ => Ok(()),
+            Ok(Some((key.to_vec(), column(store, table, row, 1)?.to_vec())))
+        })?
+        .flatten();
+        if let Some((key, value)) = first {
+            self.run(&sql.insert, [&key, &value])?;
+            self.run(&sql.spill_delete, [&key])?;
         }
+        Ok(())
     }
 }
 
