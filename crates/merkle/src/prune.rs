@@ -25,9 +25,9 @@
 
 use triebench_kv::{Store, WriteTx};
 
-use crate::changelog::{ChangeLogEntry, Hash32};
+use crate::changelog::{self, Hash32};
 use crate::hash::{hex_string, to_hex, HexHash, RawHash};
-use crate::tables::{read_change_log, Tables};
+use crate::tables::{corrupt, read_additions, read_entry, Tables};
 use crate::{refcount, store_layout, MerkleError, EMPTY_ROOT_HEX};
 
 /// Prunes `root` in a transaction of its own and returns the hashes of the nodes deleted from
@@ -77,12 +77,16 @@ pub(crate) fn prune_in<W: WriteTx>(
     if !store_layout::check_marker(marker.as_deref())? {
         store_layout::require_unmarked_empty(&*w, tables.main.table())?;
     }
-    let Some(mut entry) = decode_entry(root, entry)? else {
+    let Some((mut entry, apart)) = entry
+        .map(|bytes| changelog::decode(&bytes))
+        .transpose()
+        .map_err(|source| corrupt(root, source))?
+    else {
         return Ok(Pruned::default());
     };
     if entry.reached_again > 0 {
         entry.reached_again -= 1;
-        w.put(tables.change_log, root, &entry.to_bytes())?;
+        w.put(tables.change_log, root, &changelog::encode(&entry, apart))?;
         return Ok(Pruned {
             deleted: Vec::new(),
             wrote: true,
@@ -90,11 +94,17 @@ pub(crate) fn prune_in<W: WriteTx>(
     }
     let deleted = match entry.successors.len() {
         0 => {
-            let removed = release(w, tables, &entry.additions)?;
-            w.delete(tables.change_log, root)?;
-            if let Some(mut parent) = read_change_log(&*w, tables, &entry.parent)? {
+            let additions = if apart {
+                read_additions(&*w, tables, root)?
+            } else {
+                std::mem::take(&mut entry.additions)
+            };
+            let removed = release(w, tables, &additions)?;
+            delete_entry(w, tables, root, apart)?;
+            if let Some((mut parent, parent_apart)) = read_entry(&*w, tables, &entry.parent)? {
                 parent.successors.retain(|s| s.root != *root);
-                w.put(tables.change_log, &entry.parent, &parent.to_bytes())?;
+                let bytes = changelog::encode(&parent, parent_apart);
+                w.put(tables.change_log, &entry.parent, &bytes)?;
             }
             removed
         }
@@ -103,8 +113,8 @@ pub(crate) fn prune_in<W: WriteTx>(
             // as a successor. An entry that does not list it was written by a later commit that
             // reached the parent's mapping again after that parent was pruned (A -> B -> A):
             // it holds its own references, so this root is the oldest of its line.
-            let parent = read_change_log(&*w, tables, &entry.parent)?;
-            if parent.is_some_and(|p| p.successors.iter().any(|s| s.root == *root)) {
+            let parent = read_entry(&*w, tables, &entry.parent)?;
+            if parent.is_some_and(|(p, _)| p.successors.iter().any(|s| s.root == *root)) {
                 return Ok(Pruned::default());
             }
             let mut hashes = entry
@@ -114,7 +124,7 @@ pub(crate) fn prune_in<W: WriteTx>(
                 .unwrap_or_default();
             hashes.push(*root);
             let removed = release(w, tables, &hashes)?;
-            w.delete(tables.change_log, root)?;
+            delete_entry(w, tables, root, apart)?;
             removed
         }
         _ => return Ok(Pruned::default()),
@@ -125,19 +135,18 @@ pub(crate) fn prune_in<W: WriteTx>(
     })
 }
 
-/// The change-log entry of `root` from its stored bytes, if any.
-fn decode_entry(
+/// Deletes `root`'s change-log entry, and its additions where they are stored `apart`.
+fn delete_entry<W: WriteTx>(
+    w: &mut W,
+    tables: &Tables,
     root: &RawHash,
-    bytes: Option<Vec<u8>>,
-) -> Result<Option<ChangeLogEntry>, MerkleError> {
-    bytes
-        .map(|b| {
-            ChangeLogEntry::from_bytes(&b).map_err(|source| MerkleError::CorruptChangeLog {
-                root: hex::encode(root),
-                source,
-            })
-        })
-        .transpose()
+    apart: bool,
+) -> Result<(), MerkleError> {
+    w.delete(tables.change_log, root)?;
+    if apart {
+        w.delete(tables.change_log, &changelog::additions_key(root))?;
+    }
+    Ok(())
 }
 
 /// Releases one reference per listed occurrence; deletes nodes left without references.

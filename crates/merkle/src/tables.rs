@@ -3,7 +3,7 @@
 
 use triebench_kv::{ReadTx, Store, Table};
 
-use crate::changelog::ChangeLogEntry;
+use crate::changelog::{self, ChangeLogEntry, ChangeLogError, Hash32};
 use crate::hash::RawHash;
 use crate::node_table::NodeTable;
 use crate::MerkleError;
@@ -28,18 +28,52 @@ impl Tables {
     }
 }
 
-/// Reads the change-log entry of `root`.
+/// Reads the change-log entry of `root` whole: its additions read from where they are stored
+/// (inline, or apart under [`additions_key`](crate::changelog::additions_key)).
 pub(crate) fn read_change_log<R: ReadTx>(
     rx: &R,
     tables: &Tables,
     root: &RawHash,
 ) -> Result<Option<ChangeLogEntry>, MerkleError> {
-    match rx.get_with(tables.change_log, root, ChangeLogEntry::from_bytes)? {
-        None => Ok(None),
-        Some(Ok(entry)) => Ok(Some(entry)),
-        Some(Err(source)) => Err(MerkleError::CorruptChangeLog {
-            root: hex::encode(root),
-            source,
-        }),
+    let Some((mut entry, apart)) = read_entry(rx, tables, root)? else {
+        return Ok(None);
+    };
+    if apart {
+        entry.additions = read_additions(rx, tables, root)?;
+    }
+    Ok(Some(entry))
+}
+
+/// Reads the change-log entry of `root` as stored: `true` with it where its additions are
+/// stored apart, and then left unread (empty): a prune that releases what a successor replaced,
+/// and a commit that appends a successor, need everything but them.
+pub(crate) fn read_entry<R: ReadTx>(
+    rx: &R,
+    tables: &Tables,
+    root: &RawHash,
+) -> Result<Option<(ChangeLogEntry, bool)>, MerkleError> {
+    rx.get_with(tables.change_log, root, changelog::decode)?
+        .transpose()
+        .map_err(|source| corrupt(root, source))
+}
+
+/// Reads the additions of `root`'s version-3 entry, stored apart.
+pub(crate) fn read_additions<R: ReadTx>(
+    rx: &R,
+    tables: &Tables,
+    root: &RawHash,
+) -> Result<Vec<Hash32>, MerkleError> {
+    let key = changelog::additions_key(root);
+    match rx.get_with(tables.change_log, &key, changelog::decode_additions)? {
+        Some(additions) => additions.map_err(|source| corrupt(root, source)),
+        None => Err(corrupt(root, ChangeLogError::MissingAdditions)),
+    }
+}
+
+/// The error for `root`'s change-log entry that cannot be read.
+pub(crate) fn corrupt(root: &RawHash, source: ChangeLogError) -> MerkleError {
+    MerkleError::CorruptChangeLog {
+        root: hex::encode(root),
+        source,
     }
 }

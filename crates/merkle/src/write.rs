@@ -2,11 +2,11 @@
 
 use triebench_kv::{ReadTx, WriteTx};
 
-use crate::changelog::{self, ChangeLogEntry};
+use crate::changelog;
 use crate::fast_map::{FastMap, FastSet};
 use crate::hash::{hex_string, hex_to_raw, HexHash, RawHash};
 use crate::scratch::StoreScratch;
-use crate::tables::{read_change_log, Tables};
+use crate::tables::{corrupt, read_entry, Tables};
 use crate::update::Outcome;
 use crate::{
     node_table, prefix_sort, refcount, store_layout, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX,
@@ -120,22 +120,17 @@ pub(crate) fn persist<W: WriteTx>(
         }
         let [root_bytes, parent_bytes] = got;
         parent_entry = Some(parent_bytes);
-        match root_bytes.map(|b| ChangeLogEntry::from_bytes(&b)) {
-            None => None,
-            Some(Ok(entry)) => Some(entry),
-            Some(Err(source)) => {
-                return Err(MerkleError::CorruptChangeLog {
-                    root: hex::encode(root_raw),
-                    source,
-                })
-            }
-        }
+        root_bytes
+            .map(|b| changelog::decode(&b))
+            .transpose()
+            .map_err(|source| corrupt(&root_raw, source))?
     } else {
-        read_change_log(w, tables, &root_raw)?
+        read_entry(w, tables, &root_raw)?
     };
-    if let Some(mut entry) = root_entry {
+    if let Some((mut entry, apart)) = root_entry {
+        // Its additions, if stored apart, are left as they are.
         entry.reached_again = entry.reached_again.saturating_add(1);
-        let bytes = entry.to_bytes();
+        let bytes = changelog::encode(&entry, apart);
         w.put(tables.change_log, &root_raw, &bytes)?;
         return Ok(kept(w, &root_raw, &bytes));
     }
@@ -180,10 +175,16 @@ fn write_entries<W: WriteTx>(
     parent_entry: Option<&[u8]>,
 ) -> Result<Option<WrittenEntry>, MerkleError> {
     // Change-log entries are written straight into one scratch buffer, the parent's by
-    // appending a successor to its stored bytes (checked, not decoded).
+    // appending a successor to its stored bytes (checked, not decoded). The new root's
+    // additions go apart from its entry, which its successors rewrite.
+    w.put(
+        tables.change_log,
+        &changelog::additions_key(root_raw),
+        outcome.raw_additions.as_flattened(),
+    )?;
     let scratch = &mut outcome.scratch;
     scratch.clear();
-    changelog::write_new(scratch, parent_raw, &outcome.raw_additions);
+    changelog::write_new(scratch, parent_raw);
     w.put(tables.change_log, root_raw, scratch)?;
     let written = kept(w, root_raw, scratch);
 
@@ -197,10 +198,7 @@ fn write_entries<W: WriteTx>(
             w.put(tables.change_log, parent_raw, scratch)?;
             Ok(written)
         }
-        Err(source) => Err(MerkleError::CorruptChangeLog {
-            root: hex::encode(parent_raw),
-            source,
-        }),
+        Err(source) => Err(corrupt(parent_raw, source)),
     }
 }
 

@@ -5,6 +5,8 @@
 //! `scripts/check-test-suites.py` fails when a file here is not named below.
 #![allow(clippy::duplicate_mod)]
 
+#[path = "changelog_versions.rs"]
+mod changelog_versions;
 #[path = "codec_props.rs"]
 mod codec_props;
 #[path = "commit_and_prune.rs"]
