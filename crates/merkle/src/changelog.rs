@@ -42,7 +42,7 @@ const VERSION_APART: u8 = 3;
 
 /// The key of the additions of `root`'s version-3 entry in the change-log table: the root
 /// followed by one zero byte, so it never equals a root (32 bytes).
-pub(crate) fn additions_key(root: &Hash32) -> [u8; 33] {
+pub fn additions_key(root: &Hash32) -> [u8; 33] {
     let mut key = [0u8; 33];
     key[..32].copy_from_slice(root);
     key
