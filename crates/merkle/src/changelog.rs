@@ -1,6 +1,7 @@
 //! Change-log entries: what each commit added, and what its successors replaced.
 //!
-//! Table `change_log` maps a state root (32 raw bytes) to its entry. An entry records the
+//! Table `change_log` maps a state root (32 raw bytes) to its entry, and, for entries of
+//! version 3 (below), the root and one zero byte to their additions. An entry records the
 //! root's parent, the hashes of the nodes the commit that produced it added (one per touched
 //! position, so a node added at two positions appears twice), and one [`Successor`] per commit
 //! made on top of it, listing the hashes that commit replaced (nodes of this root's view that
@@ -19,8 +20,8 @@
 //! table, as the hashes one after another: a commit on top of a root appends a successor to
 //! that root's entry, and with the additions inline it rewrote them all. After a 50,000-leaf
 //! commit that was ~48 MB, rewritten by the next commit whatever its size (a 1-key commit after
-//! a 50,000-leaf fill commit took 0.19-0.70 s at 10^5 leaves against 2-6 ms for the next ones;
-//! docs/findings/grow.md).
+//! a 50,000-leaf fill commit took 0.19-0.70 s at 10^5 leaves, the next ones a median of
+//! 1.4-5.4 ms; docs/findings/grow.md).
 //!
 //! ```text
 //! version  u8 = 1, 2 or 3
