@@ -99,28 +99,9 @@ pub enum ChangeLogError {
 }
 
 impl ChangeLogEntry {
-    /// Serializes the entry.
+    /// Serializes the entry with its additions inline (version 1, or 2 with a count).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let dels: usize = self
-            .successors
-            .iter()
-            .map(|s| 36 + 32 * s.deletions.len())
-            .sum();
-        let mut out = Vec::with_capacity(1 + 8 + 32 + 4 + 32 * self.additions.len() + 4 + dels);
-        if self.reached_again == 0 {
-            out.push(VERSION);
-        } else {
-            out.push(VERSION_REACHED);
-            out.extend_from_slice(&self.reached_again.to_le_bytes());
-        }
-        out.extend_from_slice(&self.parent);
-        put_list(&mut out, &self.additions);
-        out.extend_from_slice(&len_u32(self.successors.len()).to_le_bytes());
-        for s in &self.successors {
-            out.extend_from_slice(&s.root);
-            put_list(&mut out, &s.deletions);
-        }
-        out
+        encode(self, false)
     }
 
     /// Parses an entry written by [`ChangeLogEntry::to_bytes`] (version 1 or 2), or a version-3
@@ -134,31 +115,29 @@ impl ChangeLogEntry {
 /// Parses a stored entry of any version; `true` with it when its additions are stored apart
 /// (version 3), under [`additions_key`].
 pub(crate) fn decode(bytes: &[u8]) -> Result<(ChangeLogEntry, bool), ChangeLogError> {
-    {
-        let mut r = Reader { buf: bytes, pos: 0 };
-        let (version, reached_again) = r.header()?;
-        let apart = version == VERSION_APART;
-        let parent = r.hash()?;
-        let additions = if apart { Vec::new() } else { r.list()? };
-        let n = r.u32()?;
-        let mut successors = Vec::with_capacity(n.min(r.remaining() / 36));
-        for _ in 0..n {
-            let root = r.hash()?;
-            let deletions = r.list()?;
-            successors.push(Successor { root, deletions });
-        }
-        match r.remaining() {
-            0 => Ok((
-                ChangeLogEntry {
-                    parent,
-                    additions,
-                    successors,
-                    reached_again,
-                },
-                apart,
-            )),
-            extra => Err(ChangeLogError::TrailingBytes(extra)),
-        }
+    let mut r = Reader { buf: bytes, pos: 0 };
+    let (version, reached_again) = r.header()?;
+    let apart = version == VERSION_APART;
+    let parent = r.hash()?;
+    let additions = if apart { Vec::new() } else { r.list()? };
+    let n = r.u32()?;
+    let mut successors = Vec::with_capacity(n.min(r.remaining() / 36));
+    for _ in 0..n {
+        let root = r.hash()?;
+        let deletions = r.list()?;
+        successors.push(Successor { root, deletions });
+    }
+    match r.remaining() {
+        0 => Ok((
+            ChangeLogEntry {
+                parent,
+                additions,
+                successors,
+                reached_again,
+            },
+            apart,
+        )),
+        extra => Err(ChangeLogError::TrailingBytes(extra)),
     }
 }
 
@@ -166,18 +145,30 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(ChangeLogEntry, bool), ChangeLogEr
 /// and 2, [`ChangeLogEntry::to_bytes`]), or, where they are stored `apart`, without them
 /// (version 3).
 pub(crate) fn encode(entry: &ChangeLogEntry, apart: bool) -> Vec<u8> {
-    if !apart {
-        return entry.to_bytes();
-    }
+    let inline = if apart {
+        0
+    } else {
+        4 + 32 * entry.additions.len()
+    };
     let dels: usize = entry
         .successors
         .iter()
         .map(|s| 36 + 32 * s.deletions.len())
         .sum();
-    let mut out = Vec::with_capacity(1 + 8 + 32 + 4 + dels);
-    out.push(VERSION_APART);
-    out.extend_from_slice(&entry.reached_again.to_le_bytes());
+    let mut out = Vec::with_capacity(1 + 8 + 32 + inline + 4 + dels);
+    if apart {
+        out.push(VERSION_APART);
+        out.extend_from_slice(&entry.reached_again.to_le_bytes());
+    } else if entry.reached_again == 0 {
+        out.push(VERSION);
+    } else {
+        out.push(VERSION_REACHED);
+        out.extend_from_slice(&entry.reached_again.to_le_bytes());
+    }
     out.extend_from_slice(&entry.parent);
+    if !apart {
+        put_list(&mut out, &entry.additions);
+    }
     out.extend_from_slice(&len_u32(entry.successors.len()).to_le_bytes());
     for s in &entry.successors {
         out.extend_from_slice(&s.root);

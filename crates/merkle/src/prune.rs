@@ -27,7 +27,7 @@ use triebench_kv::{Store, WriteTx};
 
 use crate::changelog::{self, Hash32};
 use crate::hash::{hex_string, to_hex, HexHash, RawHash};
-use crate::tables::{corrupt, read_additions, read_entry, Tables};
+use crate::tables::{decode_entry, read_additions, read_entry, Tables};
 use crate::{refcount, store_layout, MerkleError, EMPTY_ROOT_HEX};
 
 /// Prunes `root` in a transaction of its own and returns the hashes of the nodes deleted from
@@ -77,11 +77,7 @@ pub(crate) fn prune_in<W: WriteTx>(
     if !store_layout::check_marker(marker.as_deref())? {
         store_layout::require_unmarked_empty(&*w, tables.main.table())?;
     }
-    let Some((mut entry, apart)) = entry
-        .map(|bytes| changelog::decode(&bytes))
-        .transpose()
-        .map_err(|source| corrupt(root, source))?
-    else {
+    let Some((mut entry, apart)) = decode_entry(root, entry.as_deref())? else {
         return Ok(Pruned::default());
     };
     if entry.reached_again > 0 {

@@ -57,6 +57,17 @@ pub(crate) fn read_entry<R: ReadTx>(
         .map_err(|source| corrupt(root, source))
 }
 
+/// Decodes `root`'s change-log entry from its stored bytes, if any, as [`read_entry`] reads it.
+pub(crate) fn decode_entry(
+    root: &RawHash,
+    bytes: Option<&[u8]>,
+) -> Result<Option<(ChangeLogEntry, bool)>, MerkleError> {
+    bytes
+        .map(changelog::decode)
+        .transpose()
+        .map_err(|source| corrupt(root, source))
+}
+
 /// Reads the additions of `root`'s version-3 entry, stored apart.
 pub(crate) fn read_additions<R: ReadTx>(
     rx: &R,

@@ -6,7 +6,7 @@ use crate::changelog;
 use crate::fast_map::{FastMap, FastSet};
 use crate::hash::{hex_string, hex_to_raw, HexHash, RawHash};
 use crate::scratch::StoreScratch;
-use crate::tables::{corrupt, read_entry, Tables};
+use crate::tables::{corrupt, decode_entry, read_entry, Tables};
 use crate::update::Outcome;
 use crate::{
     node_table, prefix_sort, refcount, store_layout, MerkleError, EMPTY_NODE, EMPTY_ROOT_HEX,
@@ -120,10 +120,7 @@ pub(crate) fn persist<W: WriteTx>(
         }
         let [root_bytes, parent_bytes] = got;
         parent_entry = Some(parent_bytes);
-        root_bytes
-            .map(|b| changelog::decode(&b))
-            .transpose()
-            .map_err(|source| corrupt(&root_raw, source))?
+        decode_entry(&root_raw, root_bytes.as_deref())?
     } else {
         read_entry(w, tables, &root_raw)?
     };
