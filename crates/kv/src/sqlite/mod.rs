@@ -64,9 +64,11 @@
 //! A scan holds the lock while its visitor runs; a commit waits for it, up to the busy timeout.
 //!
 //! **Checkpoints.** In the WAL modes SQLite's auto-checkpoint is replaced by a hook that does
-//! the same and, when readers running back to back keep it from ever finishing (checkpoint
-//! starvation, which let the WAL grow by hundreds of MB a minute under `triebench load`), has
-//! the writer wait briefly for them after its commit so the log starts over (`checkpoint`).
+//! the same and, when a commit leaves the log long (16 MiB or more: a large commit, or readers
+//! running back to back that keep the checkpoint from ever finishing, which let the WAL grow by
+//! hundreds of MB a minute under `triebench load`), has the writer wait briefly for readers
+//! after its commit, copy everything back and cut the log to zero bytes (`checkpoint`): the
+//! commit that made the log long pays for cutting it, not the next one.
 //! The durability pragmas are unchanged; without readers nothing differs.
 //!
 //! **Layout**, each module using only those before it: `mode` (the pragmas and busy timeout
@@ -294,9 +296,8 @@ mod tests {
     }
 
     /// Readers running back to back starve SQLite's own auto-checkpoint (the WAL grows with
-    /// every commit); with the store's hook the log starts over once it is starved, so the WAL
-    /// file (which a restart overwrites from the start, never shrinks) stays within the
-    /// starvation threshold plus a commit or two.
+    /// every commit); with the store's hook the log is cut once it is long, so the WAL file
+    /// stays within that threshold plus a commit or two.
     #[test]
     fn the_wal_stays_bounded_with_readers_running() {
         use std::sync::atomic::{AtomicBool, Ordering};
@@ -337,10 +338,60 @@ mod tests {
             largest
         });
         let frame = 4096 + 24;
-        let bound = (checkpoint::STARVED_FRAMES as u64 + 200) * frame;
+        let bound = (checkpoint::LONG_FRAMES as u64 + 200) * frame;
         assert!(
             largest <= bound,
             "the WAL grew to {largest} bytes (bound {bound}): checkpoints starved"
         );
+    }
+
+    /// A commit that leaves the log long cuts it to zero bytes before it returns, in both WAL
+    /// modes: the next commit, however small, starts an empty log instead of truncating one
+    /// (which, after a growth fill commit, made it the slowest 1-key commit by far). A commit
+    /// that leaves it short leaves it be; a reader on the log only delays the cut to a later
+    /// long commit.
+    #[test]
+    fn a_commit_that_leaves_a_long_log_cuts_it() {
+        for mode in [SqliteMode::Wal, SqliteMode::WalFull] {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let store = SqliteStore::open(dir.path(), &["main"], mode).expect("open");
+            let table = store.table("main").expect("table");
+            let wal = dir.path().join(format!("{DB_FILE}-wal"));
+            let wal_len = || std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+            let value = vec![3u8; 3000];
+            // ~6,000 pages, past the 4,000-frame threshold, in one commit.
+            let large = |round: u32| {
+                let mut writer = store.writer().expect("writer");
+                for i in 0..6000u32 {
+                    let key = format!("k{round}-{i}");
+                    writer.put(table, key.as_bytes(), &value).expect("put");
+                }
+                writer.commit().expect("commit");
+            };
+            large(0);
+            assert_eq!(wal_len(), 0, "{mode:?}: the long log was left behind");
+            let mut writer = store.writer().expect("writer");
+            writer.put(table, b"small", b"v").expect("put");
+            writer.commit().expect("commit");
+            let short = wal_len();
+            assert!(
+                short > 0 && short < 64 * 1024,
+                "{mode:?}: a 1-key commit left {short} bytes of log"
+            );
+
+            // A reader on the log holds the cut off; the next long commit makes it.
+            let reader = store.reader().expect("reader");
+            reader.get(table, b"small").expect("get");
+            large(1);
+            assert!(wal_len() > 0, "{mode:?}: cut with a reader on the log");
+            drop(reader);
+            large(2);
+            assert_eq!(wal_len(), 0, "{mode:?}: the long log was left behind");
+            let reader = store.reader().expect("reader");
+            assert_eq!(
+                reader.get(table, b"k1-5999").expect("get"),
+                Some(value.clone())
+            );
+        }
     }
 }

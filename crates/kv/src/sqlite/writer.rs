@@ -178,6 +178,6 @@ impl WriteTx for SqliteWriter<'_> {
         // On failure the transaction is still open and `drop` rolls it back.
         let conn = self.conn()?;
         control(conn, "COMMIT").map_err(|e| self.pooled.store.err(e))?;
-        checkpoint::restart_if_starved(conn).map_err(|e| self.pooled.store.err(e))
+        checkpoint::truncate_if_long(conn).map_err(|e| self.pooled.store.err(e))
     }
 }
