@@ -107,13 +107,13 @@ where
             Ok(f(column(store, table, row, 0)?))
         })
     };
-    let Some(head) = head(key) else {
+    if head(key).is_none() {
         return spilled(f);
-    };
+    }
     // `f` is called at most once: on the row's value if the row is this key's, else on the
     // spilled value.
     let mut f = Some(f);
-    let in_row = first_row(store, conn, &sql.get, head, |row| {
+    let in_row = first_row(store, conn, &sql.get, key, |row| {
         if column(store, table, row, 0)? != key {
             return Ok(None);
         }

@@ -33,7 +33,10 @@ fn head_sql() -> String {
 /// head another key's row already has. Statements named `spill_*` are the spill table's.
 #[derive(Debug)]
 pub(super) struct TableSql {
-    /// The row with head `?1`: its key and value.
+    /// The row with key `?1`'s head: its key, and its value only if the key is `?1` (NULL
+    /// otherwise). A row holding another key is told apart without reading its value: when the
+    /// two keys share a head, as a change-log entry and its additions do, the other's value can
+    /// be tens of MB of overflow pages (the first 1-key commit after a growth fill read 40 MB).
     pub(super) get: String,
     /// The key of the row with head `?1`: read from the row's first column, without reading a
     /// large value's overflow pages.
@@ -76,7 +79,10 @@ impl TableSql {
         // Key `?1`'s row: its head through the index, then the whole key in the row.
         let row_of_key = format!("{head} = substr(?1, 1, {HEAD_BYTES}) AND key = ?1");
         TableSql {
-            get: format!("SELECT key, value FROM {t} WHERE {head} = ?1"),
+            get: format!(
+                "SELECT key, CASE WHEN key = ?1 THEN value END FROM {t} \
+                 WHERE {head} = substr(?1, 1, {HEAD_BYTES})"
+            ),
             key_of: format!("SELECT key FROM {t} WHERE {head} = ?1"),
             // OR IGNORE: the head index's uniqueness is the only constraint a row can break
             // (the columns are never bound NULL).
