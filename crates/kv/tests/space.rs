@@ -3,7 +3,7 @@
 //! its pages hold at least that; large values land out of line; deleted entries leave free pages
 //! (LMDB, SQLite) or dead space inside the heap (PostgreSQL); memory and Redis report none.
 
-use triebench_kv::{BackendSpec, KvResult, Profile, ReadTx, Store, StoreVisitor, WriteTx};
+use triebench_kv::{BackendSpec, KvResult, Profile, Store, StoreVisitor, WriteTx};
 use triebench_record::space::StoreSpace;
 
 /// Small entries in `small`, 12 KiB values in `large`; then, in a second commit, every other
@@ -165,6 +165,7 @@ fn memory_and_redis_report_no_pages() {
 #[test]
 fn sqlite_wal_is_cut_by_the_large_commit() {
     use triebench_kv::sqlite::{SqliteMode, SqliteStore};
+    use triebench_kv::ReadTx;
     let dir = tempfile::tempdir().expect("temp dir");
     let store = SqliteStore::open(dir.path(), &["t"], SqliteMode::WalFull).expect("open");
     let t = store.table("t").expect("table");

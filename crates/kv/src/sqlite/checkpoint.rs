@@ -10,9 +10,9 @@
 //! with two readers grew the WAL to ~330 MB in a minute.
 //!
 //! And a log that did start over is cut back to `journal_size_limit` (16 MiB here) by the
-//! commit that starts it over: the next one, however small. After a 50,000-leaf fill commit
-//! left ~600 MiB of WAL, the next 1-key commit spent ~0.3 s (at 10^5 leaves) to ~0.5 s (at
-//! 10^6) truncating it: the growth runs' slowest 1-key commit (findings/grow.md).
+//! commit that starts it over: the next one, however small. After a 50,000-leaf fill commit on
+//! a 10^5-leaf state left 266 MB of WAL, the next 1-key commit spent 0.27 s truncating it, most
+//! of the growth run's slowest 1-key commit (findings/grow.md).
 //!
 //! The store therefore installs its own WAL hook in place of the auto-checkpoint. It does
 //! exactly what SQLite's does (a `PASSIVE` checkpoint from [`AUTOCHECKPOINT_FRAMES`] frames on)
@@ -58,7 +58,7 @@ thread_local! {
 pub(super) fn after_commit(wal: &Wal, frames: c_int) -> rusqlite::Result<()> {
     if frames >= AUTOCHECKPOINT_FRAMES {
         // As SQLite's own hook does, a failed checkpoint is not reported: the commit stands.
-        if let Ok((log, _copied)) = wal.checkpoint_v2(CheckpointMode::PASSIVE) {
+        if let Ok((log, _)) = wal.checkpoint_v2(CheckpointMode::PASSIVE) {
             if log >= LONG_FRAMES {
                 LONG.set(true);
             }
