@@ -21,3 +21,5 @@ mod other_users;
 mod planted_bugs;
 #[path = "power_cut.rs"]
 mod power_cut;
+#[path = "sqlite_long_log_crash.rs"]
+mod sqlite_long_log_crash;
