@@ -5,8 +5,7 @@
 
 mod common;
 
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
 
 use common::Mounted;
@@ -14,14 +13,6 @@ use triebench_slowfs::model::oplog::read_log;
 use triebench_slowfs::model::replay::Node;
 use triebench_slowfs::model::rng::SplitMix64;
 use triebench_slowfs::model::{crash_points, CrashModel, LogOp, Replay};
-
-fn control(m: &Mounted, line: &str) {
-    OpenOptions::new()
-        .write(true)
-        .open(m.mnt().join(".slowfs-control"))
-        .and_then(|mut c| c.write_all(line.as_bytes()))
-        .expect("control write");
-}
 
 #[test]
 fn the_op_log_records_changes_syncs_and_marks_and_a_failed_fsync_loses_its_data() {
@@ -35,7 +26,7 @@ fn the_op_log_records_changes_syncs_and_marks_and_a_failed_fsync_loses_its_data(
     let f = File::create(m.mnt().join("a")).expect("create");
     f.write_all_at(b"first", 0).expect("write");
     f.sync_all().expect("the first fsync succeeds");
-    control(&m, "mark one");
+    m.control("mark one");
     f.write_all_at(b"second", 5).expect("write");
     let err = f.sync_all().expect_err("the second fsync fails");
     assert_eq!(err.raw_os_error(), Some(libc::EIO));

@@ -13,7 +13,6 @@
 mod common;
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
@@ -30,13 +29,7 @@ fn record(toy: impl FnOnce(&Path, &dyn Fn(u32))) -> Option<LoadedLog> {
     let log_dir = logs.path().join("log");
     let m = Mounted::start(&["--power-loss", "--op-log", log_dir.to_str().unwrap()])?;
     let mnt = m.mnt().to_path_buf();
-    let mark = |n: u32| {
-        OpenOptions::new()
-            .write(true)
-            .open(mnt.join(".slowfs-control"))
-            .and_then(|mut c| c.write_all(format!("mark {n}").as_bytes()))
-            .expect("mark");
-    };
+    let mark = |n: u32| m.control(&format!("mark {n}"));
     toy(&mnt, &mark);
     let _ = m.finish();
     Some(read_log(&log_dir).expect("the op log reads back"))

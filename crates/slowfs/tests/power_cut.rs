@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
 
@@ -34,11 +34,7 @@ fn a_power_cut_keeps_what_was_synced_and_drops_the_rest() {
         assert_eq!(back[4000], 2);
     }
     fs::write(&unsynced, b"never synced").expect("write unsynced");
-    OpenOptions::new()
-        .write(true)
-        .open(m.mnt().join(".slowfs-control"))
-        .and_then(|mut c| c.write_all(b"cut"))
-        .expect("cut");
+    m.control("cut");
     assert!(
         fs::write(m.mnt().join("after.bin"), b"x").is_err(),
         "a cut mount refuses new files"

@@ -8,9 +8,6 @@
 
 mod common;
 
-use std::fs::OpenOptions;
-use std::io::Write;
-
 use common::Mounted;
 use triebench_kv::sqlite::{SqliteMode, SqliteStore};
 use triebench_kv::{ReadTx, Store, WriteTx};
@@ -38,13 +35,6 @@ fn a_commit_that_cuts_the_long_log_loses_nothing_acknowledged() {
     let Some(m) = Mounted::start(&["--power-loss", "--op-log", log_arg]) else {
         return;
     };
-    let mark = |label: &str| {
-        OpenOptions::new()
-            .write(true)
-            .open(m.mnt().join(".slowfs-control"))
-            .and_then(|mut c| c.write_all(format!("mark {label}").as_bytes()))
-            .expect("control write");
-    };
     let store_dir = m.mnt().join("store");
     {
         let store =
@@ -58,11 +48,11 @@ fn a_commit_that_cuts_the_long_log_loses_nothing_acknowledged() {
         let wal = store_dir.join("triebench.sqlite3-wal");
         let wal_len = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
         assert_eq!(wal_len, 0, "the large commit did not cut its log");
-        mark("large");
+        m.control("mark large");
         let mut w = store.writer().expect("writer");
         w.put(t, b"small", b"after the cut").expect("put");
         w.commit().expect("small commit");
-        mark("small");
+        m.control("mark small");
     }
     let _ = m.finish();
 

@@ -348,6 +348,12 @@ mod tests {
         }
     }
 
+    /// The size of the WAL file of the store in `dir`; 0 when there is none.
+    fn wal_len(dir: &std::path::Path) -> u64 {
+        let wal = dir.join(format!("{DB_FILE}-wal"));
+        std::fs::metadata(wal).map(|m| m.len()).unwrap_or(0)
+    }
+
     /// Readers running back to back starve SQLite's own auto-checkpoint (the WAL grows with
     /// every commit); with the store's hook the log is cut once it is long, so the WAL file
     /// stays within that threshold plus a commit or two.
@@ -358,7 +364,6 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = SqliteStore::open(dir.path(), &["main"], SqliteMode::Wal).expect("open");
         let table = store.table("main").expect("table");
-        let wal = dir.path().join(format!("{DB_FILE}-wal"));
         let value = vec![7u8; 3000];
         let stop = AtomicBool::new(false);
         let largest = std::thread::scope(|s| {
@@ -384,8 +389,7 @@ mod tests {
                     writer.put(table, key.as_bytes(), &value).expect("put");
                 }
                 writer.commit().expect("commit");
-                let len = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
-                largest = largest.max(len);
+                largest = largest.max(wal_len(dir.path()));
             }
             stop.store(true, Ordering::Relaxed);
             largest
@@ -407,8 +411,7 @@ mod tests {
             let dir = tempfile::tempdir().expect("temp dir");
             let store = SqliteStore::open(dir.path(), &["main"], mode).expect("open");
             let table = store.table("main").expect("table");
-            let wal = dir.path().join(format!("{DB_FILE}-wal"));
-            let wal_len = || std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+            let wal_len = || wal_len(dir.path());
             let value = vec![3u8; 3000];
             // ~6,000 pages, past the 4,000-frame threshold, in one commit.
             let large = |round: u32| {

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -180,6 +180,16 @@ impl Mounted {
     /// The backing directory.
     pub fn backing(&self) -> &Path {
         self.backing.path()
+    }
+
+    /// Writes `line` to the mount's control file (power-loss mode): `cut`, or `mark LABEL`
+    /// to put a mark in the op log.
+    pub fn control(&self, line: &str) {
+        OpenOptions::new()
+            .write(true)
+            .open(self.mnt_path.join(triebench_slowfs::CONTROL_FILE))
+            .and_then(|mut c| c.write_all(line.as_bytes()))
+            .unwrap_or_else(|e| panic!("control write `{line}`: {e}"));
     }
 
     /// The current counters from `.slowfs-stats`.
