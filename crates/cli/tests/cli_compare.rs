@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use common::{copy_dir, repo, triebench};
 use serde_json::Value;
 
-const RESULT_FOLDER: &str = "results/2026-11-28-vm-fresh-machine";
+const RESULT_FOLDER: &str = "results/2026-11-30-vm-fresh-machine";
 const RUN_FOLDER: &str = "results/2026-11-23-vm-suite-postgres-transact/runs/vm-tmpfs-2026-11-23";
 
 fn path(rel: &str) -> String {
@@ -353,7 +353,7 @@ fn exports_validate_against_the_published_examples_with_stable_names() {
         .iter()
         .find(|e| e["name"] == "disk/floor/commit/lmdb")
         .expect("disk/floor/commit/lmdb");
-    assert_eq!(update["value"], 789173.0811111111);
+    assert_eq!(update["value"], 930537.93);
     assert_eq!(update["unit"], "ns/iter");
     let bencher = json_of(&triebench(&[
         "export",
