@@ -3,7 +3,8 @@
 //! runs; its first runs in a process grow them. On the project's VM the first two `update`
 //! runs on `btree` took 14% and 8% longer than the later ones, so the first profile measured,
 //! `btree`, paid for them, and every ratio against it came out low when a profile gets one run
-//! (`results/2026-11-24-vm-trie-warm-up/`).
+//! (measured in `results/2026-11-24-vm-trie-warm-up/`, a folder since removed from the tree:
+//! `git log --diff-filter=D -- results/2026-11-24-vm-trie-warm-up` finds it).
 
 use std::marker::PhantomData;
 use std::path::Path;
