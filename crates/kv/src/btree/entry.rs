@@ -25,20 +25,23 @@ use std::ptr::NonNull;
 #[derive(Debug)]
 pub(super) struct KeyRef {
     head: u64,
-    key_len: usize,
     /// The key's bytes (in an entry, followed by the value's).
     ptr: NonNull<u8>,
+    key_len: u32,
+    /// In an entry, the value's length (its bytes follow the key's); 0 in a probe.
+    value_len: u32,
 }
 
 impl KeyRef {
-    fn of(key: &[u8], ptr: NonNull<u8>) -> KeyRef {
+    fn of(key: &[u8], key_len: u32, value_len: u32, ptr: NonNull<u8>) -> KeyRef {
         let mut head = [0u8; 8];
         let n = key.len().min(8);
         head[..n].copy_from_slice(&key[..n]);
         KeyRef {
             head: u64::from_be_bytes(head),
-            key_len: key.len(),
             ptr,
+            key_len,
+            value_len,
         }
     }
 
@@ -46,7 +49,7 @@ impl KeyRef {
     pub(super) fn key(&self) -> &[u8] {
         // SAFETY: `ptr` points at `key_len` initialised bytes that outlive `self` (see the type's
         // docs: every `KeyRef` lives inside an `Entry` or a `Probe` that guarantees it).
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.key_len) }
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.key_len as usize) }
     }
 }
 
@@ -77,9 +80,9 @@ impl Eq for KeyRef {}
 /// exactly as the key's bytes are, so lookups by `&[u8]` or by [`Probe`] agree.
 #[derive(Debug)]
 pub(super) struct Entry {
-    /// `key.ptr` is the start of a leaked `Box<[u8]>` of `len` bytes, which `drop` frees.
+    /// `key.ptr` is the start of a leaked `Box<[u8]>` of `key_len + value_len` bytes, which
+    /// `drop` frees.
     key: KeyRef,
-    len: usize,
 }
 
 // SAFETY: an entry owns its allocation outright (as a `Box<[u8]>` would) and hands out only
@@ -89,31 +92,37 @@ unsafe impl Send for Entry {}
 unsafe impl Sync for Entry {}
 
 impl Entry {
-    /// `key` holding `value`.
-    pub(super) fn new(key: &[u8], value: &[u8]) -> Entry {
+    /// `key` holding `value`; `None` if either is over 4 GiB (an entry keeps their lengths
+    /// as `u32`, which keeps it 24 bytes: a third more of them in each B-tree node's cache
+    /// lines than at 32).
+    pub(super) fn new(key: &[u8], value: &[u8]) -> Option<Entry> {
+        let key_len = u32::try_from(key.len()).ok()?;
+        let value_len = u32::try_from(value.len()).ok()?;
+        Some(Entry::of_lengths(key, value, key_len, value_len))
+    }
+
+    /// `key` holding `value`, whose lengths are `key_len` and `value_len`.
+    fn of_lengths(key: &[u8], value: &[u8], key_len: u32, value_len: u32) -> Entry {
         let mut bytes = Vec::with_capacity(key.len() + value.len());
         bytes.extend_from_slice(key);
         bytes.extend_from_slice(value);
-        let len = bytes.len();
         let raw = Box::into_raw(bytes.into_boxed_slice());
         // SAFETY: `Box::into_raw` never returns null (an empty box's pointer is dangling but
         // non-null).
         let ptr = unsafe { NonNull::new_unchecked(raw.cast::<u8>()) };
         Entry {
-            key: KeyRef::of(key, ptr),
-            len,
+            key: KeyRef::of(key, key_len, value_len, ptr),
         }
     }
 
-    /// `key` alone (a value-less entry: a pending delete).
-    pub(super) fn key_only(key: &[u8]) -> Entry {
-        Entry::new(key, &[])
+    fn len(&self) -> usize {
+        self.key.key_len as usize + self.key.value_len as usize
     }
 
     fn bytes(&self) -> &[u8] {
         // SAFETY: the allocation `Entry::new` leaked: `len` initialised bytes, freed only by
         // `drop`.
-        unsafe { std::slice::from_raw_parts(self.key.ptr.as_ptr(), self.len) }
+        unsafe { std::slice::from_raw_parts(self.key.ptr.as_ptr(), self.len()) }
     }
 
     pub(super) fn key(&self) -> &[u8] {
@@ -121,13 +130,13 @@ impl Entry {
     }
 
     pub(super) fn value(&self) -> &[u8] {
-        &self.bytes()[self.key.key_len..]
+        &self.bytes()[self.key.key_len as usize..]
     }
 }
 
 impl Drop for Entry {
     fn drop(&mut self) {
-        let raw = std::ptr::slice_from_raw_parts_mut(self.key.ptr.as_ptr(), self.len);
+        let raw = std::ptr::slice_from_raw_parts_mut(self.key.ptr.as_ptr(), self.len());
         // SAFETY: rebuilds the box `Entry::new` leaked, once: `drop` runs once and nothing
         // else frees it.
         drop(unsafe { Box::from_raw(raw) });
@@ -136,7 +145,12 @@ impl Drop for Entry {
 
 impl Clone for Entry {
     fn clone(&self) -> Self {
-        Entry::new(self.key(), self.value())
+        Entry::of_lengths(
+            self.key(),
+            self.value(),
+            self.key.key_len,
+            self.key.value_len,
+        )
     }
 }
 
@@ -174,7 +188,7 @@ impl Borrow<KeyRef> for Entry {
     }
 }
 
-/// A key to look entries up by (`set.get(Probe::new(key).key())`): compared head first, as
+/// A key to look entries up by (`set.get(probe.key())`): compared head first, as
 /// entries compare among themselves, where a lookup by `&[u8]` compares whole slices and so
 /// reads the heap bytes of every entry it passes.
 #[derive(Debug)]
@@ -184,12 +198,14 @@ pub(super) struct Probe<'k> {
 }
 
 impl<'k> Probe<'k> {
-    pub(super) fn new(key: &'k [u8]) -> Probe<'k> {
+    /// A probe for `key`; `None` if it is over 4 GiB, which no entry's key is.
+    pub(super) fn new(key: &'k [u8]) -> Option<Probe<'k>> {
+        let key_len = u32::try_from(key.len()).ok()?;
         let ptr = NonNull::from(key).cast::<u8>();
-        Probe {
-            key: KeyRef::of(key, ptr),
+        Some(Probe {
+            key: KeyRef::of(key, key_len, 0, ptr),
             _borrows: PhantomData,
-        }
+        })
     }
 
     /// The key, as entries borrow theirs.
@@ -214,11 +230,11 @@ mod tests {
             va in proptest::collection::vec(any::<u8>(), 0..4),
             vb in proptest::collection::vec(any::<u8>(), 0..4),
         ) {
-            let (ea, eb) = (Entry::new(&a, &va), Entry::new(&b, &vb));
+            let (ea, eb) = (Entry::new(&a, &va).unwrap(), Entry::new(&b, &vb).unwrap());
             prop_assert_eq!(ea.cmp(&eb), a.cmp(&b));
             prop_assert_eq!(ea == eb, a == b);
             prop_assert_eq!((ea.key(), ea.value()), (&a[..], &va[..]));
-            prop_assert_eq!(Probe::new(&a).key().cmp(eb.borrow()), a.cmp(&b));
+            prop_assert_eq!(Probe::new(&a).unwrap().key().cmp(eb.borrow()), a.cmp(&b));
             let clone = ea.clone();
             prop_assert_eq!((clone.key(), clone.value()), (&a[..], &va[..]));
         }
@@ -229,8 +245,8 @@ mod tests {
             keys in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..10), 0..60),
             wanted in proptest::collection::vec(0u8..3, 0..10),
         ) {
-            let set: BTreeSet<Entry> = keys.iter().map(|k| Entry::new(k, &[k.len() as u8])).collect();
-            let by_probe = set.get(Probe::new(&wanted).key()).map(Entry::value);
+            let set: BTreeSet<Entry> = keys.iter().map(|k| Entry::new(k, &[k.len() as u8]).unwrap()).collect();
+            let by_probe = set.get(Probe::new(&wanted).unwrap().key()).map(Entry::value);
             let by_slice = set.get(&wanted[..]).map(Entry::value);
             prop_assert_eq!(by_probe, by_slice);
             prop_assert_eq!(by_probe.is_some(), keys.contains(&wanted));

@@ -79,6 +79,30 @@ fn poisoned() -> KvError {
     KvError::backend("btree", "a thread panicked while holding the store lock")
 }
 
+/// `key` holding `value` as an entry, or the error for a key or value over 4 GiB.
+#[inline]
+fn entry(key: &[u8], value: &[u8]) -> KvResult<Entry> {
+    match Entry::new(key, value) {
+        Some(e) => Ok(e),
+        None => Err(too_large(key, value)),
+    }
+}
+
+/// The error for a key or value over 4 GiB, which an entry cannot hold. Out of line: the
+/// puts' loops should not be laid out around it.
+#[cold]
+#[inline(never)]
+fn too_large(key: &[u8], value: &[u8]) -> KvError {
+    KvError::backend(
+        "btree",
+        format_args!(
+            "a key of {} bytes with a value of {} bytes: keys and values are at most 4 GiB",
+            key.len(),
+            value.len()
+        ),
+    )
+}
+
 /// A read transaction on a [`BTreeStore`]: a consistent snapshot.
 #[derive(Debug)]
 pub struct BTreeReader {
@@ -91,10 +115,11 @@ impl ReadTx for BTreeReader {
         F: FnOnce(&[u8]) -> R,
     {
         let t = check_table(table, self.snapshot.table_count())?;
-        Ok(self
-            .snapshot
-            .get(t, Probe::new(key).key())
-            .map(|e| f(e.value())))
+        // A key over 4 GiB is in no table.
+        let Some(probe) = Probe::new(key) else {
+            return Ok(None);
+        };
+        Ok(self.snapshot.get(t, probe.key()).map(|e| f(e.value())))
     }
 
     fn count(&self, table: Table) -> KvResult<u64> {
@@ -159,7 +184,9 @@ impl ReadTx for BTreeWriter<'_> {
         F: FnOnce(&[u8]) -> R,
     {
         let i = self.index(table)?;
-        let probe = Probe::new(key);
+        let Some(probe) = Probe::new(key) else {
+            return Ok(None);
+        };
         let found = match self.overlay[i].find(probe.key()) {
             Some(found) => found,
             None => self.base.get(i, probe.key()),
@@ -192,7 +219,7 @@ impl WriteTx for BTreeWriter<'_> {
 
     fn put(&mut self, table: Table, key: &[u8], value: &[u8]) -> KvResult<()> {
         let i = self.index(table)?;
-        self.overlay[i].put(Entry::new(key, value));
+        self.overlay[i].put(entry(key, value)?);
         Ok(())
     }
 
@@ -210,7 +237,7 @@ impl WriteTx for BTreeWriter<'_> {
         let expected = entries.size_hint().0;
         if expected < 16 || expected < pending.puts.len() / 4 {
             for (key, value) in entries {
-                pending.put(Entry::new(key, value));
+                pending.put(entry(key, value)?);
             }
             return Ok(());
         }
@@ -219,10 +246,17 @@ impl WriteTx for BTreeWriter<'_> {
         // commit's ~33 nodes ran ~5% slower through the prefetching.
         let batch: Vec<Entry> = if expected >= AHEAD_MIN {
             Ahead::new(entries)
-                .map(|(key, value)| Entry::new(key, value))
-                .collect()
+                .map(|(key, value)| entry(key, value))
+                .collect::<KvResult<_>>()?
         } else {
-            entries.map(|(key, value)| Entry::new(key, value)).collect()
+            let mut batch = Vec::with_capacity(expected);
+            for (key, value) in entries {
+                match Entry::new(key, value) {
+                    Some(e) => batch.push(e),
+                    None => return Err(too_large(key, value)),
+                }
+            }
+            batch
         };
         if !pending.deletes.is_empty() {
             for e in &batch {
@@ -247,10 +281,13 @@ impl WriteTx for BTreeWriter<'_> {
     fn delete(&mut self, table: Table, key: &[u8]) -> KvResult<()> {
         let i = self.index(table)?;
         let pending = &mut self.overlay[i];
-        let probe = Probe::new(key);
+        // A key over 4 GiB is in no table: nothing to delete.
+        let Some(probe) = Probe::new(key) else {
+            return Ok(());
+        };
         pending.puts.remove(probe.key());
         if self.base.get(i, probe.key()).is_some() {
-            pending.deletes.insert(Entry::key_only(key));
+            pending.deletes.insert(entry(key, &[])?);
         }
         Ok(())
     }
@@ -277,6 +314,62 @@ mod tests {
     use proptest::prelude::*;
     use std::collections::BTreeMap;
     use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// An entry keeps its key's and value's lengths as `u32`: a key or value over 4 GiB is
+    /// refused by every put with an error saying so, and a key over 4 GiB is found nowhere and
+    /// deletes nothing, not taken for the key its length would wrap to (`[0]` here).
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri has no mmap")]
+    fn keys_and_values_over_4_gib_are_refused_not_wrapped() {
+        // 4 GiB + 1 byte of zero pages, reserved but never written: the store may read the
+        // first bytes; a wrapped length would read them as the 1-byte key `[0]`.
+        let len = u32::MAX as usize + 2;
+        // SAFETY: a fresh private read-only mapping; checked below before any use.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(map, libc::MAP_FAILED, "mmap of {len} bytes");
+        // SAFETY: `len` readable bytes, mapped until the munmap at the end.
+        let big = unsafe { std::slice::from_raw_parts(map.cast::<u8>(), len) };
+        let store = BTreeStore::open(&["t"]).unwrap();
+        let t = store.table("t").unwrap();
+        let mut w = store.writer().unwrap();
+        w.put(t, &[0], b"small").unwrap();
+        w.commit().unwrap();
+
+        let mut w = store.writer().unwrap();
+        let refused = |r: KvResult<()>| {
+            let message = r.expect_err("a put over 4 GiB").to_string();
+            assert!(message.contains("at most 4 GiB"), "{message}");
+        };
+        refused(w.put(t, big, b"v"));
+        refused(w.put(t, &[1], big));
+        refused(w.put_many(t, [(&[2][..], &b"v"[..]), (&[3][..], big)]));
+        let many: Vec<Vec<u8>> = (0..40u8).map(|i| vec![i + 10]).collect();
+        refused(
+            w.put_many(
+                t,
+                many.iter()
+                    .map(|k| (&k[..], &b"v"[..]))
+                    .chain([(&[99][..], big)]),
+            ),
+        );
+        assert_eq!(w.get(t, big).unwrap(), None);
+        w.delete(t, big).unwrap();
+        w.commit().unwrap();
+        let r = store.reader().unwrap();
+        assert_eq!(r.get(t, big).unwrap(), None);
+        assert_eq!(r.get(t, &[0]).unwrap(), Some(b"small".to_vec()));
+        // SAFETY: the mapping above; `big` is not used after this.
+        assert_eq!(unsafe { libc::munmap(map, len) }, 0);
+    }
 
     /// A large commit onto a smaller table, whether the table's entries are inserted into the
     /// puts (2 beside 40) or both are merged (12 beside 40): the new value of a key in both
