@@ -252,6 +252,30 @@ transact_comparator_and_benches() {
 background_job "Transact comparator and its benches" transact_comparator_and_benches 0
 background_job "checks beside the tests" side_checks 0
 background_job "Merk comparator" merk_comparator 0
+# Miri on the btree store's unsafe (crates/kv/src/btree/entry.rs), under Stacked Borrows. It
+# needs nothing the tests build and builds in a directory of its own (cargo miri's `miri` beside
+# the target's profiles), single-threaded: beside the tests at nice 19 it takes CPU they leave
+# idle, where after everything else it ran alone with a core idle (91 s of a cold CI run).
+# Needs a nightly toolchain with the miri and rust-src components; the machines are offline for
+# toolchains (rust-toolchain.toml), so where there is none this step says so and is skipped.
+# `cargo miri setup` builds Miri's sysroot once (~1 min) and is the probe. The entry module's
+# proptests and the unit tests that fold and copy on the background thread run (~25 s once
+# built, ~40 s cold on the project VM); the three model proptests and `ahead`'s take minutes
+# under Miri and exercise the same code, so they are left to a developer's run (entry.rs's and
+# ahead.rs's docs give the commands).
+miri() {
+  echo "== [${SECONDS}s] Miri: the btree store's unsafe (crates/kv/src/btree/entry.rs) under Stacked Borrows"
+  # Miri wraps rustc itself: without the stable toolchain's clippy-driver around it.
+  unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
+  if cargo +nightly miri setup >/dev/null 2>&1; then
+    PROPTEST_CASES=16 MIRIFLAGS=-Zmiri-disable-isolation cargo +nightly miri test -q -p triebench-kv \
+      --lib --no-default-features btree -- --skip readers_keep_their_snapshots \
+      --skip commits_match_a_model --skip put_many_is_put_key_by_key --skip yields_the_pairs_in_order
+  else
+    echo "test: skipped Miri: no nightly toolchain with miri and rust-src (rustup toolchain install nightly --component miri,rust-src)"
+  fi
+}
+background_job "Miri" miri
 
 echo "== [${SECONDS}s] cargo nextest (workspace, all features; .config/nextest.toml)"
 # Tests of different binaries run side by side (cargo test runs one binary at a time, and most
@@ -266,21 +290,5 @@ wait_job "checks beside the tests"
 wait_job "Transact comparator and its benches"
 wait_job "Merk comparator"
 wait_job "lints and the macOS check"
-echo "== [${SECONDS}s] Miri: the btree store's unsafe (crates/kv/src/btree/entry.rs) under Stacked Borrows"
-# Needs a nightly toolchain with the miri and rust-src components; the machines are offline for
-# toolchains (rust-toolchain.toml), so where there is none this step says so and is skipped.
-# `cargo miri setup` builds Miri's sysroot once (~1 min) and is the probe. The entry module's
-# proptests and the unit tests that fold and copy on the background thread run (~25 s once
-# built, ~40 s cold on the project VM); the three model proptests and `ahead`'s take minutes
-# under Miri and exercise the same code, so they are left to a developer's run (entry.rs's and
-# ahead.rs's docs give the commands).
-# Miri wraps rustc itself: without the stable toolchain's clippy-driver around it.
-unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
-if cargo +nightly miri setup >/dev/null 2>&1; then
-  PROPTEST_CASES=16 MIRIFLAGS=-Zmiri-disable-isolation cargo +nightly miri test -q -p triebench-kv \
-    --lib --no-default-features btree -- --skip readers_keep_their_snapshots \
-    --skip commits_match_a_model --skip put_many_is_put_key_by_key --skip yields_the_pairs_in_order
-else
-  echo "test: skipped Miri: no nightly toolchain with miri and rust-src (rustup toolchain install nightly --component miri,rust-src)"
-fi
+wait_job "Miri"
 echo "== [${SECONDS}s] done"
