@@ -85,6 +85,10 @@ pub(super) struct Entry {
     key: KeyRef,
 }
 
+// The size the table's B-tree nodes are laid out for (see `Entry::new`).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Entry>() == 24);
+
 // SAFETY: an entry owns its allocation outright (as a `Box<[u8]>` would) and hands out only
 // shared references to its bytes.
 unsafe impl Send for Entry {}
