@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use super::background::Background;
 use super::entry::{Entry, KeyRef};
-use super::pending::{apply, Map, Pending};
+use super::pending::{apply, InOrder, Map, Pending};
 use crate::range::KeyRange;
 
 /// Every table's entries, in declaration order.
@@ -421,25 +421,30 @@ fn scan_layered<'a, F>(
 {
     /// One ordered stream of a table's puts or deletes; newer sources have higher ranks.
     struct Source<'a> {
-        entries: Peekable<std::collections::btree_set::Range<'a, Entry>>,
+        entries: Peekable<InOrder<'a>>,
         rank: usize,
         puts: bool,
     }
     let bounds = range_bounds(range);
     let mut sources = vec![Source {
-        entries: base.range::<[u8], _>(bounds).peekable(),
+        entries: InOrder::Set(base.range::<[u8], _>(bounds)).peekable(),
         rank: 0,
         puts: true,
     }];
     for (i, pending) in layers.enumerate() {
-        for (set, puts) in [(&pending.puts, true), (&pending.deletes, false)] {
-            if !set.is_empty() {
-                sources.push(Source {
-                    entries: set.range::<[u8], _>(bounds).peekable(),
-                    rank: i + 1,
-                    puts,
-                });
-            }
+        if !pending.puts.is_empty() {
+            sources.push(Source {
+                entries: pending.puts.range(bounds).peekable(),
+                rank: i + 1,
+                puts: true,
+            });
+        }
+        if !pending.deletes.is_empty() {
+            sources.push(Source {
+                entries: InOrder::Set(pending.deletes.range::<[u8], _>(bounds)).peekable(),
+                rank: i + 1,
+                puts: false,
+            });
         }
     }
     loop {
