@@ -636,7 +636,10 @@ mod tests {
     fn write_op() -> impl Strategy<Value = WriteOp> {
         let key = || proptest::collection::vec(0u8..4, 1..4);
         prop_oneof![
-            3 => (proptest::collection::vec((key(), 0u8..9), 0..40), proptest::prelude::any::<bool>())
+            3 => (
+                proptest::collection::vec((key(), 0u8..9), 0..40),
+                proptest::prelude::any::<bool>(),
+            )
                 .prop_map(|(batch, sorted)| WriteOp::Batch(batch, sorted)),
             2 => (key(), 0u8..9).prop_map(|(k, v)| WriteOp::Put(k, v)),
             2 => key().prop_map(WriteOp::Delete),
@@ -784,7 +787,9 @@ mod tests {
                                 batch.sort();
                                 batch.dedup_by(|a, b| a.0 == b.0);
                             }
-                            let pairs = batch.iter().map(|(k, v)| (k.as_slice(), std::slice::from_ref(v)));
+                            let pairs = batch
+                                .iter()
+                                .map(|(k, v)| (k.as_slice(), std::slice::from_ref(v)));
                             w.put_many(t, pairs).unwrap();
                             for (k, v) in batch {
                                 model.insert(k, vec![v]);
