@@ -251,10 +251,7 @@ impl WriteTx for BTreeWriter<'_> {
         } else {
             let mut batch = Vec::with_capacity(expected);
             for (key, value) in entries {
-                match Entry::new(key, value) {
-                    Some(e) => batch.push(e),
-                    None => return Err(too_large(key, value)),
-                }
+                batch.push(entry(key, value)?);
             }
             batch
         };
@@ -291,9 +288,7 @@ impl WriteTx for BTreeWriter<'_> {
         let Some(probe) = Probe::new(key) else {
             return Ok(());
         };
-        if !pending.puts.is_empty() {
-            pending.puts.map_mut().remove(probe.key());
-        }
+        pending.puts.remove(probe.key());
         if self.base.get(i, probe.key()).is_some() {
             pending.deletes.insert(entry(key, &[])?);
         }

@@ -78,6 +78,21 @@ impl Puts {
         self.range((Bound::Unbounded, Bound::Unbounded))
     }
 
+    /// Drops the put of `key`, if any; a batch holding it becomes the map first (one without
+    /// it stays as it is).
+    pub(super) fn remove(&mut self, key: &KeyRef) {
+        match self {
+            Puts::Map(map) => {
+                map.remove(key);
+            }
+            Puts::Sorted(_) => {
+                if self.get(key).is_some() {
+                    self.map_mut().remove(key);
+                }
+            }
+        }
+    }
+
     /// The puts as a map, made one first if they are a batch (its entries moved, not copied).
     pub(super) fn map_mut(&mut self) -> &mut Map {
         if let Puts::Sorted(batch) = self {
@@ -190,7 +205,7 @@ impl Pending {
     /// Takes `newer`'s changes on top of these: its puts replace, its deletes hide.
     pub(super) fn absorb(&mut self, newer: Pending) {
         for key in newer.deletes {
-            self.puts.map_mut().remove(&key);
+            self.puts.remove(key.borrow());
             self.deletes.insert(key);
         }
         for e in newer.puts {
